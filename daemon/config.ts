@@ -1,0 +1,104 @@
+// Configuration: BERTH_* environment variables, read and validated once at start. A bad value
+// stops the daemon with a message naming the variable.
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { DatabaseEngine } from '../shared/types.js';
+import type { PortRange } from './core/host-ports.js';
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  bootstrapKey: string | null;
+  dockerSocket: string;
+  caddyAdmin: string;
+  images: Record<DatabaseEngine, string>;
+  gitBaseUrl: string;
+  portRange: PortRange;
+  buildCaFile: string | null;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+const DEFAULT_IMAGES: Record<DatabaseEngine, string> = {
+  postgres: 'postgres:16',
+  timescale: 'timescale/timescaledb:latest-pg16',
+  mysql: 'mysql:8.4',
+  redis: 'redis:7',
+  mongodb: 'mongo:7',
+  clickhouse: 'clickhouse/clickhouse-server:24.8',
+};
+
+function isRoot(): boolean {
+  return typeof process.getuid === 'function' && process.getuid() === 0;
+}
+
+function port(name: string, raw: string): number {
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a port number (1-65535), got "${raw}"`);
+  const n = Number(raw);
+  if (n < 1 || n > 65535) throw new ConfigError(`${name} must be between 1 and 65535, got ${n}`);
+  return n;
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be a URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return raw.replace(/\/+$/, '');
+}
+
+export function readConfig(env: Env = process.env): Config {
+  const value = (name: string) => {
+    const v = env[name];
+    return v === undefined || v.trim() === '' ? undefined : v.trim();
+  };
+
+  const host = value('BERTH_HOST') ?? '0.0.0.0';
+  const listenPort = port('BERTH_PORT', value('BERTH_PORT') ?? '4310');
+  const dataDir = value('BERTH_DATA_DIR') ?? (isRoot() ? '/var/lib/berth' : join(homedir(), '.local/share/berth'));
+
+  const bootstrapKey = env.BERTH_BOOTSTRAP_KEY ?? null;
+  if (bootstrapKey !== null && (bootstrapKey.length < 16 || bootstrapKey.length > 512 || /[\s\x00-\x1f]/.test(bootstrapKey))) {
+    throw new ConfigError('BERTH_BOOTSTRAP_KEY must be 16-512 characters with no spaces or control characters');
+  }
+
+  const rangeRaw = value('BERTH_PORT_RANGE') ?? '20000-29999';
+  const m = /^([0-9]+)-([0-9]+)$/.exec(rangeRaw);
+  if (!m) throw new ConfigError(`BERTH_PORT_RANGE must look like 20000-29999, got "${rangeRaw}"`);
+  const portRange = { from: port('BERTH_PORT_RANGE', m[1]!), to: port('BERTH_PORT_RANGE', m[2]!) };
+  if (portRange.from > portRange.to) throw new ConfigError(`BERTH_PORT_RANGE starts after it ends: "${rangeRaw}"`);
+  if (portRange.from < 1024) throw new ConfigError('BERTH_PORT_RANGE must stay above 1023 (privileged ports are not allocated)');
+
+  const images = { ...DEFAULT_IMAGES };
+  for (const engine of Object.keys(images) as DatabaseEngine[]) {
+    const name = `BERTH_IMAGE_${engine.toUpperCase()}`;
+    const image = value(name);
+    if (image !== undefined) {
+      if (/\s/.test(image) || image.startsWith('-')) throw new ConfigError(`${name} must be an image reference, got "${image}"`);
+      images[engine] = image;
+    }
+  }
+
+  const buildCaFile = value('BERTH_BUILD_CA_FILE') ?? null;
+  if (buildCaFile !== null && !existsSync(buildCaFile)) throw new ConfigError(`BERTH_BUILD_CA_FILE points at ${buildCaFile}, which does not exist`);
+
+  return {
+    host,
+    port: listenPort,
+    dataDir,
+    bootstrapKey,
+    dockerSocket: value('BERTH_DOCKER_SOCKET') ?? '/var/run/docker.sock',
+    caddyAdmin: httpUrl('BERTH_CADDY_ADMIN', value('BERTH_CADDY_ADMIN') ?? 'http://127.0.0.1:2019'),
+    images,
+    gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
+    portRange,
+    buildCaFile,
+  };
+}

@@ -1,0 +1,55 @@
+// Read models shared by several use cases: project views with their services, the reference
+// resolver of a project, and the variable suggestions built from it.
+import type { DatabaseVariableSuggestion, Project, Service } from '../../shared/types.js';
+import { connectionVariableNames } from './engines.js';
+import { EnvResolver } from './env-references.js';
+import type { ProjectRecord, ServiceRecord } from './records.js';
+import type { Store } from './store.js';
+import { projectView, serviceView } from './views.js';
+
+/** The name to write in `${name.VAR}`: the service's name when it fits the reference syntax, else its slug. */
+export function referenceName(s: Pick<ServiceRecord, 'name' | 'slug'>): string {
+  return /^[A-Za-z0-9_-]+$/.test(s.name) ? s.name : s.slug;
+}
+
+export class Catalog {
+  constructor(private store: Store) {}
+
+  async projectViews(projects: readonly ProjectRecord[]): Promise<Project[]> {
+    if (projects.length === 0) return [];
+    const services = await this.store.services.list(projects.map((p) => p.id));
+    const views = await this.serviceViews(services);
+    const byProject = new Map<string, Service[]>();
+    for (const v of views) {
+      const list = byProject.get(v.projectId) ?? [];
+      list.push(v);
+      byProject.set(v.projectId, list);
+    }
+    return projects.map((p) => projectView(p, byProject.get(p.id) ?? []));
+  }
+
+  async serviceViews(services: readonly ServiceRecord[]): Promise<Service[]> {
+    const domains = await this.store.domains.listByServices(services.map((s) => s.id));
+    return services.map((s) => serviceView(s, domains));
+  }
+
+  async resolver(projectId: string): Promise<{ services: ServiceRecord[]; resolver: EnvResolver }> {
+    const services = await this.store.services.list([projectId]);
+    const env = await this.store.env.listByServices(services.map((s) => s.id));
+    return { services, resolver: new EnvResolver(services, env) };
+  }
+
+  /** Connection variables of the project's database services, except `excludeServiceId`'s own. */
+  async databaseVariables(projectId: string, excludeServiceId: string | null): Promise<DatabaseVariableSuggestion[]> {
+    const services = await this.store.services.list([projectId]);
+    const out: DatabaseVariableSuggestion[] = [];
+    for (const s of services) {
+      if (!s.databaseEngine || s.id === excludeServiceId) continue;
+      const ref = referenceName(s);
+      for (const key of connectionVariableNames(s.databaseEngine)) {
+        out.push({ key, value: `\${${ref}.${key}}`, label: `${s.name} · ${key}`, dbType: s.databaseEngine });
+      }
+    }
+    return out;
+  }
+}

@@ -1,0 +1,41 @@
+// The use cases the HTTP layer and the CLI call, built from explicit dependencies.
+import { Catalog } from './catalog.js';
+import type { Clock } from './clock.js';
+import { Domains } from './domains.js';
+import { EnvVars } from './env-vars.js';
+import type { PortProbe, PortRange } from './host-ports.js';
+import { KeyService } from './keys.js';
+import { Projects } from './projects.js';
+import type { ProxyPort } from './proxy.js';
+import { Services } from './services.js';
+import type { Store } from './store.js';
+
+export interface CoreDeps {
+  store: Store;
+  clock: Clock;
+  proxy: ProxyPort;
+  portRange: PortRange;
+  probePort: PortProbe;
+  publicIp: () => Promise<string>;
+}
+
+export interface Core {
+  keys: KeyService;
+  projects: Projects;
+  services: Services;
+  env: EnvVars;
+  domains: Domains;
+  catalog: Catalog;
+}
+
+export function buildCore(deps: CoreDeps): Core {
+  const catalog = new Catalog(deps.store);
+  return {
+    keys: new KeyService(deps.store, deps.clock),
+    projects: new Projects(deps.store, deps.clock, deps.proxy, catalog),
+    services: new Services({ ...deps, catalog }),
+    env: new EnvVars(deps.store, deps.clock, catalog),
+    domains: new Domains(deps.store, deps.clock, deps.proxy),
+    catalog,
+  };
+}

@@ -1,0 +1,67 @@
+// Custom domains: validated, lower-case, unique across the daemon, never on workers.
+import type { Domain, ProxyResult } from '../../shared/types.js';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
+import { Conflict, InvalidInput, NotFound } from './errors.js';
+import { normalizeHostname } from './hostname.js';
+import { newId } from './ids.js';
+import { visibleService } from './lookup.js';
+import type { ProxyPort } from './proxy.js';
+import type { DomainRecord } from './records.js';
+import type { Store } from './store.js';
+import { domainView } from './views.js';
+
+export class Domains {
+  constructor(
+    private store: Store,
+    private clock: Clock,
+    private proxy: ProxyPort,
+  ) {}
+
+  private async requireFree(hostname: string, exceptId: string | null): Promise<void> {
+    const existing = await this.store.domains.findByHostname(hostname);
+    if (existing && existing.id !== exceptId) throw new Conflict(`hostname ${hostname} is already used by a service on this server`, 'hostname_taken');
+  }
+
+  /** A unique index backs the check above; a race between two requests still ends in a 409. */
+  private async guardUnique<T>(hostname: string, write: () => Promise<T>): Promise<T> {
+    try {
+      return await write();
+    } catch (err) {
+      if (this.store.isUniqueViolation(err)) throw new Conflict(`hostname ${hostname} is already used by a service on this server`, 'hostname_taken');
+      throw err;
+    }
+  }
+
+  async add(access: Access, serviceId: string, rawHostname: string): Promise<{ domain: Domain; proxy: ProxyResult }> {
+    access.requireWrite();
+    const service = await visibleService(this.store, access, serviceId);
+    if (service.runtimeMode === 'worker') throw new InvalidInput('workers accept no custom domains', 'worker_no_domains');
+    const hostname = normalizeHostname(rawHostname);
+    await this.requireFree(hostname, null);
+    const now = this.clock.now();
+    const record: DomainRecord = { id: newId(), serviceId: service.id, hostname, status: 'active', createdAt: now, updatedAt: now };
+    await this.guardUnique(hostname, () => this.store.domains.insert(record));
+    return { domain: domainView(record), proxy: await this.proxy.apply() };
+  }
+
+  async update(access: Access, serviceId: string, domainId: string, rawHostname: string): Promise<ProxyResult> {
+    access.requireWrite();
+    const service = await visibleService(this.store, access, serviceId);
+    const domain = await this.store.domains.get(service.id, domainId);
+    if (!domain) throw new NotFound('domain not found');
+    const hostname = normalizeHostname(rawHostname);
+    await this.requireFree(hostname, domain.id);
+    await this.guardUnique(hostname, () => this.store.domains.update(domain.id, { hostname, updatedAt: this.clock.now() }));
+    return this.proxy.apply();
+  }
+
+  async remove(access: Access, serviceId: string, domainId: string): Promise<ProxyResult> {
+    access.requireWrite();
+    const service = await visibleService(this.store, access, serviceId);
+    const domain = await this.store.domains.get(service.id, domainId);
+    if (!domain) throw new NotFound('domain not found');
+    await this.store.domains.delete(domain.id);
+    return this.proxy.apply();
+  }
+}

@@ -1,0 +1,40 @@
+// Typed errors thrown by core code. The HTTP layer's one error funnel turns them into
+// `{error: {code, message}}` with the status each class names; core never knows about HTTP.
+
+export abstract class BerthError extends Error {
+  abstract readonly status: number;
+  abstract readonly code: string;
+}
+
+export class InvalidInput extends BerthError {
+  readonly status = 400;
+  readonly code: string;
+  constructor(message: string, code = 'invalid_input') {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class Unauthorized extends BerthError {
+  readonly status = 401;
+  readonly code = 'unauthorized';
+}
+
+export class Forbidden extends BerthError {
+  readonly status = 403;
+  readonly code = 'forbidden';
+}
+
+export class NotFound extends BerthError {
+  readonly status = 404;
+  readonly code = 'not_found';
+}
+
+export class Conflict extends BerthError {
+  readonly status = 409;
+  readonly code: string;
+  constructor(message: string, code = 'conflict') {
+    super(message);
+    this.code = code;
+  }
+}

@@ -1,0 +1,88 @@
+// API keys: issued with a secret shown once, stored as a SHA-256 hash (secrets are 256-bit random,
+// so a slow hash adds nothing), checked on every request.
+import { createHash, randomBytes } from 'node:crypto';
+import type { KeyAccess, KeyProjects } from '../../shared/types.js';
+import type { Clock } from './clock.js';
+import { InvalidInput, NotFound, Unauthorized } from './errors.js';
+import { newId } from './ids.js';
+import type { KeyRecord } from './records.js';
+import type { Store } from './store.js';
+
+export const TOKEN_PREFIX = 'berth_';
+/** lastUsedAt is written at most this often per key, so reads stay reads. */
+const TOUCH_INTERVAL_MS = 60_000;
+const BOOTSTRAP_NAME = 'bootstrap';
+
+export interface NewKey {
+  name?: string | undefined;
+  access: KeyAccess;
+  projects: KeyProjects;
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+export function newToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+export class KeyService {
+  private lastTouch = new Map<string, number>();
+
+  constructor(
+    private store: Store,
+    private clock: Clock,
+  ) {}
+
+  list(): Promise<KeyRecord[]> {
+    return this.store.keys.list();
+  }
+
+  async create(input: NewKey, token = newToken()): Promise<{ key: KeyRecord; token: string }> {
+    const projects = input.projects === 'all' ? 'all' : [...new Set(input.projects)];
+    if (projects !== 'all') {
+      if (projects.length === 0) throw new InvalidInput('projects must be "all" or a non-empty list of project ids');
+      for (const id of projects) {
+        if (!(await this.store.projects.get(id))) throw new InvalidInput(`project ${id} does not exist`);
+      }
+    }
+    const key: KeyRecord = {
+      id: newId(),
+      name: input.name?.trim() || `${input.access} key`,
+      access: input.access,
+      projects,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+    };
+    await this.store.keys.insert(key, hashToken(token));
+    return { key, token };
+  }
+
+  async revoke(id: string): Promise<void> {
+    if (!(await this.store.keys.delete(id))) throw new NotFound('key not found');
+  }
+
+  async authenticate(token: string | undefined): Promise<KeyRecord> {
+    if (!token) throw new Unauthorized('an API key is required: send Authorization: Bearer <key>');
+    const key = await this.store.keys.findByTokenHash(hashToken(token));
+    if (!key) throw new Unauthorized('unknown API key');
+    const nowMs = Date.now();
+    if (nowMs - (this.lastTouch.get(key.id) ?? 0) > TOUCH_INTERVAL_MS) {
+      this.lastTouch.set(key.id, nowMs);
+      key.lastUsedAt = this.clock.now();
+      await this.store.keys.touch(key.id, key.lastUsedAt);
+    }
+    return key;
+  }
+
+  /** BERTH_BOOTSTRAP_KEY: after start, an all-projects write key with exactly this secret exists. */
+  async ensureBootstrap(secret: string): Promise<void> {
+    if (await this.store.keys.findByTokenHash(hashToken(secret))) return;
+    await this.create({ name: BOOTSTRAP_NAME, access: 'write', projects: 'all' }, secret);
+  }
+
+  async count(): Promise<number> {
+    return (await this.store.keys.list()).length;
+  }
+}

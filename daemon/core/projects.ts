@@ -1,0 +1,81 @@
+// Projects: create, read, rename, delete (with everything in them).
+import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../shared/types.js';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
+import { newId } from './ids.js';
+import { visibleProject } from './lookup.js';
+import type { ProxyPort } from './proxy.js';
+import type { ProjectRecord } from './records.js';
+import { slugify, uniqueSlug } from './slug.js';
+import type { Store } from './store.js';
+import type { Catalog } from './catalog.js';
+
+export interface ProjectInput {
+  name: string;
+  description?: string | undefined;
+}
+
+export class Projects {
+  constructor(
+    private store: Store,
+    private clock: Clock,
+    private proxy: ProxyPort,
+    private catalog: Catalog,
+  ) {}
+
+  async list(access: Access): Promise<Project[]> {
+    const projects = (await this.store.projects.list()).filter((p) => access.canSee(p.id));
+    return this.catalog.projectViews(projects);
+  }
+
+  async get(access: Access, idOrSlug: string): Promise<Project> {
+    const project = await visibleProject(this.store, access, idOrSlug);
+    return (await this.catalog.projectViews([project]))[0]!;
+  }
+
+  async create(access: Access, input: ProjectInput): Promise<Project> {
+    access.requireWrite();
+    access.requireAllProjects('creating a project');
+    const now = this.clock.now();
+    for (let attempt = 0; ; attempt++) {
+      const record: ProjectRecord = {
+        id: newId(),
+        name: input.name,
+        slug: uniqueSlug(slugify(input.name, 'project'), await this.store.projects.slugs()),
+        description: input.description ?? '',
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await this.store.projects.insert(record);
+        return (await this.catalog.projectViews([record]))[0]!;
+      } catch (err) {
+        // two creates raced for one slug: pick again
+        if (!this.store.isUniqueViolation(err) || attempt >= 3) throw err;
+      }
+    }
+  }
+
+  async patch(access: Access, idOrSlug: string, input: Partial<ProjectInput>): Promise<Project> {
+    access.requireWrite();
+    const project = await visibleProject(this.store, access, idOrSlug);
+    await this.store.projects.update(project.id, {
+      name: input.name,
+      description: input.description,
+      updatedAt: this.clock.now(),
+    });
+    return this.get(access, project.id);
+  }
+
+  async delete(access: Access, idOrSlug: string): Promise<ProxyResult> {
+    access.requireWrite();
+    const project = await visibleProject(this.store, access, idOrSlug);
+    await this.store.projects.deleteCascade(project.id);
+    return this.proxy.apply();
+  }
+
+  async databaseVariableSuggestions(access: Access, idOrSlug: string): Promise<DatabaseVariableSuggestion[]> {
+    const project = await visibleProject(this.store, access, idOrSlug);
+    return this.catalog.databaseVariables(project.id, null);
+  }
+}

@@ -1,0 +1,99 @@
+// What core works with: plain records, independent of table rows and of API shapes.
+import type {
+  BuildMethod,
+  DatabaseEngine,
+  DeploymentStatus,
+  DeploymentTrigger,
+  DetectedBuildMethod,
+  KeyAccess,
+  KeyProjects,
+  RuntimeMode,
+  ServiceStatus,
+} from '../../shared/types.js';
+
+export interface KeyRecord {
+  id: string;
+  name: string;
+  access: KeyAccess;
+  projects: KeyProjects;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+export interface ProjectRecord {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type ServiceKind = 'git' | 'image' | 'database';
+
+export interface ServiceRecord {
+  id: string;
+  projectId: string;
+  name: string;
+  slug: string;
+  kind: ServiceKind;
+  repoFullName: string | null;
+  repoUrl: string | null;
+  dockerImage: string | null;
+  branch: string;
+  rootDir: string | null;
+  /** Plain text in memory; the store encrypts it at rest. */
+  githubToken: string | null;
+  installCommand: string | null;
+  buildCommand: string | null;
+  startCommand: string | null;
+  staticOutput: string | null;
+  buildMethod: BuildMethod;
+  dockerfilePath: string | null;
+  detectedBuildMethod: DetectedBuildMethod | null;
+  runtimeMode: RuntimeMode;
+  internalPort: number | null;
+  hostPort: number | null;
+  databaseEngine: DatabaseEngine | null;
+  databasePublicEnabled: boolean;
+  databasePublicHostname: string | null;
+  postgresLogicalReplicationEnabled: boolean;
+  status: ServiceStatus;
+  reachable: boolean;
+  framework: string | null;
+  lastDeployedAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EnvRecord {
+  id: string;
+  serviceId: string;
+  key: string;
+  /** Plain text in memory; the store encrypts it at rest. */
+  value: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DomainRecord {
+  id: string;
+  serviceId: string;
+  hostname: string;
+  status: 'active';
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeploymentRecord {
+  id: string;
+  serviceId: string;
+  commitSha: string | null;
+  status: DeploymentStatus;
+  trigger: DeploymentTrigger;
+  imageTag: string | null;
+  containerName: string | null;
+  startedAt: string | null;
+  finishedAt: string | null;
+  createdAt: string;
+}

@@ -1,0 +1,137 @@
+// Turns a create-service request into what the service is: git source, image or database, with
+// defaults filled in and every field checked. Pure: no store, no I/O.
+import type { BuildMethod, DatabaseEngine, RuntimeMode } from '../../shared/types.js';
+import { DATABASE_ENGINES, REPO_URL_DATABASE, REPO_URL_IMAGE } from '../../shared/constants.js';
+import { ENGINES } from './engines.js';
+import { InvalidInput } from './errors.js';
+import { normalizeHostname } from './hostname.js';
+import type { ServiceKind, ServiceRecord } from './records.js';
+import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath, checkRepoFullName } from './source.js';
+
+export interface NewServiceInput {
+  name: string;
+  repoFullName?: string | null | undefined;
+  repoUrl?: string | null | undefined;
+  dockerImage?: string | null | undefined;
+  branch?: string | undefined;
+  rootDir?: string | null | undefined;
+  githubToken?: string | null | undefined;
+  installCommand?: string | null | undefined;
+  buildCommand?: string | null | undefined;
+  startCommand?: string | null | undefined;
+  staticOutput?: string | null | undefined;
+  buildMethod?: BuildMethod | undefined;
+  dockerfilePath?: string | null | undefined;
+  runtimeMode?: RuntimeMode | undefined;
+  internalPort?: number | null | undefined;
+  databasePublicEnabled?: boolean | undefined;
+  databasePublicHostname?: string | null | undefined;
+  postgresLogicalReplicationEnabled?: boolean | undefined;
+}
+
+export const DEFAULT_BRANCH = 'main';
+const DEFAULT_PORT: Record<RuntimeMode, number | null> = { web: 3000, static: 80, worker: null };
+const IMAGE_DEFAULT_PORT = 80;
+
+/** Fields of ServiceRecord decided by the request (identity, ports and timestamps come later). */
+export type ServiceSpec = Omit<
+  ServiceRecord,
+  'id' | 'projectId' | 'slug' | 'hostPort' | 'status' | 'reachable' | 'framework' | 'lastDeployedAt' | 'detectedBuildMethod' | 'createdAt' | 'updatedAt'
+>;
+
+export function classify(input: NewServiceInput): { kind: ServiceKind; engine: DatabaseEngine | null } {
+  const fullName = input.repoFullName ?? null;
+  if (input.repoUrl === REPO_URL_DATABASE || fullName?.startsWith('database:')) {
+    const engine = fullName?.startsWith('database:') ? fullName.slice('database:'.length) : '';
+    if (!(DATABASE_ENGINES as readonly string[]).includes(engine)) {
+      throw new InvalidInput(`repoFullName must be database:<engine>, with engine one of ${DATABASE_ENGINES.join(', ')}`);
+    }
+    return { kind: 'database', engine: engine as DatabaseEngine };
+  }
+  if (input.repoUrl === REPO_URL_IMAGE || (input.dockerImage && !fullName && !input.repoUrl)) return { kind: 'image', engine: null };
+  if (fullName?.startsWith('image:')) return { kind: 'image', engine: null };
+  if (fullName || input.repoUrl) return { kind: 'git', engine: null };
+  throw new InvalidInput('a service needs a source: repoFullName (owner/name), repoUrl (a git URL), dockerImage, or repoFullName database:<engine>');
+}
+
+function portFor(mode: RuntimeMode, given: number | null | undefined, fallback: number | null): number | null {
+  if (mode === 'worker') return null;
+  return given ?? fallback;
+}
+
+export function serviceSpec(input: NewServiceInput): ServiceSpec {
+  const { kind, engine } = classify(input);
+  const mode: RuntimeMode = input.runtimeMode ?? 'web';
+  const common = {
+    name: input.name,
+    kind,
+    branch: input.branch ?? DEFAULT_BRANCH,
+    rootDir: null,
+    githubToken: null,
+    installCommand: input.installCommand ?? null,
+    buildCommand: input.buildCommand ?? null,
+    startCommand: input.startCommand ?? null,
+    staticOutput: input.staticOutput ?? null,
+    buildMethod: input.buildMethod ?? 'auto',
+    dockerfilePath: null,
+    runtimeMode: mode,
+    databaseEngine: null,
+    databasePublicEnabled: false,
+    databasePublicHostname: null,
+    postgresLogicalReplicationEnabled: false,
+  } satisfies Partial<ServiceSpec>;
+
+  if (kind === 'database') {
+    const db = engine!;
+    const port = ENGINES[db].internalPort;
+    if (mode !== 'web') throw new InvalidInput('a database service runs in runtimeMode web');
+    if (input.internalPort != null && input.internalPort !== port) {
+      throw new InvalidInput(`a ${db} service listens on ${port} inside its container; internalPort must be ${port}`);
+    }
+    const replication = input.postgresLogicalReplicationEnabled ?? false;
+    if (replication && db !== 'postgres' && db !== 'timescale') {
+      throw new InvalidInput('postgresLogicalReplicationEnabled applies to postgres and timescale only');
+    }
+    return {
+      ...common,
+      repoFullName: `database:${db}`,
+      repoUrl: REPO_URL_DATABASE,
+      dockerImage: null,
+      internalPort: port,
+      databaseEngine: db,
+      databasePublicEnabled: input.databasePublicEnabled ?? false,
+      databasePublicHostname: input.databasePublicHostname ? normalizeHostname(input.databasePublicHostname) : null,
+      postgresLogicalReplicationEnabled: replication,
+    };
+  }
+
+  if (kind === 'image') {
+    const fromName = input.repoFullName?.startsWith('image:') ? input.repoFullName.slice('image:'.length) : null;
+    const image = input.dockerImage ?? fromName;
+    if (!image) throw new InvalidInput('an image service needs dockerImage');
+    checkImageRef(image);
+    return {
+      ...common,
+      repoFullName: `image:${image}`,
+      repoUrl: REPO_URL_IMAGE,
+      dockerImage: image,
+      internalPort: portFor(mode, input.internalPort, mode === 'worker' ? null : IMAGE_DEFAULT_PORT),
+    };
+  }
+
+  if (input.repoFullName && input.repoUrl) {
+    throw new InvalidInput('give either repoFullName (owner/name) or repoUrl (a git URL), not both');
+  }
+  return {
+    ...common,
+    repoFullName: input.repoFullName ? checkRepoFullName(input.repoFullName) : null,
+    repoUrl: input.repoUrl ? checkGitUrl(input.repoUrl) : null,
+    dockerImage: null,
+    branch: checkBranch(input.branch ?? DEFAULT_BRANCH),
+    rootDir: checkRelativePath('rootDir', input.rootDir),
+    githubToken: input.githubToken || null,
+    dockerfilePath: checkRelativePath('dockerfilePath', input.dockerfilePath),
+    staticOutput: checkRelativePath('staticOutput', input.staticOutput),
+    internalPort: portFor(mode, input.internalPort, DEFAULT_PORT[mode]),
+  };
+}

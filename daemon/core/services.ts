@@ -1,0 +1,252 @@
+// Services: create any kind, read the overview, patch, move between projects, delete.
+import type { ProxyResult, Service, ServiceOverview, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
+import { ENV_KEY_PATTERN } from '../../shared/constants.js';
+import type { Access } from './access.js';
+import { Catalog, referenceName } from './catalog.js';
+import type { Clock } from './clock.js';
+import { initialDatabaseEnv } from './engines.js';
+import { EnvResolver, referencesIn } from './env-references.js';
+import { Conflict, InvalidInput } from './errors.js';
+import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
+import { newId } from './ids.js';
+import { visibleProject, visibleService } from './lookup.js';
+import type { ProxyPort } from './proxy.js';
+import type { EnvRecord, ServiceRecord } from './records.js';
+import { serial } from './serial.js';
+import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
+import { slugify, uniqueSlug } from './slug.js';
+import { checkBranch, checkRelativePath } from './source.js';
+import type { Store } from './store.js';
+import { deploymentView, domainView, envView } from './views.js';
+import type { BuildMethod, RuntimeMode } from '../../shared/types.js';
+
+export interface ServicesDeps {
+  store: Store;
+  clock: Clock;
+  proxy: ProxyPort;
+  catalog: Catalog;
+  portRange: PortRange;
+  probePort: PortProbe;
+  publicIp: () => Promise<string>;
+}
+
+export interface ServicePatch {
+  name?: string | undefined;
+  branch?: string | undefined;
+  rootDir?: string | null | undefined;
+  githubToken?: string | null | undefined;
+  installCommand?: string | null | undefined;
+  buildCommand?: string | null | undefined;
+  startCommand?: string | null | undefined;
+  staticOutput?: string | null | undefined;
+  buildMethod?: BuildMethod | undefined;
+  dockerfilePath?: string | null | undefined;
+  runtimeMode?: RuntimeMode | undefined;
+  internalPort?: number | null | undefined;
+}
+
+export class Services {
+  private allocate = serial();
+
+  constructor(private d: ServicesDeps) {}
+
+  private async view(s: ServiceRecord): Promise<Service> {
+    return (await this.d.catalog.serviceViews([s]))[0]!;
+  }
+
+  private async requireUniqueName(projectId: string, name: string): Promise<void> {
+    if ((await this.d.store.services.namesInProject(projectId)).has(name)) {
+      throw new Conflict(`a service named "${name}" already exists in this project`);
+    }
+  }
+
+  async create(access: Access, projectIdOrSlug: string, input: NewServiceInput, env: { key: string; value: string }[]): Promise<Service> {
+    access.requireWrite();
+    const project = await visibleProject(this.d.store, access, projectIdOrSlug);
+    const spec = serviceSpec(input);
+    const given = new Map<string, string>();
+    for (const { key, value } of env) {
+      if (!ENV_KEY_PATTERN.test(key)) throw new InvalidInput(`env key "${key.slice(0, 80)}" must match ${ENV_KEY_PATTERN.source}`);
+      if (given.has(key)) throw new InvalidInput(`env key ${key} is given twice`);
+      given.set(key, value);
+    }
+    const vars = spec.databaseEngine ? initialDatabaseEnv(spec.databaseEngine, given) : given;
+
+    return this.allocate(async () => {
+      await this.requireUniqueName(project.id, spec.name);
+      const now = this.d.clock.now();
+      const record: ServiceRecord = {
+        ...spec,
+        id: newId(),
+        projectId: project.id,
+        slug: uniqueSlug(slugify(spec.name, 'service'), await this.d.store.services.slugsInProject(project.id)),
+        hostPort: null,
+        status: 'idle',
+        reachable: false,
+        framework: null,
+        lastDeployedAt: null,
+        detectedBuildMethod: null,
+        createdAt: now,
+        updatedAt: now,
+      };
+      if (record.internalPort !== null) record.hostPort = await this.freePort();
+      const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
+      await this.checkReferences(project.id, record, envRecords);
+      await this.d.store.services.insert(record, envRecords);
+      await this.d.store.projects.update(project.id, { updatedAt: now });
+      return this.view(record);
+    });
+  }
+
+  private async freePort(): Promise<number> {
+    const port = await pickHostPort(this.d.portRange, await this.d.store.services.usedHostPorts(), this.d.probePort);
+    if (port === null) {
+      throw new Conflict(`no free host port left in BERTH_PORT_RANGE ${this.d.portRange.from}-${this.d.portRange.to}`, 'no_free_port');
+    }
+    return port;
+  }
+
+  /** Every reference in the new service's variables must resolve, without cycles. */
+  private async checkReferences(projectId: string, service: ServiceRecord, env: EnvRecord[]): Promise<void> {
+    if (!env.some((e) => referencesIn(e.value).length > 0)) return;
+    const services = await this.d.store.services.list([projectId]);
+    const others = await this.d.store.env.listByServices(services.map((s) => s.id));
+    const resolver = new EnvResolver([...services, service], [...others, ...env]);
+    for (const e of env) resolver.resolve(e.value);
+  }
+
+  async overview(access: Access, serviceId: string): Promise<ServiceOverview> {
+    const service = await visibleService(this.d.store, access, serviceId);
+    const [view, deployments, domains, env, publicIp] = await Promise.all([
+      this.view(service),
+      this.d.store.deployments.listByService(service.id),
+      this.d.store.domains.listByServices([service.id]),
+      this.envList(service),
+      this.d.publicIp(),
+    ]);
+    return { service: view, deployments: deployments.map(deploymentView), env, domains: domains.map(domainView), publicIp };
+  }
+
+  async envList(service: ServiceRecord) {
+    const { resolver } = await this.d.catalog.resolver(service.projectId);
+    const env = await this.d.store.env.listByService(service.id);
+    return env.map((e) => envView(e, resolver.resolveLenient(e.value)));
+  }
+
+  async patch(access: Access, serviceId: string, patch: ServicePatch): Promise<Service> {
+    access.requireWrite();
+    const service = await visibleService(this.d.store, access, serviceId);
+    const isGit = service.kind === 'git';
+    const change: Partial<ServiceRecord> = {};
+    const gitOnly = (field: string) => {
+      if (!isGit) throw new InvalidInput(`${field} applies to git source services only`);
+    };
+    if (patch.name !== undefined && patch.name !== service.name) {
+      await this.requireUniqueName(service.projectId, patch.name);
+      change.name = patch.name; // the slug stays: URLs and references keep working
+    }
+    if (patch.branch !== undefined) change.branch = isGit ? checkBranch(patch.branch) : patch.branch || DEFAULT_BRANCH;
+    if (patch.rootDir !== undefined) (gitOnly('rootDir'), (change.rootDir = checkRelativePath('rootDir', patch.rootDir)));
+    if (patch.dockerfilePath !== undefined) (gitOnly('dockerfilePath'), (change.dockerfilePath = checkRelativePath('dockerfilePath', patch.dockerfilePath)));
+    if (patch.staticOutput !== undefined) (gitOnly('staticOutput'), (change.staticOutput = checkRelativePath('staticOutput', patch.staticOutput)));
+    if (patch.githubToken !== undefined) (gitOnly('githubToken'), (change.githubToken = patch.githubToken || null));
+    if (patch.installCommand !== undefined) change.installCommand = patch.installCommand;
+    if (patch.buildCommand !== undefined) change.buildCommand = patch.buildCommand;
+    if (patch.startCommand !== undefined) change.startCommand = patch.startCommand;
+    if (patch.buildMethod !== undefined) change.buildMethod = patch.buildMethod;
+
+    const mode = patch.runtimeMode ?? service.runtimeMode;
+    if (service.kind === 'database' && (patch.runtimeMode !== undefined || patch.internalPort !== undefined)) {
+      if (mode !== 'web' || (patch.internalPort != null && patch.internalPort !== service.internalPort)) {
+        throw new InvalidInput('a database service keeps runtimeMode web and its engine\'s internal port');
+      }
+    } else if (patch.runtimeMode !== undefined || patch.internalPort !== undefined) {
+      change.runtimeMode = mode;
+      if (mode === 'worker') {
+        const domains = await this.d.store.domains.listByServices([service.id]);
+        if (domains.length > 0) throw new Conflict('remove the service\'s domains before making it a worker: workers accept no domains');
+        change.internalPort = null;
+      } else {
+        change.internalPort = patch.internalPort ?? service.internalPort ?? (mode === 'static' ? 80 : 3000);
+      }
+    }
+
+    return this.allocate(async () => {
+      if (change.internalPort === null) change.hostPort = null;
+      else if (change.internalPort !== undefined && service.hostPort === null) change.hostPort = await this.freePort();
+      change.updatedAt = this.d.clock.now();
+      await this.d.store.services.update(service.id, change);
+      return this.view({ ...service, ...change });
+    });
+  }
+
+  async transfer(access: Access, serviceId: string, targetProjectId: string): Promise<TransferResult> {
+    access.requireWrite();
+    const service = await visibleService(this.d.store, access, serviceId);
+    const target = await visibleProject(this.d.store, access, targetProjectId);
+    if (target.id === service.projectId) throw new InvalidInput('the service is already in that project');
+    await this.requireUniqueName(target.id, service.name);
+    await this.checkTransferKeepsReferences(service, target.id);
+    const now = this.d.clock.now();
+    const slugs = await this.d.store.services.slugsInProject(target.id);
+    const slug = slugs.has(service.slug) ? uniqueSlug(service.slug, slugs) : service.slug;
+    await this.d.store.services.update(service.id, { projectId: target.id, slug, updatedAt: now });
+    await this.d.store.projects.update(service.projectId, { updatedAt: now });
+    await this.d.store.projects.update(target.id, { updatedAt: now });
+    const proxy = await this.d.proxy.apply();
+    const [project] = await this.d.catalog.projectViews([(await this.d.store.projects.get(target.id))!]);
+    return {
+      service: { id: service.id, projectId: target.id, name: service.name, slug },
+      project: { id: project!.id, name: project!.name, slug: project!.slug, serviceCount: project!.serviceCount, services: project!.services },
+      proxy,
+    };
+  }
+
+  /** References are per project: a move must not leave either side pointing at nothing. */
+  private async checkTransferKeepsReferences(service: ServiceRecord, targetProjectId: string): Promise<void> {
+    const ownEnv = await this.d.store.env.listByService(service.id);
+    const names = new Set([service.name, service.slug]);
+    const { services: sourceServices } = await this.d.catalog.resolver(service.projectId);
+    const sourceEnv = await this.d.store.env.listByServices(sourceServices.filter((s) => s.id !== service.id).map((s) => s.id));
+    const dependent = sourceEnv.find((e) => referencesIn(e.value).some((r) => names.has(r.service)));
+    if (dependent) {
+      const owner = sourceServices.find((s) => s.id === dependent.serviceId)!;
+      throw new Conflict(`service "${owner.name}" references this service in ${dependent.key}; change that variable before moving the service`);
+    }
+    const { services: targetServices } = await this.d.catalog.resolver(targetProjectId);
+    const targetEnv = await this.d.store.env.listByServices(targetServices.map((s) => s.id));
+    const resolver = new EnvResolver([...targetServices, { ...service, projectId: targetProjectId }], [...targetEnv, ...ownEnv]);
+    for (const e of ownEnv) {
+      try {
+        resolver.resolve(e.value);
+      } catch (err) {
+        throw new Conflict(`after the move, ${e.key} would not resolve: ${(err as Error).message}`);
+      }
+    }
+  }
+
+  async delete(access: Access, serviceId: string): Promise<ProxyResult> {
+    access.requireWrite();
+    const service = await visibleService(this.d.store, access, serviceId);
+    await this.d.store.services.deleteCascade(service.id);
+    await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
+    return this.d.proxy.apply();
+  }
+
+  async suggestionKeys(access: Access, serviceId: string): Promise<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }> {
+    const service = await visibleService(this.d.store, access, serviceId);
+    const { services, resolver } = await this.d.catalog.resolver(service.projectId);
+    const suggestions: Suggestion[] = [];
+    if (service.hostPort !== null) suggestions.push({ key: 'hostPort', label: `Host port ${service.hostPort} (http://127.0.0.1:${service.hostPort})` });
+    if (service.internalPort !== null) suggestions.push({ key: 'internalPort', label: `Port inside the container: ${service.internalPort}` });
+    for (const other of services) {
+      if (other.id === service.id) continue;
+      const ref = referenceName(other);
+      for (const key of resolver.variablesOf(other).keys()) {
+        suggestions.push({ key: `${ref}.${key}`, label: `${key} of ${other.name}` });
+      }
+    }
+    const databaseVariables = await this.d.catalog.databaseVariables(service.projectId, service.id);
+    return { suggestions, databaseVariables };
+  }
+}

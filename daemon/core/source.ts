@@ -1,0 +1,71 @@
+// Checks on where a service's code comes from. Anything that reaches git or the filesystem later
+// is refused here if it could act as an option or escape the checkout.
+import { posix } from 'node:path';
+import { InvalidInput } from './errors.js';
+
+const REPO_FULL_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
+const GIT_URL_SCHEMES = ['https:', 'http:', 'git:', 'ssh:', 'file:'];
+const SCP_LIKE = /^[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[A-Za-z0-9_./~-]+$/;
+// Docker reference grammar, simplified: [registry[:port]/]path[:tag][@digest]
+const IMAGE_REF = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+
+export function checkRepoFullName(value: string): string {
+  if (!REPO_FULL_NAME.test(value) || value.split('/').some((p) => p === '.' || p === '..' || p.startsWith('-'))) {
+    throw new InvalidInput('repoFullName must look like owner/name');
+  }
+  return value;
+}
+
+export function checkGitUrl(value: string): string {
+  if (value.startsWith('-')) throw new InvalidInput('repoUrl must not start with "-"');
+  if (/[\s\0]/.test(value)) throw new InvalidInput('repoUrl must not contain whitespace');
+  if (SCP_LIKE.test(value)) return value;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidInput('repoUrl must be a git URL (https://, http://, git://, ssh://, file:// or user@host:path)');
+  }
+  if (!GIT_URL_SCHEMES.includes(url.protocol)) {
+    throw new InvalidInput(`repoUrl scheme ${url.protocol} is not supported; use https://, http://, git://, ssh:// or file://`);
+  }
+  if (url.protocol !== 'file:' && !url.hostname) throw new InvalidInput('repoUrl has no host');
+  return value;
+}
+
+/** git check-ref-format's rules, plus no leading "-" so a branch can never be read as an option. */
+export function checkBranch(value: string): string {
+  const bad =
+    value.length === 0 ||
+    value.length > 255 ||
+    value.startsWith('-') ||
+    value.startsWith('/') ||
+    value.endsWith('/') ||
+    value.endsWith('.') ||
+    value.endsWith('.lock') ||
+    value.includes('..') ||
+    value.includes('//') ||
+    value.includes('@{') ||
+    value === '@' ||
+    /[\x00-\x20\x7f~^:?*[\\]/.test(value) ||
+    value.split('/').some((part) => part.startsWith('.'));
+  if (bad) throw new InvalidInput(`branch "${value.slice(0, 80)}" is not a valid git branch name`);
+  return value;
+}
+
+/** A path inside the checkout: relative, normalised, never climbing out. Empty means the root. */
+export function checkRelativePath(field: string, value: string | null | undefined): string | null {
+  if (value === null || value === undefined) return null;
+  const trimmed = value.trim();
+  if (trimmed === '' || trimmed === '.' || trimmed === './') return null;
+  if (trimmed.includes('\0')) throw new InvalidInput(`${field} must not contain NUL`);
+  if (trimmed.startsWith('/') || trimmed.startsWith('\\')) throw new InvalidInput(`${field} must be relative to the repository`);
+  const normal = posix.normalize(trimmed.replace(/\\/g, '/')).replace(/\/+$/, '');
+  if (normal === '..' || normal.startsWith('../')) throw new InvalidInput(`${field} must stay inside the repository`);
+  return normal === '.' ? null : normal;
+}
+
+export function checkImageRef(value: string): string {
+  if (!IMAGE_REF.test(value)) throw new InvalidInput(`dockerImage "${value.slice(0, 80)}" is not a valid image reference`);
+  return value;
+}

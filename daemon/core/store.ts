@@ -1,0 +1,76 @@
+// The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
+// core never imports knex.
+import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
+
+export interface KeyRepo {
+  list(): Promise<KeyRecord[]>;
+  get(id: string): Promise<KeyRecord | null>;
+  findByTokenHash(hash: string): Promise<KeyRecord | null>;
+  insert(key: KeyRecord, tokenHash: string): Promise<void>;
+  touch(id: string, at: string): Promise<void>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface ProjectRepo {
+  list(): Promise<ProjectRecord[]>;
+  get(id: string): Promise<ProjectRecord | null>;
+  getBySlug(slug: string): Promise<ProjectRecord | null>;
+  slugs(): Promise<Set<string>>;
+  insert(project: ProjectRecord): Promise<void>;
+  update(id: string, patch: Partial<Pick<ProjectRecord, 'name' | 'description' | 'updatedAt'>>): Promise<void>;
+  /** Removes the project with its services, variables, domains, deployments and logs, atomically. */
+  deleteCascade(id: string): Promise<void>;
+}
+
+export interface ServiceRepo {
+  /** Services of the given projects, or of all projects when `projectIds` is omitted. */
+  list(projectIds?: readonly string[]): Promise<ServiceRecord[]>;
+  get(id: string): Promise<ServiceRecord | null>;
+  slugsInProject(projectId: string): Promise<Set<string>>;
+  namesInProject(projectId: string): Promise<Set<string>>;
+  usedHostPorts(): Promise<Set<number>>;
+  /** Inserts the service and its initial variables atomically. */
+  insert(service: ServiceRecord, env: readonly EnvRecord[]): Promise<void>;
+  update(id: string, patch: Partial<ServiceRecord>): Promise<void>;
+  /** Removes the service with its variables, domains, deployments and logs, atomically. */
+  deleteCascade(id: string): Promise<void>;
+}
+
+export interface EnvRepo {
+  listByService(serviceId: string): Promise<EnvRecord[]>;
+  listByServices(serviceIds: readonly string[]): Promise<EnvRecord[]>;
+  upsert(env: EnvRecord): Promise<void>;
+  delete(serviceId: string, envId: string): Promise<boolean>;
+}
+
+export interface DomainRepo {
+  listByServices(serviceIds: readonly string[]): Promise<DomainRecord[]>;
+  listAll(): Promise<DomainRecord[]>;
+  get(serviceId: string, domainId: string): Promise<DomainRecord | null>;
+  findByHostname(hostname: string): Promise<DomainRecord | null>;
+  insert(domain: DomainRecord): Promise<void>;
+  update(id: string, patch: Pick<DomainRecord, 'hostname' | 'updatedAt'>): Promise<void>;
+  delete(id: string): Promise<void>;
+}
+
+export interface DeploymentRepo {
+  listByService(serviceId: string): Promise<DeploymentRecord[]>;
+}
+
+export interface SettingsRepo {
+  get(key: string): Promise<string | null>;
+  set(key: string, value: string, at: string): Promise<void>;
+}
+
+export interface Store {
+  keys: KeyRepo;
+  projects: ProjectRepo;
+  services: ServiceRepo;
+  env: EnvRepo;
+  domains: DomainRepo;
+  deployments: DeploymentRepo;
+  settings: SettingsRepo;
+  /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
+  isUniqueViolation(err: unknown): boolean;
+  close(): Promise<void>;
+}

@@ -1,0 +1,55 @@
+// createApp(deps): the Koa app. Middleware order is the request lifecycle: error funnel, health
+// (no key), auth, body parsing with limits, routes.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { Core } from '../core/core.js';
+import { authenticate } from './auth.js';
+import { errorFunnel, type Logger } from './errors.js';
+import { domainRoutes } from './routes/domains.js';
+import { envRoutes } from './routes/env.js';
+import { keyRoutes } from './routes/keys.js';
+import { projectRoutes } from './routes/projects.js';
+import { serviceRoutes } from './routes/services.js';
+
+export interface AppDeps {
+  core: Core;
+  version: string;
+  log: Logger;
+  /** Largest accepted JSON body. */
+  bodyLimit?: string;
+}
+
+export function createApp(deps: AppDeps): Koa {
+  const app = new Koa();
+  app.silent = true; // the funnel logs what matters; Koa's default handler would print 4xx noise
+
+  const open = new Router();
+  open.get('/api/health', (ctx) => {
+    ctx.body = { ok: true, version: deps.version };
+  });
+
+  const api = new Router();
+  keyRoutes(api, deps.core);
+  projectRoutes(api, deps.core);
+  serviceRoutes(api, deps.core);
+  envRoutes(api, deps.core);
+  domainRoutes(api, deps.core);
+
+  app.use(errorFunnel(deps.log));
+  app.use(open.routes());
+  app.use(authenticate(deps.core.keys));
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: false,
+      text: false,
+      multipart: false,
+      jsonLimit: deps.bodyLimit ?? '1mb',
+      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+    }),
+  );
+  app.use(api.routes());
+  app.use(api.allowedMethods({ throw: true }));
+  return app;
+}

@@ -1,0 +1,18 @@
+// Every /api request except health carries `Authorization: Bearer <key>`.
+import type { Context, Next } from 'koa';
+import { Access } from '../core/access.js';
+import type { KeyService } from '../core/keys.js';
+
+export function authenticate(keys: KeyService) {
+  return async (ctx: Context, next: Next) => {
+    const header = ctx.get('authorization');
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const key = await keys.authenticate(match?.[1]);
+    ctx.state.access = new Access(key);
+    await next();
+  };
+}
+
+export function accessOf(ctx: Context): Access {
+  return ctx.state.access as Access;
+}

@@ -1,0 +1,74 @@
+// Input checks at the edge: zod schemas for request bodies, with one readable message per failure.
+import { z } from 'zod';
+import { BUILD_METHODS, RUNTIME_MODES } from '../../shared/constants.js';
+import { InvalidInput } from '../core/errors.js';
+
+export function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
+  const result = schema.safeParse(input ?? {});
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const where = issue.path.length > 0 ? issue.path.join('.') : 'body';
+  throw new InvalidInput(`${where}: ${issue.message}`);
+}
+
+const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const text = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+const optionalText = (max: number) => text(max).nullable().optional();
+const port = z.number().int().min(1).max(65535);
+
+export const projectCreate = z.object({ name, description: text(2000).optional() });
+export const projectPatch = z
+  .object({ name: name.optional(), description: text(2000).optional() })
+  .refine((v) => v.name !== undefined || v.description !== undefined, 'give name or description');
+
+export const keyCreate = z.object({
+  name: text(100).optional(),
+  access: z.enum(['read', 'write']),
+  projects: z.union([z.literal('all'), z.array(text(100)).min(1, 'must list at least one project id').max(1000)]),
+});
+
+export const envEntry = z.object({ key: text(256), value: text(65536) });
+
+const serviceFields = {
+  repoFullName: optionalText(300),
+  repoUrl: optionalText(2048),
+  dockerImage: optionalText(512),
+  branch: text(255).optional(),
+  rootDir: optionalText(1024),
+  githubToken: optionalText(4096),
+  installCommand: optionalText(4096),
+  buildCommand: optionalText(4096),
+  startCommand: optionalText(4096),
+  staticOutput: optionalText(1024),
+  buildMethod: z.enum(BUILD_METHODS as [string, ...string[]]).optional(),
+  dockerfilePath: optionalText(1024),
+  runtimeMode: z.enum(RUNTIME_MODES as [string, ...string[]]).optional(),
+  internalPort: port.nullable().optional(),
+};
+
+export const serviceCreate = z.object({
+  name,
+  ...serviceFields,
+  databasePublicEnabled: z.boolean().optional(),
+  databasePublicHostname: optionalText(253),
+  postgresLogicalReplicationEnabled: z.boolean().optional(),
+  env: z.array(envEntry).max(500).optional(),
+});
+
+export const servicePatch = z.object({
+  name: name.optional(),
+  branch: serviceFields.branch,
+  rootDir: serviceFields.rootDir,
+  githubToken: serviceFields.githubToken,
+  installCommand: serviceFields.installCommand,
+  buildCommand: serviceFields.buildCommand,
+  startCommand: serviceFields.startCommand,
+  staticOutput: serviceFields.staticOutput,
+  buildMethod: serviceFields.buildMethod,
+  dockerfilePath: serviceFields.dockerfilePath,
+  runtimeMode: serviceFields.runtimeMode,
+  internalPort: serviceFields.internalPort,
+});
+
+export const transfer = z.object({ targetProjectId: text(100).min(1) });
+export const hostnameBody = z.object({ hostname: text(1000) });

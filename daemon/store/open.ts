@@ -1,0 +1,54 @@
+// Opens the SQLite store in the data dir, runs migrations, and builds one repository per aggregate.
+import knexFactory, { type Knex } from 'knex';
+import { join } from 'node:path';
+import type { Store } from '../core/store.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import { migrationSource } from './migrations.js';
+import { keyRepo } from './keys-repo.js';
+import { projectRepo } from './projects-repo.js';
+import { serviceRepo } from './services-repo.js';
+import { envRepo } from './env-repo.js';
+import { domainRepo } from './domains-repo.js';
+import { deploymentRepo } from './deployments-repo.js';
+import { settingsRepo } from './settings-repo.js';
+
+export const DB_FILE = 'berth.sqlite';
+
+export async function openStore(dataDir: string, box: SecretBox): Promise<Store> {
+  const knex = knexFactory({
+    client: 'sqlite3',
+    connection: { filename: join(dataDir, DB_FILE) },
+    useNullAsDefault: true,
+    // One connection: SQLite serialises writers anyway, and one connection keeps transactions simple.
+    pool: {
+      min: 1,
+      max: 1,
+      afterCreate(conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
+        conn.run('PRAGMA foreign_keys = ON', (e1) => {
+          if (e1) return done(e1, conn);
+          conn.run('PRAGMA journal_mode = WAL', (e2) => {
+            if (e2) return done(e2, conn);
+            // The CLI may write (keys) while the daemon runs: wait for the lock instead of failing.
+            conn.run('PRAGMA busy_timeout = 5000', (e3) => done(e3, conn));
+          });
+        });
+      },
+    },
+  });
+  await knex.migrate.latest({ migrationSource });
+  return storeOver(knex, box);
+}
+
+export function storeOver(knex: Knex, box: SecretBox): Store {
+  return {
+    keys: keyRepo(knex),
+    projects: projectRepo(knex),
+    services: serviceRepo(knex, box),
+    env: envRepo(knex, box),
+    domains: domainRepo(knex),
+    deployments: deploymentRepo(knex),
+    settings: settingsRepo(knex),
+    isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
+    close: () => knex.destroy(),
+  };
+}

@@ -1,0 +1,231 @@
+// A typed client for the Berth API over fetch. Tests, the desktop app and scripts all use it.
+import type {
+  ApiKey,
+  DatabaseVariableSuggestion,
+  Deployment,
+  Health,
+  KeyAccess,
+  KeyProjects,
+  Project,
+  ProxyResult,
+  Service,
+  ServiceOverview,
+  Domain,
+  Suggestion,
+  TransferResult,
+} from './types.js';
+import { readSse, type SseEvent } from './sse.js';
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface RawResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  /** Send this string as the body as-is (for malformed input); overrides `body`. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+  /** Override the client's token for this call; null sends no Authorization header. */
+  token?: string | null;
+  signal?: AbortSignal;
+}
+
+/** Fields accepted when creating a service (any kind). */
+export interface CreateServiceInput {
+  name: string;
+  repoFullName?: string | null;
+  repoUrl?: string | null;
+  dockerImage?: string | null;
+  branch?: string;
+  rootDir?: string | null;
+  githubToken?: string | null;
+  installCommand?: string | null;
+  buildCommand?: string | null;
+  startCommand?: string | null;
+  staticOutput?: string | null;
+  buildMethod?: string;
+  dockerfilePath?: string | null;
+  runtimeMode?: string;
+  internalPort?: number | null;
+  databasePublicEnabled?: boolean;
+  databasePublicHostname?: string | null;
+  postgresLogicalReplicationEnabled?: boolean;
+  env?: { key: string; value: string }[];
+}
+
+export type PatchServiceInput = Partial<
+  Pick<
+    CreateServiceInput,
+    | 'name'
+    | 'branch'
+    | 'rootDir'
+    | 'githubToken'
+    | 'installCommand'
+    | 'buildCommand'
+    | 'startCommand'
+    | 'staticOutput'
+    | 'buildMethod'
+    | 'dockerfilePath'
+    | 'runtimeMode'
+    | 'internalPort'
+  >
+>;
+
+export class BerthClient {
+  readonly baseUrl: string;
+
+  constructor(
+    baseUrl: string,
+    private token: string | null = null,
+  ) {
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+  }
+
+  withToken(token: string | null): BerthClient {
+    return new BerthClient(this.baseUrl, token);
+  }
+
+  /** One HTTP call; never throws on an HTTP status, only on a network failure. */
+  async request<T = unknown>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<RawResponse<T>> {
+    const headers: Record<string, string> = { accept: 'application/json', ...opts.headers };
+    const token = opts.token === undefined ? this.token : opts.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let payload: string | undefined;
+    if (opts.rawBody !== undefined) payload = opts.rawBody;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body: payload, signal: opts.signal });
+    const text = await res.text();
+    const type = res.headers.get('content-type') ?? '';
+    const parsed = type.includes('json') && text ? (JSON.parse(text) as T) : (text as T);
+    return { status: res.status, headers: res.headers, body: parsed };
+  }
+
+  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await this.request<T>(method, path, body);
+    if (res.status >= 400) {
+      const err = (res.body as { error?: { code?: string; message?: string } })?.error;
+      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `HTTP ${res.status}`);
+    }
+    return res.body;
+  }
+
+  health(): Promise<Health> {
+    return this.call('GET', '/api/health');
+  }
+
+  // Keys
+  listKeys(): Promise<{ keys: ApiKey[] }> {
+    return this.call('GET', '/api/keys');
+  }
+  createKey(input: { name?: string; access: KeyAccess; projects: KeyProjects }): Promise<{ key: ApiKey; token: string }> {
+    return this.call('POST', '/api/keys', input);
+  }
+  revokeKey(keyId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/keys/${enc(keyId)}`);
+  }
+
+  // Projects
+  listProjects(): Promise<{ projects: Project[] }> {
+    return this.call('GET', '/api/projects');
+  }
+  createProject(input: { name: string; description?: string }): Promise<{ project: Project }> {
+    return this.call('POST', '/api/projects', input);
+  }
+  getProject(slugOrId: string): Promise<{ project: Project }> {
+    return this.call('GET', `/api/projects/${enc(slugOrId)}`);
+  }
+  patchProject(projectId: string, input: { name?: string; description?: string }): Promise<{ project: Project }> {
+    return this.call('PATCH', `/api/projects/${enc(projectId)}`, input);
+  }
+  deleteProject(projectId: string): Promise<{ ok: true; proxy: ProxyResult }> {
+    return this.call('DELETE', `/api/projects/${enc(projectId)}`);
+  }
+  projectDatabaseVariableSuggestions(projectId: string): Promise<{ suggestions: DatabaseVariableSuggestion[] }> {
+    return this.call('GET', `/api/projects/${enc(projectId)}/database-variable-suggestions`);
+  }
+
+  // Services
+  createService(projectId: string, input: CreateServiceInput): Promise<{ service: Service }> {
+    return this.call('POST', `/api/projects/${enc(projectId)}/services`, input);
+  }
+  overview(serviceId: string): Promise<ServiceOverview> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/overview`);
+  }
+  patchService(serviceId: string, input: PatchServiceInput): Promise<{ service: Service }> {
+    return this.call('PATCH', `/api/services/${enc(serviceId)}`, input);
+  }
+  transferService(serviceId: string, targetProjectId: string): Promise<TransferResult> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/transfer`, { targetProjectId });
+  }
+  deleteService(serviceId: string): Promise<{ ok: true; proxy: ProxyResult }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}`);
+  }
+  suggestionKeys(serviceId: string): Promise<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/suggestion-keys`);
+  }
+
+  // Environment variables
+  setEnv(serviceId: string, key: string, value: string): Promise<{ ok: true }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/env`, { key, value });
+  }
+  deleteEnv(serviceId: string, envId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}/env/${enc(envId)}`);
+  }
+
+  // Domains
+  addDomain(serviceId: string, hostname: string): Promise<{ ok: true; proxy: ProxyResult; domain: Domain }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/domains`, { hostname });
+  }
+  patchDomain(serviceId: string, domainId: string, hostname: string): Promise<{ ok: true; proxy: ProxyResult }> {
+    return this.call('PATCH', `/api/services/${enc(serviceId)}/domains/${enc(domainId)}`, { hostname });
+  }
+  deleteDomain(serviceId: string, domainId: string): Promise<{ ok: true; proxy: ProxyResult }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}/domains/${enc(domainId)}`);
+  }
+
+  // Deployments
+  listDeployments(serviceId: string): Promise<{ deployments: Deployment[] }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/deployments`);
+  }
+
+  /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */
+  async *stream(path: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
+    const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.token !== null) headers.authorization = `Bearer ${this.token}`;
+    if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
+    const res = await fetch(this.baseUrl + path, { headers, signal: opts.signal });
+    if (!res.ok || !res.body) {
+      const text = await res.text();
+      let code = 'http_error';
+      let message = `HTTP ${res.status}`;
+      try {
+        const parsed = JSON.parse(text) as { error: { code: string; message: string } };
+        code = parsed.error.code;
+        message = parsed.error.message;
+      } catch {
+        // not a JSON error body; keep the status line
+      }
+      throw new ApiError(res.status, code, message);
+    }
+    yield* readSse(res.body);
+  }
+}
+
+function enc(segment: string): string {
+  return encodeURIComponent(segment);
+}

@@ -1,0 +1,23 @@
+// Constants the daemon, the client and the desktop app agree on.
+import type { BuildMethod, DatabaseEngine, RuntimeMode } from './types.js';
+
+/** Environment variable keys (spec, Limits 1). */
+export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
+
+export const BUILD_METHODS: readonly BuildMethod[] = ['auto', 'dockerfile', 'autobuild'];
+export const RUNTIME_MODES: readonly RuntimeMode[] = ['web', 'worker', 'static'];
+export const DATABASE_ENGINES: readonly DatabaseEngine[] = [
+  'postgres',
+  'timescale',
+  'mysql',
+  'redis',
+  'mongodb',
+  'clickhouse',
+];
+
+/** Constant `repoUrl` values that mark a service's kind (spec, Service). */
+export const REPO_URL_IMAGE = 'docker-image';
+export const REPO_URL_DATABASE = 'database';
+
+export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
+export const DNS_PROVIDER_IDS = ['cloudflare', 'namecheap', 'spaceship'] as const;

@@ -1,0 +1,157 @@
+// The API's resource shapes, exactly as ../shared/spec/deployment-platform-api.md names them.
+// Used by the daemon's views, the typed client, the desktop app and the tests.
+
+export type Timestamp = string;
+
+export type KeyAccess = 'read' | 'write';
+export type KeyProjects = 'all' | string[];
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  access: KeyAccess;
+  projects: KeyProjects;
+  createdAt: Timestamp;
+  lastUsedAt: Timestamp | null;
+}
+
+export type ProjectStatus = 'idle' | 'active';
+
+export interface Project {
+  id: string;
+  name: string;
+  slug: string;
+  description: string;
+  status: ProjectStatus;
+  serviceCount: number;
+  lastUpdatedAt: Timestamp;
+  services: Service[];
+}
+
+export type BuildMethod = 'auto' | 'dockerfile' | 'autobuild';
+export type DetectedBuildMethod = 'dockerfile' | 'autobuild';
+export type RuntimeMode = 'web' | 'worker' | 'static';
+export type ServiceStatus = 'idle' | 'building' | 'active' | 'failed';
+export type DatabaseEngine = 'postgres' | 'timescale' | 'mysql' | 'redis' | 'mongodb' | 'clickhouse';
+
+export interface Service {
+  id: string;
+  projectId: string;
+  name: string;
+  slug: string;
+  repoFullName: string | null;
+  repoUrl: string | null;
+  dockerImage: string | null;
+  branch: string;
+  rootDir: string | null;
+  hasGithubToken: boolean;
+  installCommand: string | null;
+  buildCommand: string | null;
+  startCommand: string | null;
+  staticOutput: string | null;
+  buildMethod: BuildMethod;
+  dockerfilePath: string | null;
+  detectedBuildMethod: DetectedBuildMethod | null;
+  runtimeMode: RuntimeMode;
+  internalPort: number | null;
+  hostPort: number | null;
+  databasePublicEnabled: boolean;
+  databasePublicHostname: string | null;
+  postgresLogicalReplicationEnabled: boolean;
+  status: ServiceStatus;
+  reachable: boolean;
+  localUrl: string;
+  primaryUrl: string;
+  preferredDomain: string | null;
+  framework: string | null;
+  lastDeployedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface EnvVar {
+  id: string;
+  key: string;
+  hasValue: boolean;
+  value: string;
+  resolvedValue: string;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export type DomainStatus = 'active';
+
+export interface Domain {
+  id: string;
+  serviceId: string;
+  hostname: string;
+  status: DomainStatus;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export type DeploymentStatus = 'queued' | 'building' | 'running' | 'superseded' | 'failed' | 'aborted';
+export type DeploymentTrigger = 'manual';
+
+export interface Deployment {
+  id: string;
+  serviceId: string;
+  commitSha: string | null;
+  status: DeploymentStatus;
+  trigger: DeploymentTrigger;
+  imageTag: string | null;
+  containerName: string | null;
+  startedAt: Timestamp | null;
+  finishedAt: Timestamp | null;
+  createdAt: Timestamp;
+}
+
+export interface DeploymentLogLine {
+  id: number;
+  deploymentId: string;
+  line: string;
+  stream: string;
+  createdAt: Timestamp;
+}
+
+export type RuntimeLogLine = Omit<DeploymentLogLine, 'deploymentId'>;
+
+export interface ProxyResult {
+  ok: boolean;
+  detail: string;
+}
+
+export interface Suggestion {
+  key: string;
+  label: string;
+}
+
+export interface DatabaseVariableSuggestion {
+  key: string;
+  value: string;
+  label: string;
+  dbType: DatabaseEngine;
+}
+
+export interface ServiceOverview {
+  service: Service;
+  deployments: Deployment[];
+  env: EnvVar[];
+  domains: Domain[];
+  publicIp: string;
+}
+
+export interface TransferResult {
+  service: Pick<Service, 'id' | 'projectId' | 'name' | 'slug'>;
+  project: Pick<Project, 'id' | 'name' | 'slug' | 'serviceCount' | 'services'>;
+  proxy: ProxyResult;
+}
+
+export interface ApiErrorBody {
+  error: { code: string; message: string };
+}
+
+export interface Health {
+  ok: true;
+  version: string;
+}
