@@ -36,10 +36,10 @@ function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-function port(name: string, raw: string): number {
-  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a port number (1-65535), got "${raw}"`);
+function port(name: string, raw: string, min = 1): number {
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be a port number (${min}-65535), got "${raw}"`);
   const n = Number(raw);
-  if (n < 1 || n > 65535) throw new ConfigError(`${name} must be between 1 and 65535, got ${n}`);
+  if (n < min || n > 65535) throw new ConfigError(`${name} must be between ${min} and 65535, got ${n}`);
   return n;
 }
 
@@ -61,7 +61,8 @@ export function readConfig(env: Env = process.env): Config {
   };
 
   const host = value('BERTH_HOST') ?? '0.0.0.0';
-  const listenPort = port('BERTH_PORT', value('BERTH_PORT') ?? '4310');
+  // 0 asks the OS for any free port (tests use it).
+  const listenPort = port('BERTH_PORT', value('BERTH_PORT') ?? '4310', 0);
   const dataDir = value('BERTH_DATA_DIR') ?? (isRoot() ? '/var/lib/berth' : join(homedir(), '.local/share/berth'));
 
   const bootstrapKey = env.BERTH_BOOTSTRAP_KEY ?? null;

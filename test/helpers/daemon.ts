@@ -1,0 +1,59 @@
+// Starts the real daemon in-process on a free loopback port with a temporary data dir, and hands
+// out clients with keys of every kind. Every API suite goes through this.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BerthClient } from '../../shared/client.js';
+import { readConfig } from '../../daemon/config.js';
+import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
+
+export interface TestDaemon {
+  daemon: RunningDaemon;
+  dataDir: string;
+  url: string;
+  /** A client holding an all-projects write key. */
+  admin: BerthClient;
+  /** A client with no key. */
+  anonymous: BerthClient;
+  /** A client holding a new key of the given kind. */
+  clientWith(access: 'read' | 'write', projects: 'all' | string[]): Promise<BerthClient>;
+  stop(): Promise<void>;
+}
+
+let portBlock = 0;
+
+export async function startTestDaemon(env: Record<string, string> = {}): Promise<TestDaemon> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
+  const bootstrap = `test_${randomBytes(24).toString('hex')}`;
+  // Each daemon in one test process gets its own slice of host ports.
+  const base = 30000 + ((process.pid * 7 + portBlock++ * 500) % 30000);
+  const config = readConfig({
+    BERTH_HOST: '127.0.0.1',
+    BERTH_PORT: '0',
+    BERTH_DATA_DIR: dataDir,
+    BERTH_BOOTSTRAP_KEY: bootstrap,
+    BERTH_PORT_RANGE: `${base}-${base + 499}`,
+    ...env,
+  });
+  const logs: string[] = [];
+  const daemon = await startDaemon(config, (m, err) => logs.push(`${m} ${err instanceof Error ? err.stack : ''}`));
+  const admin = new BerthClient(daemon.url, bootstrap);
+  return {
+    daemon,
+    dataDir,
+    url: daemon.url,
+    admin,
+    anonymous: new BerthClient(daemon.url, null),
+    async clientWith(access, projects) {
+      const { token } = await admin.createKey({ name: `${access} ${projects === 'all' ? 'all' : projects.join(',')}`, access, projects });
+      return new BerthClient(daemon.url, token);
+    },
+    async stop() {
+      await daemon.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+      const internal = logs.filter((l) => l.includes('failed'));
+      if (internal.length > 0) throw new Error(`the daemon logged internal errors:\n${internal.join('\n')}`);
+    },
+  };
+}

@@ -1,0 +1,22 @@
+// Reads the daemon's SQLite file through a separate connection, so a test can prove that a refused
+// request changed nothing.
+import knexFactory from 'knex';
+import { join } from 'node:path';
+import { DB_FILE } from '../../daemon/store/open.js';
+
+const TABLES = ['keys', 'projects', 'services', 'env_vars', 'domains', 'deployments', 'deployment_logs', 'settings'];
+
+export async function snapshotStore(dataDir: string): Promise<Record<string, unknown[]>> {
+  const knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dataDir, DB_FILE) }, useNullAsDefault: true });
+  try {
+    const out: Record<string, unknown[]> = {};
+    for (const table of TABLES) {
+      // lastUsedAt moves on every authenticated call: it is bookkeeping, not state a request changes
+      const rows = (await knex(table).select('*').orderBy('rowid')) as Record<string, unknown>[];
+      out[table] = table === 'keys' ? rows.map(({ last_used_at: _ignored, ...rest }) => rest) : rows;
+    }
+    return out;
+  } finally {
+    await knex.destroy();
+  }
+}
