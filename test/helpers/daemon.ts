@@ -27,13 +27,13 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
   const bootstrap = `test_${randomBytes(24).toString('hex')}`;
   // Each daemon in one test process gets its own slice of host ports.
-  const base = 30000 + ((process.pid * 7 + portBlock++ * 500) % 30000);
+  const base = 30000 + ((process.pid + portBlock++) % 15) * 2000;
   const config = readConfig({
     BERTH_HOST: '127.0.0.1',
     BERTH_PORT: '0',
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: bootstrap,
-    BERTH_PORT_RANGE: `${base}-${base + 499}`,
+    BERTH_PORT_RANGE: `${base}-${base + 1999}`,
     ...env,
   });
   const logs: string[] = [];

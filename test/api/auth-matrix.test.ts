@@ -1,0 +1,206 @@
+// Every endpoint against every kind of caller: no key, unknown key, read key, write key, and a
+// selected-projects key inside and outside its projects. Refused requests must change nothing.
+import { expect } from 'chai';
+import type { BerthClient } from '../../shared/client.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
+import { snapshotStore } from '../helpers/snapshot.js';
+
+type Level = 'read' | 'write' | 'admin';
+
+interface World {
+  inside: ProjectWorld;
+  outside: ProjectWorld;
+  keyId: string;
+}
+
+interface Endpoint {
+  method: string;
+  /** `scoped` is the world the selected-projects key can see; `target` is the one acted on. */
+  path(target: ProjectWorld, w: World): string;
+  body?(target: ProjectWorld, w: World): unknown;
+  level: Level;
+  /** Only keys over all projects may call it (creating projects, managing keys). */
+  allProjectsOnly?: boolean;
+}
+
+const endpoints: Record<string, Endpoint> = {
+  'GET /api/keys': { method: 'GET', path: () => '/api/keys', level: 'admin', allProjectsOnly: true },
+  'POST /api/keys': { method: 'POST', path: () => '/api/keys', body: () => ({ access: 'read', projects: 'all' }), level: 'admin', allProjectsOnly: true },
+  'DELETE /api/keys/:keyId': { method: 'DELETE', path: (_t, w) => `/api/keys/${w.keyId}`, level: 'admin', allProjectsOnly: true },
+  'GET /api/projects/:projectSlug': { method: 'GET', path: (t) => `/api/projects/${t.project.slug}`, level: 'read' },
+  'GET /api/projects/:projectId (id form)': { method: 'GET', path: (t) => `/api/projects/${t.project.id}`, level: 'read' },
+  'POST /api/projects': { method: 'POST', path: () => '/api/projects', body: () => ({ name: uniq('new'), description: '' }), level: 'write', allProjectsOnly: true },
+  'PATCH /api/projects/:projectId': { method: 'PATCH', path: (t) => `/api/projects/${t.project.id}`, body: () => ({ name: 'renamed', description: 'd' }), level: 'write' },
+  'DELETE /api/projects/:projectId': { method: 'DELETE', path: (t) => `/api/projects/${t.project.id}`, level: 'write' },
+  'GET /api/projects/:projectId/database-variable-suggestions': {
+    method: 'GET',
+    path: (t) => `/api/projects/${t.project.id}/database-variable-suggestions`,
+    level: 'read',
+  },
+  'POST /api/projects/:projectId/services': {
+    method: 'POST',
+    path: (t) => `/api/projects/${t.project.id}/services`,
+    body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }),
+    level: 'write',
+  },
+  'GET /api/services/:serviceId/overview': { method: 'GET', path: (t) => `/api/services/${t.web.id}/overview`, level: 'read' },
+  'PATCH /api/services/:serviceId': { method: 'PATCH', path: (t) => `/api/services/${t.web.id}`, body: () => ({ branch: 'develop' }), level: 'write' },
+  'DELETE /api/services/:serviceId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}`, level: 'write' },
+  'GET /api/services/:serviceId/suggestion-keys': { method: 'GET', path: (t) => `/api/services/${t.web.id}/suggestion-keys`, level: 'read' },
+  'GET /api/services/:serviceId/deployments': { method: 'GET', path: (t) => `/api/services/${t.web.id}/deployments`, level: 'read' },
+  'POST /api/services/:serviceId/env': { method: 'POST', path: (t) => `/api/services/${t.web.id}/env`, body: () => ({ key: 'NEW_KEY', value: 'v' }), level: 'write' },
+  'DELETE /api/services/:serviceId/env/:envId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/env/${t.env.id}`, level: 'write' },
+  'POST /api/services/:serviceId/domains': {
+    method: 'POST',
+    path: (t) => `/api/services/${t.web.id}/domains`,
+    body: () => ({ hostname: `${uniq('new')}.example.com` }),
+    level: 'write',
+  },
+  'PATCH /api/services/:serviceId/domains/:domainId': {
+    method: 'PATCH',
+    path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}`,
+    body: () => ({ hostname: `${uniq('moved')}.example.com` }),
+    level: 'write',
+  },
+  'DELETE /api/services/:serviceId/domains/:domainId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}`, level: 'write' },
+};
+
+describe('auth matrix', function () {
+  this.timeout(60_000);
+  let t: TestDaemon;
+  before(async () => {
+    t = await startTestDaemon();
+  });
+  after(async () => t.stop());
+
+  async function world(): Promise<World> {
+    const inside = await makeProjectWorld(t.admin, 'inside');
+    const outside = await makeProjectWorld(t.admin, 'outside');
+    const { key } = await t.admin.createKey({ name: uniq('victim'), access: 'read', projects: 'all' });
+    return { inside, outside, keyId: key.id };
+  }
+
+  async function expectRefused(client: BerthClient, ep: Endpoint, target: ProjectWorld, w: World, status: number, code: string) {
+    const before = await snapshotStore(t.dataDir);
+    const res = await client.request(ep.method, ep.path(target, w), ep.body?.(target, w));
+    expect(res.status, JSON.stringify(res.body)).to.equal(status);
+    expect(res.body).to.deep.equal({ error: { code, message: (res.body as { error: { message: string } }).error.message } });
+    expect((res.body as { error: { message: string } }).error.message).to.be.a('string').and.not.equal('');
+    expect(await snapshotStore(t.dataDir), 'a refused request changed the store').to.deep.equal(before);
+  }
+
+  async function expectAllowed(client: BerthClient, ep: Endpoint, target: ProjectWorld, w: World) {
+    const res = await client.request(ep.method, ep.path(target, w), ep.body?.(target, w));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  }
+
+  for (const [name, ep] of Object.entries(endpoints)) {
+    describe(name, () => {
+      it('refuses a request with no key (401)', async () => {
+        const w = await world();
+        await expectRefused(t.anonymous, ep, w.inside, w, 401, 'unauthorized');
+      });
+
+      it('refuses an unknown key (401)', async () => {
+        const w = await world();
+        await expectRefused(t.anonymous.withToken('berth_not-a-real-key'), ep, w.inside, w, 401, 'unauthorized');
+      });
+
+      if (ep.level === 'read') {
+        it('allows a read key', async () => {
+          const w = await world();
+          await expectAllowed(await t.clientWith('read', 'all'), ep, w.inside, w);
+        });
+      } else {
+        it('refuses a read key (403)', async () => {
+          const w = await world();
+          await expectRefused(await t.clientWith('read', 'all'), ep, w.inside, w, 403, 'forbidden');
+        });
+      }
+
+      it('allows a write key over all projects', async () => {
+        const w = await world();
+        await expectAllowed(await t.clientWith('write', 'all'), ep, w.inside, w);
+      });
+
+      if (ep.allProjectsOnly) {
+        it('refuses a selected-projects write key (403)', async () => {
+          const w = await world();
+          await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.inside, w, 403, 'forbidden');
+        });
+      } else {
+        it('allows a selected-projects key inside its projects', async () => {
+          const w = await world();
+          await expectAllowed(await t.clientWith(ep.level === 'read' ? 'read' : 'write', [w.inside.project.id]), ep, w.inside, w);
+        });
+
+        it('answers 404 to a selected-projects key outside its projects', async () => {
+          const w = await world();
+          await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.outside, w, 404, 'not_found');
+        });
+
+        it('answers an out-of-scope resource exactly like an unknown one', async () => {
+          const w = await world();
+          const client = await t.clientWith('write', [w.inside.project.id]);
+          const outside = await client.request(ep.method, ep.path(w.outside, w), ep.body?.(w.outside, w));
+          const fake: ProjectWorld = {
+            ...w.outside,
+            project: { ...w.outside.project, id: 'no-such-id', slug: 'no-such-slug' },
+            web: { ...w.outside.web, id: 'no-such-id' },
+          };
+          const unknown = await client.request(ep.method, ep.path(fake, w), ep.body?.(fake, w));
+          expect(outside.status).to.equal(unknown.status);
+          expect((outside.body as { error: unknown }).error).to.deep.equal((unknown.body as { error: unknown }).error);
+        });
+      }
+    });
+  }
+
+  describe('GET /api/projects', () => {
+    it('refuses no key and unknown keys (401)', async () => {
+      expect((await t.anonymous.request('GET', '/api/projects')).status).to.equal(401);
+      expect((await t.anonymous.request('GET', '/api/projects', undefined, { token: 'nope' })).status).to.equal(401);
+    });
+
+    it('lists only the projects a selected-projects key can see', async () => {
+      const w = await world();
+      const client = await t.clientWith('read', [w.inside.project.id]);
+      const { projects } = await client.listProjects();
+      expect(projects.map((p) => p.id)).to.deep.equal([w.inside.project.id]);
+      const all = await (await t.clientWith('read', 'all')).listProjects();
+      expect(all.projects.map((p) => p.id)).to.include.members([w.inside.project.id, w.outside.project.id]);
+    });
+  });
+
+  describe('POST /api/services/:serviceId/transfer', () => {
+    const transfer = (client: BerthClient, serviceId: string, targetProjectId: string) =>
+      client.request('POST', `/api/services/${serviceId}/transfer`, { targetProjectId });
+
+    it('refuses no key (401) and a read key (403), changing nothing', async () => {
+      const w = await world();
+      const reader = await t.clientWith('read', 'all');
+      const before = await snapshotStore(t.dataDir);
+      expect((await transfer(t.anonymous, w.inside.worker.id, w.outside.project.id)).status).to.equal(401);
+      expect((await transfer(reader, w.inside.worker.id, w.outside.project.id)).status).to.equal(403);
+      expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    });
+
+    it('needs the key to see both the source and the target project (404 otherwise)', async () => {
+      const w = await world();
+      const client = await t.clientWith('write', [w.inside.project.id]);
+      const before = await snapshotStore(t.dataDir);
+      expect((await transfer(client, w.inside.worker.id, w.outside.project.id)).status).to.equal(404);
+      expect((await transfer(client, w.outside.worker.id, w.inside.project.id)).status).to.equal(404);
+      expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    });
+
+    it('allows a key that sees both projects', async () => {
+      const w = await world();
+      const client = await t.clientWith('write', [w.inside.project.id, w.outside.project.id]);
+      const { service } = await t.admin.createService(w.inside.project.id, { name: uniq('mover'), repoFullName: 'acme/mover' });
+      const res = await transfer(client, service.id, w.outside.project.id);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    });
+  });
+});
