@@ -2,9 +2,9 @@
 // (no key), auth, body parsing with limits, routes.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Core } from '../core/core.js';
 import { authenticate } from './auth.js';
+import { jsonBody } from './body.js';
 import { errorFunnel, type Logger } from './errors.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -39,16 +39,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorFunnel(deps.log));
   app.use(open.routes());
   app.use(authenticate(deps.core.keys));
-  app.use(
-    koaBody({
-      json: true,
-      urlencoded: false,
-      text: false,
-      multipart: false,
-      jsonLimit: deps.bodyLimit ?? '1mb',
-      parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
-    }),
-  );
+  app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));
   return app;

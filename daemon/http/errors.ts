@@ -5,7 +5,6 @@ import { BerthError } from '../core/errors.js';
 interface HttpLikeError {
   status?: number;
   statusCode?: number;
-  type?: string;
   expose?: boolean;
   message?: string;
 }
@@ -47,7 +46,6 @@ function describe(err: unknown): { status: number; code: string; message: string
   const e = (err ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    if (e.type === 'entity.parse.failed') return { status: 400, code: 'invalid_json', message: 'request body is not valid JSON' };
     if (status === 413) return { status, code: 'payload_too_large', message: 'request body is too large' };
     return { status, code: CODE_BY_STATUS[status] ?? 'bad_request', message: e.message || 'bad request' };
   }
