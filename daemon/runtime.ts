@@ -2,13 +2,13 @@
 // and the CLI so both see the same state.
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Store } from './core/store.js';
 import { loadOrCreateSecretKey, secretBoxFromKey } from './crypto/secret-box.js';
 import { openStore } from './store/open.js';
+import { cachedStore, type CachedStore } from './store/read-cache.js';
 
-export async function openDataDir(dataDir: string): Promise<Store> {
+export async function openDataDir(dataDir: string): Promise<CachedStore> {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const box = secretBoxFromKey(loadOrCreateSecretKey(join(dataDir, 'secret.key')));
-  return openStore(dataDir, box);
+  return cachedStore(await openStore(dataDir, box), join(dataDir, 'store.changed'));
 }

@@ -48,7 +48,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     log(`no API key existed: an all-projects write key was written to ${path}`);
   }
 
-  const app = createApp({ core, version: VERSION, log });
+  const app = createApp({ core, version: VERSION, log, storeVersion: store.version });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
     srv.once('error', reject);

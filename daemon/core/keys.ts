@@ -29,6 +29,8 @@ export function newToken(): string {
 
 export class KeyService {
   private lastTouch = new Map<string, number>();
+  /** Recently seen secrets -> their hash: a request then costs a map lookup, not a digest. */
+  private hashes = new Map<string, string>();
 
   constructor(
     private store: Store,
@@ -65,13 +67,20 @@ export class KeyService {
 
   async authenticate(token: string | undefined): Promise<KeyRecord> {
     if (!token) throw new Unauthorized('an API key is required: send Authorization: Bearer <key>');
-    const key = await this.store.keys.findByTokenHash(hashToken(token));
+    let hash = this.hashes.get(token);
+    if (hash === undefined) {
+      hash = hashToken(token);
+      if (this.hashes.size >= 1000) this.hashes.clear();
+      this.hashes.set(token, hash);
+    }
+    const key = await this.store.keys.findByTokenHash(hash);
     if (!key) throw new Unauthorized('unknown API key');
     const nowMs = Date.now();
     if (nowMs - (this.lastTouch.get(key.id) ?? 0) > TOUCH_INTERVAL_MS) {
       this.lastTouch.set(key.id, nowMs);
-      key.lastUsedAt = this.clock.now();
-      await this.store.keys.touch(key.id, key.lastUsedAt);
+      const lastUsedAt = this.clock.now();
+      await this.store.keys.touch(key.id, lastUsedAt);
+      return { ...key, lastUsedAt };
     }
     return key;
   }

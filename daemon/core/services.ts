@@ -18,7 +18,7 @@ import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkRelativePath } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
-import type { BuildMethod, RuntimeMode } from '../../shared/types.js';
+import type { BuildMethod, Deployment, EnvVar, RuntimeMode } from '../../shared/types.js';
 
 export interface ServicesDeps {
   store: Store;
@@ -127,7 +127,12 @@ export class Services {
     return { service: view, deployments: deployments.map(deploymentView), env, domains: domains.map(domainView), publicIp };
   }
 
-  async envList(service: ServiceRecord) {
+  async deployments(access: Access, serviceId: string): Promise<Deployment[]> {
+    const service = await visibleService(this.d.store, access, serviceId);
+    return (await this.d.store.deployments.listByService(service.id)).map(deploymentView);
+  }
+
+  private async envList(service: ServiceRecord): Promise<EnvVar[]> {
     const { resolver } = await this.d.catalog.resolver(service.projectId);
     const env = await this.d.store.env.listByService(service.id);
     return env.map((e) => envView(e, resolver.resolveLenient(e.value)));

@@ -5,6 +5,7 @@ import Router from '@koa/router';
 import type { Core } from '../core/core.js';
 import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
+import { ResponseCache } from './response-cache.js';
 import { errorFunnel, type Logger } from './errors.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
@@ -12,10 +13,14 @@ import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 
+const HEALTH_PATH = '/api/health';
+
 export interface AppDeps {
   core: Core;
   version: string;
   log: Logger;
+  /** Changes whenever stored data may have changed (see store/read-cache.ts). */
+  storeVersion: () => string;
   /** Largest accepted JSON body. */
   bodyLimit?: string;
 }
@@ -24,21 +29,19 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true; // the funnel logs what matters; Koa's default handler would print 4xx noise
 
-  const open = new Router();
-  open.get('/api/health', (ctx) => {
+  const api = new Router();
+  api.get(HEALTH_PATH, (ctx) => {
     ctx.body = { ok: true, version: deps.version };
   });
-
-  const api = new Router();
+  const cache = new ResponseCache(deps.storeVersion);
   keyRoutes(api, deps.core);
-  projectRoutes(api, deps.core);
-  serviceRoutes(api, deps.core);
+  projectRoutes(api, deps.core, cache);
+  serviceRoutes(api, deps.core, cache);
   envRoutes(api, deps.core);
   domainRoutes(api, deps.core);
 
   app.use(errorFunnel(deps.log));
-  app.use(open.routes());
-  app.use(authenticate(deps.core.keys));
+  app.use(authenticate(deps.core.keys, [HEALTH_PATH]));
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

@@ -13,7 +13,8 @@ function hasBody(ctx: Context): boolean {
 export function jsonBody(limit: string): Middleware {
   const parser = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit, parsedMethods: WITH_BODY });
   return async (ctx: Context, next: Next) => {
-    if ((WITH_BODY as string[]).includes(ctx.method) && hasBody(ctx) && !ctx.request.is('json')) {
+    if (!(WITH_BODY as string[]).includes(ctx.method)) return next();
+    if (hasBody(ctx) && !ctx.request.is('json')) {
       ctx.throw(415, 'request bodies must be JSON, sent with Content-Type: application/json');
     }
     try {

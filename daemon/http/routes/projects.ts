@@ -1,11 +1,12 @@
 import type Router from '@koa/router';
 import type { Core } from '../../core/core.js';
 import { accessOf } from '../auth.js';
+import type { ResponseCache } from '../response-cache.js';
 import { parse, projectCreate, projectPatch } from '../validate.js';
 
-export function projectRoutes(router: Router, core: Core): void {
+export function projectRoutes(router: Router, core: Core, cache: ResponseCache): void {
   router.get('/api/projects', async (ctx) => {
-    ctx.body = { projects: await core.projects.list(accessOf(ctx)) };
+    await cache.respond(ctx, async () => ({ projects: await core.projects.list(accessOf(ctx)) }));
   });
   router.post('/api/projects', async (ctx) => {
     const access = accessOf(ctx);
@@ -16,7 +17,7 @@ export function projectRoutes(router: Router, core: Core): void {
   });
   // Scripts in the field call this with a project id as well as a slug: both are accepted.
   router.get('/api/projects/:projectSlug', async (ctx) => {
-    ctx.body = { project: await core.projects.get(accessOf(ctx), ctx.params.projectSlug!) };
+    await cache.respond(ctx, async () => ({ project: await core.projects.get(accessOf(ctx), ctx.params.projectSlug!) }));
   });
   router.patch('/api/projects/:projectId', async (ctx) => {
     const access = accessOf(ctx);
@@ -29,6 +30,6 @@ export function projectRoutes(router: Router, core: Core): void {
     ctx.body = { ok: true, proxy };
   });
   router.get('/api/projects/:projectId/database-variable-suggestions', async (ctx) => {
-    ctx.body = { suggestions: await core.projects.databaseVariableSuggestions(accessOf(ctx), ctx.params.projectId!) };
+    await cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(accessOf(ctx), ctx.params.projectId!) }));
   });
 }

@@ -3,9 +3,10 @@ import type { Core } from '../../core/core.js';
 import type { NewServiceInput } from '../../core/service-spec.js';
 import type { ServicePatch } from '../../core/services.js';
 import { accessOf } from '../auth.js';
+import type { ResponseCache } from '../response-cache.js';
 import { parse, serviceCreate, servicePatch, transfer } from '../validate.js';
 
-export function serviceRoutes(router: Router, core: Core): void {
+export function serviceRoutes(router: Router, core: Core, cache: ResponseCache): void {
   router.post('/api/projects/:projectId/services', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();
@@ -13,7 +14,7 @@ export function serviceRoutes(router: Router, core: Core): void {
     ctx.body = { service: await core.services.create(access, ctx.params.projectId!, input as NewServiceInput, env ?? []) };
   });
   router.get('/api/services/:serviceId/overview', async (ctx) => {
-    ctx.body = await core.services.overview(accessOf(ctx), ctx.params.serviceId!);
+    await cache.respond(ctx, () => core.services.overview(accessOf(ctx), ctx.params.serviceId!));
   });
   router.patch('/api/services/:serviceId', async (ctx) => {
     const access = accessOf(ctx);
@@ -32,10 +33,9 @@ export function serviceRoutes(router: Router, core: Core): void {
     ctx.body = { ok: true, proxy };
   });
   router.get('/api/services/:serviceId/suggestion-keys', async (ctx) => {
-    ctx.body = await core.services.suggestionKeys(accessOf(ctx), ctx.params.serviceId!);
+    await cache.respond(ctx, () => core.services.suggestionKeys(accessOf(ctx), ctx.params.serviceId!));
   });
   router.get('/api/services/:serviceId/deployments', async (ctx) => {
-    const { deployments } = await core.services.overview(accessOf(ctx), ctx.params.serviceId!);
-    ctx.body = { deployments };
+    await cache.respond(ctx, async () => ({ deployments: await core.services.deployments(accessOf(ctx), ctx.params.serviceId!) }));
   });
 }

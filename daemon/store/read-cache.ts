@@ -1,0 +1,110 @@
+// A read cache over the whole store. The daemon answers most requests from memory: every read is
+// memoised until the next write, and any write (from this process or another one, such as the
+// `berth keys` CLI) invalidates everything. Cross-process writes are seen through a marker file
+// that every writer appends to; a stat of it is microseconds, a query is not.
+import { appendFileSync, statSync, truncateSync } from 'node:fs';
+import type { Store } from '../core/store.js';
+
+/** Repository methods that only read. Anything else is treated as a write: never cached, always invalidating. */
+const READS = new Set([
+  'list',
+  'get',
+  'getBySlug',
+  'findByTokenHash',
+  'slugs',
+  'slugsInProject',
+  'namesInProject',
+  'usedHostPorts',
+  'listByService',
+  'listByServices',
+  'listAll',
+  'findByHostname',
+]);
+const REPOS = ['keys', 'projects', 'services', 'env', 'domains', 'deployments', 'settings'] as const;
+const MARKER_ROTATE_BYTES = 4096;
+
+export interface CachedStore extends Store {
+  /** Changes whenever the stored data may have changed; equal values mean equal data. */
+  version(): string;
+}
+
+export function cachedStore(inner: Store, markerPath: string): CachedStore {
+  let memo = new Map<string, Promise<unknown>>();
+  let localWrites = 0;
+  let seenMarker = markerStamp(markerPath);
+  let checkedAt = 0;
+
+  // At most one stat per millisecond: another process's write is seen within 1 ms, and a busy
+  // daemon does not spend its time in stat(2).
+  function checkExternal(): void {
+    const now = Date.now();
+    if (now === checkedAt) return;
+    checkedAt = now;
+    const stamp = markerStamp(markerPath);
+    if (stamp !== seenMarker) {
+      seenMarker = stamp;
+      memo = new Map();
+    }
+  }
+
+  function wrote(): void {
+    localWrites++;
+    memo = new Map();
+    touchMarker(markerPath);
+    seenMarker = markerStamp(markerPath);
+  }
+
+  function wrapRepo<R extends object>(name: string, repo: R): R {
+    const wrapped: Record<string, unknown> = {};
+    for (const [method, fn] of Object.entries(repo) as [string, (...args: unknown[]) => Promise<unknown>][]) {
+      if (READS.has(method)) {
+        wrapped[method] = (...args: unknown[]) => {
+          checkExternal();
+          const key = `${name}.${method}:${JSON.stringify(args)}`;
+          let hit = memo.get(key);
+          if (!hit) {
+            const table = memo;
+            hit = fn.apply(repo, args);
+            table.set(key, hit);
+            hit.catch(() => table.delete(key));
+          }
+          return hit;
+        };
+      } else {
+        wrapped[method] = async (...args: unknown[]) => {
+          try {
+            return await fn.apply(repo, args);
+          } finally {
+            wrote();
+          }
+        };
+      }
+    }
+    return wrapped as R;
+  }
+
+  const store = { ...inner } as Store;
+  for (const name of REPOS) (store as unknown as Record<string, unknown>)[name] = wrapRepo(name, inner[name]);
+  return {
+    ...store,
+    version: () => {
+      checkExternal();
+      return `${localWrites}:${seenMarker}`;
+    },
+  };
+}
+
+function markerStamp(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'none';
+  }
+}
+
+/** Appending changes size and mtime together, so two writes within one clock tick still differ. */
+function touchMarker(path: string): void {
+  appendFileSync(path, '.', { mode: 0o600 });
+  if (statSync(path).size > MARKER_ROTATE_BYTES) truncateSync(path, 0);
+}
