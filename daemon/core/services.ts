@@ -18,7 +18,7 @@ import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkRelativePath } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
-import type { BuildMethod, Deployment, EnvVar, RuntimeMode } from '../../shared/types.js';
+import type { Deployment, EnvVar } from '../../shared/types.js';
 
 export interface ServicesDeps {
   store: Store;
@@ -30,20 +30,20 @@ export interface ServicesDeps {
   publicIp: () => Promise<string>;
 }
 
-export interface ServicePatch {
-  name?: string | undefined;
-  branch?: string | undefined;
-  rootDir?: string | null | undefined;
-  githubToken?: string | null | undefined;
-  installCommand?: string | null | undefined;
-  buildCommand?: string | null | undefined;
-  startCommand?: string | null | undefined;
-  staticOutput?: string | null | undefined;
-  buildMethod?: BuildMethod | undefined;
-  dockerfilePath?: string | null | undefined;
-  runtimeMode?: RuntimeMode | undefined;
-  internalPort?: number | null | undefined;
-}
+export type ServicePatch = Pick<
+  NewServiceInput,
+  | 'branch'
+  | 'rootDir'
+  | 'githubToken'
+  | 'installCommand'
+  | 'buildCommand'
+  | 'startCommand'
+  | 'staticOutput'
+  | 'buildMethod'
+  | 'dockerfilePath'
+  | 'runtimeMode'
+  | 'internalPort'
+> & { name?: string | undefined };
 
 export class Services {
   private allocate = serial();
