@@ -17,6 +17,10 @@ export interface Config {
   gitBaseUrl: string;
   portRange: PortRange;
   buildCaFile: string | null;
+  buildConcurrency: number;
+  healthTimeoutMs: number;
+  /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
+  logRetentionLines: number;
 }
 
 export class ConfigError extends Error {}
@@ -90,6 +94,13 @@ export function readConfig(env: Env = process.env): Config {
   const buildCaFile = value('BERTH_BUILD_CA_FILE') ?? null;
   if (buildCaFile !== null && !existsSync(buildCaFile)) throw new ConfigError(`BERTH_BUILD_CA_FILE points at ${buildCaFile}, which does not exist`);
 
+  const int = (name: string, fallback: number, min: number, max: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    if (!/^[0-9]+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new ConfigError(`${name} must be a whole number from ${min} to ${max}, got "${raw}"`);
+    return Number(raw);
+  };
+
   return {
     host,
     port: listenPort,
@@ -101,5 +112,8 @@ export function readConfig(env: Env = process.env): Config {
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,
     buildCaFile,
+    buildConcurrency: int('BERTH_BUILD_CONCURRENCY', 2, 1, 64),
+    healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
+    logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
   };
 }

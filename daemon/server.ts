@@ -1,5 +1,5 @@
-// Starting the daemon in-process: store, core, HTTP. main.ts wraps this for production; tests call
-// it with a temporary data dir and port 0.
+// Starting the daemon in-process: store, deployment engine, core, HTTP. main.ts wraps this for
+// production; tests call it with a temporary data dir and port 0.
 import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,8 +8,16 @@ import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
 import { probeFree } from './core/host-ports.js';
+import { newId } from './core/ids.js';
 import { unconfiguredProxy } from './core/proxy.js';
 import type { Store } from './core/store.js';
+import { DockerDeploymentEngine } from './deploy/engine.js';
+import { DaemonEvents } from './deploy/events.js';
+import { LogBook } from './deploy/log-book.js';
+import { PortProxies } from './deploy/port-proxy.js';
+import { RuntimeLogs } from './deploy/runtime-logs.js';
+import { connectDocker } from './docker/client.js';
+import { Ownership } from './docker/labels.js';
 import { createApp } from './http/app.js';
 import type { Logger } from './http/errors.js';
 import { publicIpSource } from './public-ip.js';
@@ -21,13 +29,50 @@ export interface RunningDaemon {
   port: number;
   core: Core;
   store: Store;
+  engine: DockerDeploymentEngine;
   stop(): Promise<void>;
 }
 
 export const INITIAL_KEY_FILE = 'initial-key';
+const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
+const SSE_PING_MS = 15_000;
+
+async function instanceId(store: Store): Promise<string> {
+  const existing = await store.settings.get('instanceId');
+  if (existing) return existing;
+  const id = newId();
+  await store.settings.set('instanceId', id, systemClock.now());
+  return id;
+}
 
 export async function startDaemon(config: Config, log: Logger): Promise<RunningDaemon> {
   const store = await openDataDir(config.dataDir);
+  const docker = connectDocker(config.dockerSocket);
+  const onLogError = (err: unknown) => log('writing log lines', err);
+  const buildLogs = new LogBook(store.logs, 'deployment_logs', systemClock, onLogError);
+  const runtimeBook = new LogBook(store.logs, 'runtime_logs', systemClock, onLogError);
+  await buildLogs.init();
+  await runtimeBook.init();
+  const events = new DaemonEvents();
+  const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
+  const engine = new DockerDeploymentEngine(
+    {
+      store,
+      docker,
+      own: new Ownership(await instanceId(store)),
+      clock: systemClock,
+      log,
+      buildLogs,
+      runtimeLogs,
+      proxies: new PortProxies(),
+      events,
+      gitBaseUrl: config.gitBaseUrl,
+      buildCaFile: config.buildCaFile,
+      buildsDir: join(config.dataDir, 'builds'),
+      healthTimeoutMs: config.healthTimeoutMs,
+    },
+    config.buildConcurrency,
+  );
   const core = buildCore({
     store,
     clock: systemClock,
@@ -35,6 +80,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     portRange: config.portRange,
     probePort: probeFree,
     publicIp: publicIpSource(store.settings),
+    engine,
+    buildLogs,
   });
 
   if (config.bootstrapKey !== null) {
@@ -48,7 +95,22 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     log(`no API key existed: an all-projects write key was written to ${path}`);
   }
 
-  const app = createApp({ core, version: VERSION, log, storeVersion: store.version });
+  try {
+    await engine.start();
+  } catch (err) {
+    // The API still serves without Docker; deployments will say the Engine is unreachable.
+    log(`docker engine at ${config.dockerSocket} is not usable yet (${(err as Error).message}); reconciliation skipped`);
+  }
+
+  const trim = async () => {
+    await store.logs.trim('deployment_logs', config.logRetentionLines);
+    await store.logs.trim('runtime_logs', config.logRetentionLines);
+  };
+  await trim().catch((err: unknown) => log('trimming old log lines', err));
+  const trimTimer = setInterval(() => void trim().catch((err: unknown) => log('trimming old log lines', err)), LOG_TRIM_INTERVAL_MS);
+  trimTimer.unref();
+
+  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS } });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
     srv.once('error', reject);
@@ -61,11 +123,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     port,
     core,
     store,
+    engine,
     async stop() {
+      clearInterval(trimTimer);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      await engine.shutdown();
       await store.close();
     },
   };

@@ -1,6 +1,8 @@
 // The use cases the HTTP layer and the CLI call, built from explicit dependencies.
 import { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
+import type { DeploymentEngine } from './deployment-engine.js';
+import { Deployments, type LogReader } from './deployments.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
 import type { PortProbe, PortRange } from './host-ports.js';
@@ -17,6 +19,8 @@ export interface CoreDeps {
   portRange: PortRange;
   probePort: PortProbe;
   publicIp: () => Promise<string>;
+  engine: DeploymentEngine;
+  buildLogs: LogReader;
 }
 
 export interface Core {
@@ -25,6 +29,7 @@ export interface Core {
   services: Services;
   env: EnvVars;
   domains: Domains;
+  deployments: Deployments;
   catalog: Catalog;
 }
 
@@ -32,10 +37,11 @@ export function buildCore(deps: CoreDeps): Core {
   const catalog = new Catalog(deps.store);
   return {
     keys: new KeyService(deps.store, deps.clock),
-    projects: new Projects(deps.store, deps.clock, deps.proxy, catalog),
+    projects: new Projects(deps.store, deps.clock, deps.proxy, catalog, deps.engine),
     services: new Services({ ...deps, catalog }),
     env: new EnvVars(deps.store, deps.clock, catalog),
     domains: new Domains(deps.store, deps.clock, deps.proxy),
+    deployments: new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs),
     catalog,
   };
 }

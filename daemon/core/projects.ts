@@ -9,6 +9,7 @@ import type { ProjectRecord } from './records.js';
 import { slugify, uniqueSlug } from './slug.js';
 import type { Store } from './store.js';
 import type { Catalog } from './catalog.js';
+import type { DeploymentEngine } from './deployment-engine.js';
 
 export interface ProjectInput {
   name: string;
@@ -21,6 +22,7 @@ export class Projects {
     private clock: Clock,
     private proxy: ProxyPort,
     private catalog: Catalog,
+    private engine: DeploymentEngine,
   ) {}
 
   async list(access: Access): Promise<Project[]> {
@@ -70,7 +72,11 @@ export class Projects {
   async delete(access: Access, idOrSlug: string): Promise<ProxyResult> {
     access.requireWrite();
     const project = await visibleProject(this.store, access, idOrSlug);
+    const services = await this.store.services.list([project.id]);
     await this.store.projects.deleteCascade(project.id);
+    // The rows go first (the user's intent is recorded even if Docker is down); containers,
+    // images and the network follow, and start-up reconciliation removes any that remain.
+    await this.engine.projectDeleted(project, services);
     return this.proxy.apply();
   }
 

@@ -96,4 +96,17 @@ export interface DeploymentRecord {
   startedAt: string | null;
   finishedAt: string | null;
   createdAt: string;
+  /** The branch this deployment builds (the service's, or one given for this deployment only). */
+  branch: string | null;
+  containerId: string | null;
+  /** The container's published loopback port; the host-port proxy forwards to it. */
+  upstreamPort: number | null;
+  buildMethod: 'dockerfile' | 'autobuild' | 'image' | null;
+}
+
+export interface LogLineRecord {
+  id: number;
+  line: string;
+  stream: 'stdout' | 'stderr';
+  createdAt: string;
 }

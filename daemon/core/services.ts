@@ -18,7 +18,8 @@ import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkRelativePath } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
-import type { Deployment, EnvVar } from '../../shared/types.js';
+import type { EnvVar } from '../../shared/types.js';
+import type { DeploymentEngine } from './deployment-engine.js';
 
 export interface ServicesDeps {
   store: Store;
@@ -28,6 +29,7 @@ export interface ServicesDeps {
   portRange: PortRange;
   probePort: PortProbe;
   publicIp: () => Promise<string>;
+  engine: DeploymentEngine;
 }
 
 export type ServicePatch = Pick<
@@ -125,11 +127,6 @@ export class Services {
       this.d.publicIp(),
     ]);
     return { service: view, deployments: deployments.map(deploymentView), env, domains: domains.map(domainView), publicIp };
-  }
-
-  async deployments(access: Access, serviceId: string): Promise<Deployment[]> {
-    const service = await visibleService(this.d.store, access, serviceId);
-    return (await this.d.store.deployments.listByService(service.id)).map(deploymentView);
   }
 
   private async envList(service: ServiceRecord): Promise<EnvVar[]> {
@@ -235,6 +232,7 @@ export class Services {
     const service = await visibleService(this.d.store, access, serviceId);
     await this.d.store.services.deleteCascade(service.id);
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
+    await this.d.engine.serviceDeleted(service);
     return this.d.proxy.apply();
   }
 

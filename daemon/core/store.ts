@@ -1,6 +1,6 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
-import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
+import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -54,7 +54,33 @@ export interface DomainRepo {
 }
 
 export interface DeploymentRepo {
+  /** Newest first. */
   listByService(serviceId: string): Promise<DeploymentRecord[]>;
+  get(id: string): Promise<DeploymentRecord | null>;
+  /** Oldest first. */
+  listByStatus(statuses: readonly DeploymentRecord['status'][]): Promise<DeploymentRecord[]>;
+  insert(deployment: DeploymentRecord): Promise<void>;
+  update(id: string, patch: Partial<DeploymentRecord>): Promise<void>;
+}
+
+export type LogTable = 'deployment_logs' | 'runtime_logs';
+
+export interface LogLineInsert extends LogLineRecord {
+  /** The deployment (build logs) or the service (runtime logs) the line belongs to. */
+  owner: string;
+  deploymentId: string;
+}
+
+/** Build and runtime log lines; ids are assigned by the writer. */
+export interface LogsRepo {
+  maxId(table: LogTable): Promise<number>;
+  insert(table: LogTable, lines: readonly LogLineInsert[]): Promise<void>;
+  /** Lines of a deployment (build) or a service (runtime) with id > afterId, oldest first. */
+  list(table: LogTable, owner: string, afterId: number, limit: number): Promise<LogLineRecord[]>;
+  /** The newest `limit` lines of an owner, oldest first. */
+  tail(table: LogTable, owner: string, limit: number): Promise<LogLineRecord[]>;
+  /** Keeps the newest `keep` lines per owner; returns how many were removed. */
+  trim(table: LogTable, keep: number): Promise<number>;
 }
 
 export interface SettingsRepo {
@@ -70,6 +96,8 @@ export interface Store {
   domains: DomainRepo;
   deployments: DeploymentRepo;
   settings: SettingsRepo;
+  /** Not cached: see store/logs-repo.ts. */
+  logs: LogsRepo;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
   isUniqueViolation(err: unknown): boolean;
   close(): Promise<void>;

@@ -7,6 +7,7 @@ import { authenticate } from './auth.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { errorFunnel, type Logger } from './errors.js';
+import { deploymentRoutes, type StreamDeps } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
 import { keyRoutes } from './routes/keys.js';
@@ -21,6 +22,7 @@ export interface AppDeps {
   log: Logger;
   /** Changes whenever stored data may have changed (see store/read-cache.ts). */
   storeVersion: () => string;
+  streams: StreamDeps;
   /** Largest accepted JSON body. */
   bodyLimit?: string;
 }
@@ -39,6 +41,7 @@ export function createApp(deps: AppDeps): Koa {
   serviceRoutes(api, deps.core, cache);
   envRoutes(api, deps.core);
   domainRoutes(api, deps.core);
+  deploymentRoutes(api, deps.core, cache, deps.streams);
 
   app.use(errorFunnel(deps.log));
   app.use(authenticate(deps.core.keys, [HEALTH_PATH]));

@@ -2,39 +2,61 @@ import type { Knex } from 'knex';
 import type { DeploymentRecord } from '../core/records.js';
 import type { DeploymentRepo } from '../core/store.js';
 
-interface DeploymentRow {
-  id: string;
-  service_id: string;
-  commit_sha: string | null;
-  status: DeploymentRecord['status'];
-  trigger: DeploymentRecord['trigger'];
-  image_tag: string | null;
-  container_name: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-  created_at: string;
+type Row = Record<string, unknown>;
+
+const COLUMN: { [K in keyof DeploymentRecord]: string } = {
+  id: 'id',
+  serviceId: 'service_id',
+  commitSha: 'commit_sha',
+  status: 'status',
+  trigger: 'trigger',
+  imageTag: 'image_tag',
+  containerName: 'container_name',
+  startedAt: 'started_at',
+  finishedAt: 'finished_at',
+  createdAt: 'created_at',
+  branch: 'branch',
+  containerId: 'container_id',
+  upstreamPort: 'upstream_port',
+  buildMethod: 'build_method',
+};
+const FIELDS = Object.keys(COLUMN) as (keyof DeploymentRecord)[];
+
+function toRow(patch: Partial<DeploymentRecord>): Row {
+  const row: Row = {};
+  for (const f of FIELDS) if (f in patch) row[COLUMN[f]] = patch[f];
+  return row;
 }
 
-const toRecord = (r: DeploymentRow): DeploymentRecord => ({
-  id: r.id,
-  serviceId: r.service_id,
-  commitSha: r.commit_sha,
-  status: r.status,
-  trigger: r.trigger,
-  imageTag: r.image_tag,
-  containerName: r.container_name,
-  startedAt: r.started_at,
-  finishedAt: r.finished_at,
-  createdAt: r.created_at,
-});
+function toRecord(row: Row): DeploymentRecord {
+  const rec: Record<string, unknown> = {};
+  for (const f of FIELDS) rec[f] = row[COLUMN[f]] ?? null;
+  return rec as unknown as DeploymentRecord;
+}
+
+const NEWEST_FIRST = [
+  { column: 'created_at', order: 'desc' },
+  { column: 'rowid', order: 'desc' },
+] as const;
 
 export function deploymentRepo(knex: Knex): DeploymentRepo {
   return {
     async listByService(serviceId) {
-      const rows = await knex<DeploymentRow>('deployments')
-        .where({ service_id: serviceId })
-        .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+      return ((await knex('deployments').where({ service_id: serviceId }).orderBy([...NEWEST_FIRST])) as Row[]).map(toRecord);
+    },
+    async get(id) {
+      const row = (await knex('deployments').where({ id }).first()) as Row | undefined;
+      return row ? toRecord(row) : null;
+    },
+    async listByStatus(statuses) {
+      const rows = (await knex('deployments').whereIn('status', statuses as string[]).orderBy('created_at')) as Row[];
       return rows.map(toRecord);
+    },
+    async insert(d) {
+      await knex('deployments').insert(toRow(d));
+    },
+    async update(id, patch) {
+      await knex('deployments').where({ id }).update(toRow(patch));
     },
   };
 }

@@ -115,7 +115,31 @@ const initial: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial];
+const deploymentsRun: Migration = {
+  name: '002_deployments_run',
+  async up(knex) {
+    await knex.schema.alterTable('deployments', (t) => {
+      t.string('container_id');
+      t.integer('upstream_port'); // the container's published loopback port, behind the host-port proxy
+      t.string('build_method');
+      t.index(['status']);
+    });
+    await knex.schema.createTable('runtime_logs', (t) => {
+      t.increments('id');
+      t.string('service_id').notNullable().references('services.id').onDelete('CASCADE');
+      t.string('deployment_id').notNullable();
+      t.text('line').notNullable();
+      t.string('stream').notNullable();
+      t.string('created_at').notNullable();
+      t.index(['service_id', 'id']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('runtime_logs');
+  },
+};
+
+const migrations: Migration[] = [initial, deploymentsRun];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigrations: async () => migrations,

@@ -11,6 +11,7 @@ import { envRepo } from './env-repo.js';
 import { domainRepo } from './domains-repo.js';
 import { deploymentRepo } from './deployments-repo.js';
 import { settingsRepo } from './settings-repo.js';
+import { logsRepo } from './logs-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -48,6 +49,7 @@ export function storeOver(knex: Knex, box: SecretBox): Store {
     domains: domainRepo(knex),
     deployments: deploymentRepo(knex),
     settings: settingsRepo(knex),
+    logs: logsRepo(knex),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),
   };

@@ -35,7 +35,4 @@ export function serviceRoutes(router: Router, core: Core, cache: ResponseCache):
   router.get('/api/services/:serviceId/suggestion-keys', async (ctx) => {
     await cache.respond(ctx, () => core.services.suggestionKeys(accessOf(ctx), ctx.params.serviceId!));
   });
-  router.get('/api/services/:serviceId/deployments', async (ctx) => {
-    await cache.respond(ctx, async () => ({ deployments: await core.services.deployments(accessOf(ctx), ctx.params.serviceId!) }));
-  });
 }

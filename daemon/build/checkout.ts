@@ -1,0 +1,233 @@
+// The source checkout step of a deployment: a shallow clone of one branch into an empty
+// directory. git runs from an argv array with an environment that cannot prompt, cannot run
+// arbitrary transports (ext::) and carries the access token only as an HTTP header, so the token
+// never reaches argv, a URL, the build log or an error message.
+import { spawn } from 'node:child_process';
+import { checkRepoFullName } from '../core/source.js';
+import { BuildError } from './build-error.js';
+
+export interface CheckoutRequest {
+  /** Full clone URL (https://, http://, git://, ssh://, file:// or user@host:path). Already validated. */
+  repoUrl: string;
+  branch: string; // already validated (never starts with '-')
+  token: string | null; // access token for HTTP(S) clones; null for none
+  dest: string; // an existing empty directory to clone into
+  signal?: AbortSignal; // abort kills git and rejects with BuildError('checkout aborted')
+  log: (line: string) => void; // progress lines for the user's build log
+}
+
+export interface CheckoutResult {
+  commitSha: string;
+}
+
+/** Transports git may use; anything else (ext::, fd::, remote helpers) is refused by git itself. */
+const ALLOWED_PROTOCOLS = 'https:http:git:ssh:file';
+const COMMIT_SHA = /^[0-9a-f]{40}$/;
+/** Progress updates (lines ending in a bare \r) are forwarded at most this often. */
+const PROGRESS_INTERVAL_MS = 2000;
+const ACCESS_DENIED = [
+  /terminal prompts disabled/i,
+  /authentication failed/i,
+  /repository .* not found/i,
+  /could not read from remote repository/i,
+  /permission denied \(/i,
+  /access denied/i,
+  /requested URL returned error: 40[134]/i,
+];
+
+/** The clone URL of a service: `${gitBaseUrl}/${owner}/${name}.git` for owner/name, else repoUrl as-is. */
+export function cloneUrlFor(source: { repoFullName: string | null; repoUrl: string | null }, gitBaseUrl: string): string {
+  if (source.repoFullName !== null && isOwnerName(source.repoFullName)) {
+    return `${gitBaseUrl.replace(/\/+$/, '')}/${source.repoFullName}.git`;
+  }
+  if (source.repoUrl) return source.repoUrl;
+  throw new BuildError('the service has no repository to clone');
+}
+
+export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
+  const secrets = req.token ? [req.token, basicCredentials(req.token)] : [];
+  const redact = (line: string): string => redactLine(line, secrets);
+  const env = gitEnvironment(req.repoUrl, req.token);
+  req.log(`Cloning ${redact(req.repoUrl)} (branch ${req.branch})`);
+
+  const clone = await runGit(
+    ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
+    env,
+    req.signal,
+    forwardTo(req.log, redact),
+  );
+  if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
+
+  const head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+  const commitSha = head.stdout.trim();
+  if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
+    throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');
+  }
+  req.log(`Checked out ${commitSha}`);
+  return { commitSha };
+}
+
+function isOwnerName(value: string): boolean {
+  try {
+    checkRepoFullName(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function basicCredentials(token: string): string {
+  return Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
+}
+
+function isHttpUrl(url: string): boolean {
+  return /^https?:\/\//i.test(url);
+}
+
+/**
+ * The inherited environment minus any GIT_* variable (a stray GIT_DIR or GIT_CONFIG_* from the
+ * daemon's own environment must not steer the clone), plus the settings that make git safe to
+ * run unattended on a user-supplied URL.
+ */
+function gitEnvironment(url: string, token: string | null): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  const config: [string, string][] = [];
+  if (token && isHttpUrl(url)) {
+    config.push(['http.extraHeader', `Authorization: Basic ${basicCredentials(token)}`]);
+    // After a redirect git re-bases every later request on the new host and sends the extra
+    // header there too (curl only drops it on the redirected GET itself): with a token, no
+    // redirects, so the token only ever goes to the host the user configured.
+    config.push(['http.followRedirects', 'false']);
+  }
+  // An empty helper resets the list: the host's stored credentials are never offered to a user's URL.
+  config.push(['credential.helper', '']);
+  config.forEach(([key, value], i) => {
+    env[`GIT_CONFIG_KEY_${i}`] = key;
+    env[`GIT_CONFIG_VALUE_${i}`] = value;
+  });
+  return {
+    ...env,
+    GIT_CONFIG_COUNT: String(config.length),
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ASKPASS: '', // set but empty: git then neither runs core.askPass nor SSH_ASKPASS
+    GIT_PROTOCOL_FROM_USER: '0',
+    GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
+    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new',
+  };
+}
+
+/** Hides URL credentials (`scheme://user:pass@` becomes `scheme://***@`) and any known secret. */
+function redactLine(line: string, secrets: readonly string[]): string {
+  let out = line.replace(/([a-z][a-z0-9+.-]*:\/\/)[^\s/?#'"]*@/gi, '$1***@');
+  for (const secret of secrets) if (secret) out = out.split(secret).join('***');
+  return out;
+}
+
+type LineSink = (line: string, progressUpdate: boolean) => void;
+
+/** Forwards git's stderr to the build log: every finished line, progress updates throttled. */
+function forwardTo(log: (line: string) => void, redact: (line: string) => string): LineSink {
+  let lastProgress = 0;
+  return (line, progressUpdate) => {
+    if (progressUpdate) {
+      const now = Date.now();
+      if (now - lastProgress < PROGRESS_INTERVAL_MS) return;
+      lastProgress = now;
+    }
+    log(redact(line).trimEnd()); // git pads remote progress with spaces to overwrite the terminal
+  };
+}
+
+interface GitRun {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderrLines: string[];
+}
+
+/**
+ * Runs git in its own process group so an abort can kill the whole tree (git clone leaves the
+ * transfer to child processes such as git-remote-http, which would outlive a killed parent).
+ */
+function runGit(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal | undefined, onLine: LineSink): Promise<GitRun> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(new BuildError('checkout aborted'));
+      return;
+    }
+    const child = spawn('git', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stderrLines: string[] = [];
+    const splitter = new LineSplitter((line, progressUpdate) => {
+      stderrLines.push(line);
+      onLine(line, progressUpdate);
+    });
+    let stdout = '';
+    let aborted = false;
+    const onAbort = (): void => {
+      aborted = true;
+      killGroup(child.pid);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => splitter.push(s));
+    child.on('error', (err: NodeJS.ErrnoException) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(new BuildError(err.code === 'ENOENT' ? 'git is not installed on this server' : `could not run git: ${err.message}`));
+    });
+    child.on('close', (exitCode, exitSignal) => {
+      signal?.removeEventListener('abort', onAbort);
+      splitter.end();
+      if (aborted) reject(new BuildError('checkout aborted'));
+      else resolve({ exitCode, signal: exitSignal, stdout, stderrLines });
+    });
+  });
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** Splits a stream on \n and \r, telling apart progress updates (a line ended by a bare \r). */
+class LineSplitter {
+  private buffer = '';
+
+  constructor(private readonly sink: (line: string, progressUpdate: boolean) => void) {}
+
+  push(chunk: string): void {
+    this.buffer += chunk;
+    let match: RegExpExecArray | null;
+    // a \r at the very end may be the first half of \r\n: wait for the next chunk
+    while ((match = /\r\n|\n|\r(?=[^\n])/.exec(this.buffer)) !== null) {
+      this.emit(this.buffer.slice(0, match.index), match[0] === '\r');
+      this.buffer = this.buffer.slice(match.index + match[0].length);
+    }
+  }
+
+  end(): void {
+    this.emit(this.buffer.replace(/\r$/, ''), false);
+    this.buffer = '';
+  }
+
+  private emit(line: string, progressUpdate: boolean): void {
+    if (line.trim() !== '') this.sink(line, progressUpdate);
+  }
+}
+
+/** A message for a failed clone, from git's last meaningful stderr line. Never holds a secret. */
+function cloneFailure(run: GitRun, redact: (line: string) => string): string {
+  const fatal = [...run.stderrLines].reverse().find((l) => /^(fatal|error):/i.test(l));
+  const last = fatal ?? run.stderrLines[run.stderrLines.length - 1];
+  if (run.stderrLines.some((l) => ACCESS_DENIED.some((re) => re.test(l)))) return 'repository not found or access denied';
+  if (run.stderrLines.some((l) => /returned error: 30[1278]/.test(l))) {
+    return 'git clone failed: the repository URL redirects elsewhere; with an access token Berth clones only from the exact URL given, so use the new URL';
+  }
+  if (last) return `git clone failed: ${redact(last.replace(/^(fatal|error):\s*/i, ''))}`;
+  if (run.signal) return `git clone was killed by ${run.signal}`;
+  return `git clone failed with exit code ${run.exitCode ?? 'unknown'}`;
+}

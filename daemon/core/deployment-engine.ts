@@ -1,0 +1,23 @@
+// What core needs from the machinery that builds and runs deployments (daemon/deploy/).
+import type { ProjectRecord, ServiceRecord } from './records.js';
+
+export interface DeploymentEngine {
+  /** Queues a deployment already stored as `queued`. */
+  enqueue(deploymentId: string, serviceId: string): void;
+  /** Stops a queued or building deployment; false when it is not in the engine's hands. */
+  abort(deploymentId: string): Promise<boolean>;
+  /** After a service is deleted: stop its work, remove its containers, images and proxy. */
+  serviceDeleted(service: ServiceRecord): Promise<void>;
+  /** After a project is deleted: the same for each service, then the project's network. */
+  projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void>;
+}
+
+/** Used where no Docker Engine is configured (and by tests of the control plane alone). */
+export const noEngine: DeploymentEngine = {
+  enqueue() {
+    throw new Error('no deployment engine');
+  },
+  abort: async () => false,
+  serviceDeleted: async () => undefined,
+  projectDeleted: async () => undefined,
+};

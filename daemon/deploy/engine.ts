@@ -1,0 +1,83 @@
+// The deployment engine: the queue, aborts, clean-up when services and projects go, and the
+// start-up reconciliation of what Docker holds against the store.
+import type { DeploymentEngine } from '../core/deployment-engine.js';
+import type { ProjectRecord, ServiceRecord } from '../core/records.js';
+import { listOwnedContainers, removeOwnedContainer } from '../docker/containers.js';
+import { removeOwnedImage } from '../docker/images.js';
+import { removeProjectNetwork } from '../docker/networks.js';
+import type { DeployDeps } from './context.js';
+import { DeployQueue } from './queue.js';
+import { reconcile } from './reconcile.js';
+import { runDeployment } from './run-deployment.js';
+import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
+
+export class DockerDeploymentEngine implements DeploymentEngine {
+  readonly queue: DeployQueue;
+
+  constructor(
+    private d: DeployDeps,
+    concurrency: number,
+  ) {
+    this.queue = new DeployQueue(concurrency, {
+      run: (id, signal) => runDeployment(d, id, signal),
+      superseded: async (id, byId) => {
+        const dep = await d.store.deployments.get(id);
+        if (!dep || dep.status !== 'queued') return;
+        d.buildLogs.append(id, id, `Superseded by deployment ${byId} before it started`);
+        await setStatus(d, dep, 'superseded', { finishedAt: d.clock.now() });
+      },
+      onError: (err) => d.log('deployment queue', err),
+    });
+  }
+
+  /** Marks interrupted work failed, adopts live containers, removes debris, then starts the queue. */
+  async start(): Promise<void> {
+    await reconcile(this.d);
+  }
+
+  enqueue(deploymentId: string, serviceId: string): void {
+    this.queue.enqueue(deploymentId, serviceId);
+  }
+
+  async abort(deploymentId: string): Promise<boolean> {
+    const where = this.queue.abort(deploymentId);
+    if (where === 'queued') {
+      const dep = await this.d.store.deployments.get(deploymentId);
+      if (dep) {
+        this.d.buildLogs.append(dep.id, dep.id, 'Deployment aborted before it started');
+        await finishFailed(this.d, dep, 'aborted');
+        await markServiceAfterFailure(this.d, dep.serviceId);
+      }
+    }
+    return where !== null;
+  }
+
+  async serviceDeleted(service: ServiceRecord): Promise<void> {
+    await this.stopWork(service.id);
+    await this.d.proxies.remove(service.id);
+    this.d.runtimeLogs.stop(service.id);
+    for (const c of await listOwnedContainers(this.d.docker, this.d.own, { serviceId: service.id })) {
+      await removeOwnedContainer(this.d.docker, this.d.own, c.id, { serviceId: service.id }, 5);
+    }
+    const images = await this.d.docker.listImages({ filters: this.d.own.filter({ serviceId: service.id }) });
+    for (const image of images) await removeOwnedImage(this.d.docker, this.d.own, image.Id, { serviceId: service.id });
+  }
+
+  async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
+    for (const s of services) await this.serviceDeleted(s);
+    await removeProjectNetwork(this.d.docker, this.d.own, project.id);
+  }
+
+  /** Aborts whatever the queue holds for a service (its rows are already gone or going). */
+  private async stopWork(serviceId: string): Promise<void> {
+    for (const id of this.queue.idsOf(serviceId)) this.queue.abort(id);
+    await this.queue.settled(serviceId);
+  }
+
+  async shutdown(): Promise<void> {
+    this.d.runtimeLogs.stopAll();
+    await this.d.proxies.closeAll();
+    await this.d.buildLogs.flush();
+    await this.d.runtimeLogs.book.flush();
+  }
+}

@@ -1,0 +1,51 @@
+// "Answers on its port": an HTTP response of any status for web services (the app is up, even if
+// `/` is a 404), or an accepted TCP connection for other ports.
+import http from 'node:http';
+import net from 'node:net';
+
+export type HealthKind = 'http' | 'tcp';
+
+function probeHttp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path: '/', timeout: 2000, agent: false }, (res) => {
+      res.resume();
+      resolve(true);
+    });
+    req.once('timeout', () => req.destroy());
+    req.once('error', () => resolve(false));
+  });
+}
+
+function probeTcp(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts. */
+export async function waitUntilAnswering(
+  port: number,
+  kind: HealthKind,
+  timeoutMs: number,
+  signal: AbortSignal,
+  stillRunning: () => Promise<boolean>,
+): Promise<'answering' | 'timeout' | 'exited' | 'aborted'> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (signal.aborted) return 'aborted';
+    if (await (kind === 'http' ? probeHttp(port) : probeTcp(port))) return 'answering';
+    if (!(await stillRunning())) return 'exited';
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return 'timeout';
+}

@@ -1,0 +1,88 @@
+// Log lines with ids, persisted in batches and published live. A line gets its id (increasing, one
+// counter per table) when it is appended, reaches subscribers at once, and reaches SQLite within
+// FLUSH_MS; `read` sees unflushed lines too, so a reader never misses one.
+import type { Clock } from '../core/clock.js';
+import type { LogLineRecord } from '../core/records.js';
+import type { LogLineInsert, LogsRepo, LogTable } from '../core/store.js';
+
+const FLUSH_MS = 100;
+const MAX_LINE = 16_384;
+
+export type LogListener = (line: LogLineRecord) => void;
+
+export class LogBook {
+  private nextId = 0;
+  private pending: LogLineInsert[] = [];
+  private listeners = new Map<string, Set<LogListener>>();
+  private timer: NodeJS.Timeout | null = null;
+  private flushing: Promise<void> = Promise.resolve();
+
+  constructor(
+    private repo: LogsRepo,
+    private table: LogTable,
+    private clock: Clock,
+    private onError: (err: unknown) => void,
+  ) {}
+
+  async init(): Promise<void> {
+    this.nextId = (await this.repo.maxId(this.table)) + 1;
+  }
+
+  append(owner: string, deploymentId: string, text: string, stream: 'stdout' | 'stderr' = 'stdout'): LogLineRecord {
+    const line = text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}... (line cut at ${MAX_LINE} characters)` : text;
+    const record: LogLineInsert = { id: this.nextId++, line, stream, createdAt: this.clock.now(), owner, deploymentId };
+    this.pending.push(record);
+    if (!this.timer) this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
+    const view = { id: record.id, line: record.line, stream: record.stream, createdAt: record.createdAt };
+    for (const fn of this.listeners.get(owner) ?? []) fn(view);
+    return view;
+  }
+
+  subscribe(owner: string, fn: LogListener): () => void {
+    const set = this.listeners.get(owner) ?? new Set();
+    set.add(fn);
+    this.listeners.set(owner, set);
+    return () => {
+      set.delete(fn);
+      if (set.size === 0) this.listeners.delete(owner);
+    };
+  }
+
+  /** Lines of `owner` with id > afterId, oldest first, flushed or not. */
+  async read(owner: string, afterId: number, limit = 10_000): Promise<LogLineRecord[]> {
+    const stored = await this.repo.list(this.table, owner, afterId, limit);
+    const last = stored.at(-1)?.id ?? afterId;
+    const unflushed = this.pending
+      .filter((l) => l.owner === owner && l.id > last)
+      .map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
+    return [...stored, ...unflushed].slice(0, limit);
+  }
+
+  /** The newest `n` lines of `owner`, oldest first. */
+  async tail(owner: string, n: number): Promise<LogLineRecord[]> {
+    const stored = await this.repo.tail(this.table, owner, n);
+    const last = stored.at(-1)?.id ?? 0;
+    const unflushed = this.pending
+      .filter((l) => l.owner === owner && l.id > last)
+      .map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
+    return [...stored, ...unflushed].slice(-n);
+  }
+
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const batch = this.pending;
+    if (batch.length === 0) return this.flushing;
+    this.flushing = this.flushing.then(async () => {
+      try {
+        await this.repo.insert(this.table, batch);
+      } catch (err) {
+        this.onError(err);
+      } finally {
+        // drop only what was written; lines appended meanwhile stay pending
+        this.pending = this.pending.filter((l) => !batch.includes(l));
+      }
+    });
+    return this.flushing;
+  }
+}

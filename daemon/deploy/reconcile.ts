@@ -1,0 +1,51 @@
+// At start-up, make the store and Docker agree: work interrupted by a crash is recorded as failed
+// (with a log line saying why) and its debris removed; live containers are adopted as they are,
+// not restarted; containers nothing in the store accounts for are removed (labels checked).
+import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
+import { removeOwnedImage } from '../docker/images.js';
+import { LABEL_SERVICE } from '../docker/labels.js';
+import type { DeployDeps } from './context.js';
+import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
+
+export async function reconcile(d: DeployDeps): Promise<void> {
+  const interrupted = await d.store.deployments.listByStatus(['queued', 'building']);
+  // First the truth in the store, which needs no Docker; then the debris, which does.
+  for (const dep of interrupted) {
+    d.buildLogs.append(dep.id, dep.id, `The daemon stopped while this deployment was ${dep.status}; it did not finish. Deploy again.`, 'stderr');
+    await finishFailed(d, dep, 'failed');
+    await markServiceAfterFailure(d, dep.serviceId);
+  }
+  for (const dep of interrupted) {
+    for (const c of await listOwnedContainers(d.docker, d.own, { deploymentId: dep.id })) {
+      await removeOwnedContainer(d.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
+    }
+    if (dep.imageTag && dep.buildMethod !== 'image') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId: dep.serviceId });
+  }
+
+  const live = new Set<string>();
+  for (const dep of await d.store.deployments.listByStatus(['running'])) {
+    const service = await d.store.services.get(dep.serviceId);
+    const state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
+    if (!service || !state || !state.running) {
+      d.buildLogs.append(dep.id, dep.id, 'The container of this deployment was gone or stopped when the daemon started', 'stderr');
+      await setStatus(d, dep, 'failed', {});
+      await markServiceAfterFailure(d, dep.serviceId);
+      continue;
+    }
+    live.add(dep.containerId!);
+    const port = service.internalPort !== null ? await publishedPort(d.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
+    if (port !== null && service.hostPort !== null) {
+      await d.store.deployments.update(dep.id, { upstreamPort: port });
+      const proxy = await d.proxies.ensure(service.id, service.hostPort, service.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1', service.kind === 'database' ? 'tcp' : 'http');
+      await proxy.switchTo(port);
+    }
+    await d.store.services.update(service.id, { status: 'active', reachable: true });
+    await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
+  }
+
+  for (const c of await listOwnedContainers(d.docker, d.own, {})) {
+    if (live.has(c.id)) continue;
+    const serviceId = c.labels[LABEL_SERVICE];
+    if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
+  }
+}

@@ -1,0 +1,231 @@
+// One deployment, start to finish: checkout, build (or image), run, wait until it answers, swap,
+// and record every step. Every way out ends in a recorded state (running, failed or aborted), and
+// whatever a failed or aborted run created is removed.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { EnvResolver } from '../core/env-references.js';
+import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import { BuildError } from '../build/build-error.js';
+import { checkout, cloneUrlFor } from '../build/checkout.js';
+import { prepareContext, tarContext } from '../build/context.js';
+import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../build/dockerfile-choice.js';
+import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
+import { buildImage, imageExists, pullImage, removeIntermediateImages, removeOwnedImage } from '../docker/images.js';
+import { ensureProjectNetwork } from '../docker/networks.js';
+import type { DeployDeps } from './context.js';
+import { waitUntilAnswering } from './health.js';
+import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
+
+interface Created {
+  imageTag: string | null;
+  builtImage: boolean;
+  intermediateIds: string[];
+  containerId: string | null;
+}
+
+export async function runDeployment(d: DeployDeps, deploymentId: string, signal: AbortSignal): Promise<void> {
+  const dep = await d.store.deployments.get(deploymentId);
+  if (!dep || dep.status !== 'queued') return;
+  const service = await d.store.services.get(dep.serviceId);
+  if (!service) return;
+  const say = (line: string, stream: 'stdout' | 'stderr' = 'stdout') => d.buildLogs.append(dep.id, dep.id, line, stream);
+  const created: Created = { imageTag: null, builtImage: false, intermediateIds: [], containerId: null };
+  const workDir = join(d.buildsDir, dep.id);
+
+  try {
+    await setStatus(d, dep, 'building', { startedAt: d.clock.now() });
+    await d.store.services.update(service.id, { status: 'building', updatedAt: d.clock.now() });
+    say(`Deploying ${service.name} (deployment ${dep.id})`);
+
+    const image = await produceImage(d, service, dep, workDir, created, say, signal);
+    if (signal.aborted) throw new BuildError('aborted');
+
+    const env = await resolveEnv(d, service);
+    const network = await ensureProjectNetwork(d.docker, d.own, service.projectId);
+    const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
+    say(`Starting container ${name} from ${image}`);
+    const container = await runContainer(d.docker, {
+      name,
+      image,
+      env,
+      labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
+      network,
+      alias: service.slug,
+      internalPort: service.internalPort,
+    });
+    created.containerId = container.id;
+    await d.store.deployments.update(dep.id, { containerName: name, containerId: container.id, upstreamPort: container.upstreamPort });
+
+    await waitForContainer(d, service, container, say, signal);
+    await goLive(d, service, dep, container, say);
+    created.containerId = null; // now the live container: never cleaned up as debris
+    say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
+  } catch (err) {
+    const aborted = signal.aborted;
+    const reason = err instanceof BuildError ? err.message : `internal error: ${(err as Error).message}`;
+    if (!(err instanceof BuildError)) d.log(`deployment ${dep.id} failed`, err);
+    say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
+    await cleanUp(d, service, created);
+    await finishFailed(d, dep, aborted ? 'aborted' : 'failed');
+    await markServiceAfterFailure(d, service.id);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+    await d.buildLogs.flush();
+  }
+}
+
+async function produceImage(
+  d: DeployDeps,
+  service: ServiceRecord,
+  dep: DeploymentRecord,
+  workDir: string,
+  created: Created,
+  say: (line: string, stream?: 'stdout' | 'stderr') => void,
+  signal: AbortSignal,
+): Promise<string> {
+  if (service.kind === 'image') {
+    const ref = service.dockerImage!;
+    if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally)`);
+    else {
+      say(`Pulling ${ref}`);
+      await pullImage(d.docker, ref, say, signal);
+    }
+    await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
+    return ref;
+  }
+  if (service.kind !== 'git') {
+    throw new BuildError(`${service.repoFullName} services are deployed by the managed-databases feature, which is not available yet`);
+  }
+
+  mkdirSync(d.buildsDir, { recursive: true });
+  mkdirSync(workDir);
+  const checkoutDir = mkdtempSync(join(workDir, 'src-'));
+  const url = cloneUrlFor(service, d.gitBaseUrl);
+  const branch = dep.branch ?? service.branch;
+  const { commitSha } = await checkout({ repoUrl: url, branch, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l) });
+  await d.store.deployments.update(dep.id, { commitSha });
+
+  const root = serviceRoot(checkoutDir, service.rootDir);
+  const variable = dockerfilePathVariable(service.slug);
+  const ownEnv = await d.store.env.listByService(service.id);
+  const value = ownEnv.find((e) => e.key === variable)?.value;
+  const choice = chooseBuild({
+    root,
+    buildMethod: service.buildMethod,
+    dockerfilePath: service.dockerfilePath,
+    dockerfileVariable: value !== undefined ? { name: variable, value } : null,
+  });
+  await d.store.deployments.update(dep.id, { buildMethod: choice.method });
+  await d.store.services.update(service.id, { detectedBuildMethod: choice.method });
+  if (choice.method === 'autobuild') {
+    throw new BuildError(
+      'no Dockerfile to build, and the autobuild analyzer is not available yet: add a Dockerfile (or set dockerfilePath / buildMethod dockerfile)',
+    );
+  }
+  say(`Building with ${choice.dockerfile} (from ${choice.source})`);
+  const dockerfile = prepareContext(root, choice.dockerfile, d.buildCaFile);
+  const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
+  created.imageTag = tag;
+  const outcome = await buildImage(d.docker, {
+    context: tarContext(root),
+    dockerfile,
+    tag,
+    labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
+    signal,
+    onLine: (line, stream) => say(line, stream),
+    onStep: (id) => created.intermediateIds.push(id),
+  });
+  created.builtImage = outcome.imageId !== null;
+  await d.store.deployments.update(dep.id, { imageTag: tag });
+  say(`Built image ${tag}`);
+  return tag;
+}
+
+async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {
+  const services = await d.store.services.list([service.projectId]);
+  const env = await d.store.env.listByServices(services.map((s) => s.id));
+  const resolver = new EnvResolver(services, env);
+  const out: Record<string, string> = {};
+  if (service.internalPort !== null) out.PORT = String(service.internalPort);
+  for (const e of env.filter((x) => x.serviceId === service.id)) {
+    try {
+      out[e.key] = resolver.resolve(e.value);
+    } catch (err) {
+      throw new BuildError(`environment variable ${e.key}: ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
+async function waitForContainer(
+  d: DeployDeps,
+  service: ServiceRecord,
+  container: { id: string; upstreamPort: number | null },
+  say: (line: string, stream?: 'stdout' | 'stderr') => void,
+  signal: AbortSignal,
+): Promise<void> {
+  const running = async () => (await containerState(d.docker, container.id))?.running ?? false;
+  if (container.upstreamPort === null) {
+    // a worker: it must still be running after a short while
+    await new Promise((r) => setTimeout(r, 2000));
+    if (!(await running())) throw new BuildError('the container exited right after starting; see its runtime logs');
+    return;
+  }
+  say(`Waiting for the app to answer on port ${service.internalPort} (up to ${Math.round(d.healthTimeoutMs / 1000)} s)`);
+  const result = await waitUntilAnswering(container.upstreamPort, service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp', d.healthTimeoutMs, signal, running);
+  if (result === 'aborted') throw new BuildError('aborted');
+  if (result === 'exited') throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
+  if (result === 'timeout') {
+    throw new BuildError(
+      `the app never answered on port ${service.internalPort} within ${Math.round(d.healthTimeoutMs / 1000)} s (does it listen on $PORT / ${service.internalPort}?); the previous deployment keeps serving`,
+    );
+  }
+}
+
+/** Points the host port at the new container, then retires the previous deployment. */
+async function goLive(
+  d: DeployDeps,
+  service: ServiceRecord,
+  dep: DeploymentRecord,
+  container: { id: string; upstreamPort: number | null },
+  say: (line: string, stream?: 'stdout' | 'stderr') => void,
+): Promise<void> {
+  const previous = (await d.store.deployments.listByService(service.id)).filter((x) => x.status === 'running' && x.id !== dep.id);
+  let drained: Promise<void> = Promise.resolve();
+  if (service.hostPort !== null && container.upstreamPort !== null) {
+    const bindHost = service.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1';
+    const mode = service.kind === 'database' ? 'tcp' : 'http';
+    let proxy;
+    try {
+      proxy = await d.proxies.ensure(service.id, service.hostPort, bindHost, mode);
+    } catch (err) {
+      throw new BuildError((err as Error).message);
+    }
+    drained = proxy.switchTo(container.upstreamPort);
+  }
+  const now = d.clock.now();
+  await setStatus(d, dep, 'running', { finishedAt: now });
+  await d.store.services.update(service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
+  await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
+  for (const old of previous) await setStatus(d, old, 'superseded', {});
+  if (previous.length > 0) say('Previous deployment superseded; stopping it once its requests have finished');
+  // Retire the old containers in the background: in-flight requests finish first.
+  void drained.then(() => retire(d, service.id, previous)).catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err));
+}
+
+async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[]): Promise<void> {
+  for (const dep of old) {
+    if (dep.containerId) await removeOwnedContainer(d.docker, d.own, dep.containerId, { serviceId });
+    if (dep.imageTag && dep.buildMethod !== 'image') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId });
+  }
+}
+
+async function cleanUp(d: DeployDeps, service: ServiceRecord, created: Created): Promise<void> {
+  try {
+    if (created.containerId) await removeOwnedContainer(d.docker, d.own, created.containerId, { serviceId: service.id }, 2);
+    if (created.builtImage && created.imageTag) await removeOwnedImage(d.docker, d.own, created.imageTag, { serviceId: service.id });
+    await removeIntermediateImages(d.docker, created.intermediateIds);
+  } catch (err) {
+    d.log(`cleaning up after a failed deployment of ${service.id}`, err);
+  }
+}

@@ -1,0 +1,63 @@
+// Follows the live container of each service into the runtime log book, and says when a
+// container's log has ended (it stopped), for the runtime stream's `status` event.
+import type Docker from 'dockerode';
+import { followContainerLogs, type LogFollower } from '../docker/containers.js';
+import type { LogBook } from './log-book.js';
+
+interface Followed {
+  deploymentId: string;
+  containerId: string;
+  follower: LogFollower;
+  closed: boolean;
+}
+
+export class RuntimeLogs {
+  private followed = new Map<string, Followed>();
+  private closedListeners = new Map<string, Set<() => void>>();
+
+  constructor(
+    private docker: Docker,
+    readonly book: LogBook,
+  ) {}
+
+  /** Starts following a service's new container (and stops following its previous one). */
+  async follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0): Promise<void> {
+    this.stop(serviceId);
+    const entry: Followed = { deploymentId, containerId, follower: { stop() {} }, closed: false };
+    this.followed.set(serviceId, entry);
+    entry.follower = await followContainerLogs(
+      this.docker,
+      containerId,
+      sinceSeconds,
+      (line, stream) => this.book.append(serviceId, deploymentId, line, stream),
+      () => {
+        entry.closed = true;
+        for (const fn of this.closedListeners.get(serviceId) ?? []) fn();
+      },
+    );
+  }
+
+  stop(serviceId: string): void {
+    const entry = this.followed.get(serviceId);
+    if (!entry) return;
+    this.followed.delete(serviceId);
+    entry.follower.stop();
+  }
+
+  /** Whether the followed container's log is still open; null when nothing is followed. */
+  isOpen(serviceId: string): boolean | null {
+    const entry = this.followed.get(serviceId);
+    return entry ? !entry.closed : null;
+  }
+
+  onClosed(serviceId: string, fn: () => void): () => void {
+    const set = this.closedListeners.get(serviceId) ?? new Set();
+    set.add(fn);
+    this.closedListeners.set(serviceId, set);
+    return () => set.delete(fn);
+  }
+
+  stopAll(): void {
+    for (const id of [...this.followed.keys()]) this.stop(id);
+  }
+}

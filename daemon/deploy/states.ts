@@ -1,0 +1,32 @@
+// Recording deployment and service states, in one place so every path tells the same truth.
+import type { DeploymentStatus } from '../../shared/types.js';
+import type { DeploymentRecord } from '../core/records.js';
+import type { DeployDeps } from './context.js';
+
+export async function setStatus(
+  d: Pick<DeployDeps, 'store' | 'events'>,
+  dep: DeploymentRecord,
+  status: DeploymentStatus,
+  patch: Partial<DeploymentRecord>,
+): Promise<void> {
+  await d.store.deployments.update(dep.id, { ...patch, status });
+  d.events.deploymentChanged({ deploymentId: dep.id, serviceId: dep.serviceId, status });
+}
+
+export async function finishFailed(d: Pick<DeployDeps, 'store' | 'events' | 'clock'>, dep: DeploymentRecord, status: 'failed' | 'aborted'): Promise<void> {
+  await setStatus(d, dep, status, { finishedAt: d.clock.now() });
+}
+
+/** After a failure: still `active` when another deployment is live, `failed` when nothing is. */
+export async function markServiceAfterFailure(d: Pick<DeployDeps, 'store' | 'clock'>, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const live = deployments.some((x) => x.status === 'running');
+  const busy = deployments.some((x) => x.status === 'building');
+  await d.store.services.update(serviceId, {
+    status: busy ? 'building' : live ? 'active' : 'failed',
+    reachable: live && service.reachable,
+    updatedAt: d.clock.now(),
+  });
+}

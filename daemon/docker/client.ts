@@ -1,0 +1,5 @@
+import Docker from 'dockerode';
+
+export function connectDocker(socketPath: string): Docker {
+  return new Docker({ socketPath });
+}

@@ -1,0 +1,129 @@
+// Containers: run one for a deployment, find the ones Berth owns, stop and remove with proof of
+// ownership, and follow their logs.
+import type Docker from 'dockerode';
+import { PassThrough } from 'node:stream';
+import type { Labels, Owner, Ownership } from './labels.js';
+
+export interface RunSpec {
+  name: string;
+  image: string;
+  env: Record<string, string>;
+  labels: Labels;
+  network: string;
+  alias: string;
+  /** Port inside the container to publish on an ephemeral loopback port; null for none. */
+  internalPort: number | null;
+  volumes?: { name: string; target: string }[];
+}
+
+export interface RunningContainer {
+  id: string;
+  name: string;
+  /** The loopback port Docker published internalPort on; null without a port. */
+  upstreamPort: number | null;
+}
+
+export async function runContainer(docker: Docker, spec: RunSpec): Promise<RunningContainer> {
+  const port = spec.internalPort !== null ? `${spec.internalPort}/tcp` : null;
+  const container = await docker.createContainer({
+    name: spec.name,
+    Image: spec.image,
+    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+    Labels: spec.labels,
+    ExposedPorts: port ? { [port]: {} } : {},
+    HostConfig: {
+      RestartPolicy: { Name: 'unless-stopped' },
+      PortBindings: port ? { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } : {},
+      NetworkMode: spec.network,
+      Mounts: (spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })),
+    },
+    NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: [spec.alias] } } },
+  });
+  await container.start();
+  return { id: container.id, name: spec.name, upstreamPort: port ? await publishedPort(docker, container.id, port) : null };
+}
+
+export async function publishedPort(docker: Docker, id: string, port: string): Promise<number | null> {
+  const info = await docker.getContainer(id).inspect();
+  const binding = info.NetworkSettings.Ports?.[port]?.[0];
+  return binding ? Number(binding.HostPort) : null;
+}
+
+export async function containerState(docker: Docker, id: string): Promise<{ running: boolean; labels: Labels } | null> {
+  try {
+    const info = await docker.getContainer(id).inspect();
+    return { running: info.State.Running, labels: info.Config.Labels ?? {} };
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return null;
+    throw err;
+  }
+}
+
+/** Stops (with a grace period) and removes a container, only if its labels prove it is this service's. */
+export async function removeOwnedContainer(docker: Docker, own: Ownership, id: string, owner: { serviceId: string }, graceSeconds = 10): Promise<boolean> {
+  const state = await containerState(docker, id);
+  if (!state || !own.owns(state.labels, owner)) return false;
+  const container = docker.getContainer(id);
+  if (state.running) await container.stop({ t: graceSeconds }).catch(() => undefined);
+  await container.remove({ force: true, v: false }).catch(() => undefined);
+  return true;
+}
+
+export interface OwnedContainer {
+  id: string;
+  name: string;
+  labels: Labels;
+  running: boolean;
+}
+
+export async function listOwnedContainers(docker: Docker, own: Ownership, owner: Owner): Promise<OwnedContainer[]> {
+  const list = await docker.listContainers({ all: true, filters: own.filter(owner) });
+  return list
+    .filter((c) => own.owns(c.Labels, owner))
+    .map((c) => ({ id: c.Id, name: (c.Names[0] ?? '').replace(/^\//, ''), labels: c.Labels, running: c.State === 'running' }));
+}
+
+export interface LogFollower {
+  stop(): void;
+}
+
+/**
+ * Follows a container's stdout and stderr from `sinceSeconds` (epoch seconds; 0 for all), line by
+ * line. `onEnd` runs once when the log ends (the container stopped) or following failed.
+ */
+export async function followContainerLogs(
+  docker: Docker,
+  id: string,
+  sinceSeconds: number,
+  onLine: (line: string, stream: 'stdout' | 'stderr') => void,
+  onEnd: () => void,
+): Promise<LogFollower> {
+  const container = docker.getContainer(id);
+  const raw = (await container.logs({ follow: true, stdout: true, stderr: true, since: sinceSeconds, timestamps: false })) as NodeJS.ReadableStream & { destroy(): void };
+  const outs = { stdout: new PassThrough(), stderr: new PassThrough() };
+  docker.modem.demuxStream(raw, outs.stdout, outs.stderr);
+  for (const stream of ['stdout', 'stderr'] as const) {
+    let partial = '';
+    outs[stream].setEncoding('utf8');
+    outs[stream].on('data', (chunk: string) => {
+      const parts = (partial + chunk).split(/\r?\n/);
+      partial = parts.pop() ?? '';
+      for (const line of parts) onLine(line, stream);
+    });
+  }
+  let ended = false;
+  const end = () => {
+    if (ended) return;
+    ended = true;
+    onEnd();
+  };
+  raw.on('end', end);
+  raw.on('close', end);
+  raw.on('error', end);
+  return {
+    stop() {
+      ended = true;
+      raw.destroy();
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// One bridge network per project, so services reach each other by service slug.
+import type Docker from 'dockerode';
+import type { Labels, Ownership } from './labels.js';
+
+export function projectNetworkName(projectId: string): string {
+  return `berth-${projectId}`;
+}
+
+export async function ensureProjectNetwork(docker: Docker, own: Ownership, projectId: string): Promise<string> {
+  const name = projectNetworkName(projectId);
+  try {
+    const info = (await docker.getNetwork(name).inspect()) as { Labels?: Labels };
+    if (!own.owns(info.Labels, { projectId })) throw new Error(`network ${name} exists but Berth did not create it`);
+    return name;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+  }
+  try {
+    await docker.createNetwork({ Name: name, Driver: 'bridge', CheckDuplicate: true, Labels: own.labels({ projectId }) });
+  } catch (err) {
+    // another deployment of the same project created it first
+    if ((err as { statusCode?: number }).statusCode !== 409) throw err;
+  }
+  return name;
+}
+
+export async function removeProjectNetwork(docker: Docker, own: Ownership, projectId: string): Promise<void> {
+  const network = docker.getNetwork(projectNetworkName(projectId));
+  try {
+    const info = (await network.inspect()) as { Labels?: Labels };
+    if (own.owns(info.Labels, { projectId })) await network.remove();
+  } catch {
+    // already gone, or still in use by a container we do not own (then it is not ours to remove)
+  }
+}

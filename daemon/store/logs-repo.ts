@@ -1,0 +1,53 @@
+// Build and runtime log lines. Not behind the read cache: lines arrive many times a second and no
+// cached read depends on them. Ids are assigned by the writer (one daemon process writes logs), so
+// a line has its id before it reaches the disk and live streams can use it at once.
+import type { Knex } from 'knex';
+import type { LogLineRecord } from '../core/records.js';
+import type { LogsRepo, LogTable } from '../core/store.js';
+
+const OWNER: Record<LogTable, string> = { deployment_logs: 'deployment_id', runtime_logs: 'service_id' };
+
+export function logsRepo(knex: Knex): LogsRepo {
+  return {
+    async maxId(table) {
+      const row = (await knex(table).max({ max: 'id' }).first()) as { max: number | null } | undefined;
+      return row?.max ?? 0;
+    },
+    async insert(table, lines) {
+      if (lines.length === 0) return;
+      const rows = lines.map((l) => {
+        const row: Record<string, unknown> = { id: l.id, line: l.line, stream: l.stream, created_at: l.createdAt, deployment_id: l.deploymentId };
+        if (table === 'runtime_logs') row.service_id = l.owner;
+        return row;
+      });
+      // SQLite allows 999 variables per statement: insert in chunks
+      for (let i = 0; i < rows.length; i += 150) await knex(table).insert(rows.slice(i, i + 150));
+    },
+    async list(table, owner, afterId, limit) {
+      const rows = (await knex(table)
+        .select('id', 'line', 'stream', 'created_at')
+        .where(OWNER[table], owner)
+        .andWhere('id', '>', afterId)
+        .orderBy('id')
+        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      return rows.map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
+    },
+    async tail(table, owner, limit) {
+      const rows = (await knex(table)
+        .select('id', 'line', 'stream', 'created_at')
+        .where(OWNER[table], owner)
+        .orderBy('id', 'desc')
+        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
+    },
+    async trim(table, keep) {
+      const column = OWNER[table];
+      return knex(table)
+        .whereRaw(
+          `id <= (SELECT t2.id FROM ${table} t2 WHERE t2.${column} = ${table}.${column} ORDER BY t2.id DESC LIMIT 1 OFFSET ?)`,
+          [keep],
+        )
+        .delete();
+    },
+  };
+}

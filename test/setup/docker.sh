@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# Makes a Docker Engine available for the tests on a fresh machine: installs docker.io when missing,
+# starts dockerd when it is not answering, and builds the small local images the tests use (no
+# registry is reachable here). Images are tagged by the hash of what they are built from, so a
+# machine that built them once reuses them.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+log() { echo "berth-test-setup: $*" >&2; }
+
+need_pkg() {
+  local missing=()
+  for pair in "$@"; do
+    local cmd=${pair%%:*} pkg=${pair##*:}
+    command -v "$cmd" >/dev/null 2>&1 || [ -x "$cmd" ] || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing ${missing[*]}"
+    apt-get update -q >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >/dev/null
+  fi
+}
+
+need_pkg dockerd:docker.io /bin/busybox:busybox-static git:git
+
+if ! docker info >/dev/null 2>&1; then
+  log "starting dockerd"
+  (dockerd >/var/log/berth-test-dockerd.log 2>&1 &)
+  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
+  docker info >/dev/null 2>&1 || { log "dockerd did not start; see /var/log/berth-test-dockerd.log"; tail -20 /var/log/berth-test-dockerd.log >&2; exit 1; }
+fi
+
+# busybox: a 2 MB image with sh, httpd (CGI too) and nc; enough for the deploy fixtures.
+busybox_hash=$(sha256sum /bin/busybox | cut -c1-12)
+busybox_image="berth-test/busybox:$busybox_hash"
+if ! docker image inspect "$busybox_image" >/dev/null 2>&1; then
+  log "building $busybox_image"
+  dir=$(mktemp -d)
+  mkdir -p "$dir/bin" "$dir/tmp" "$dir/etc"
+  cp /bin/busybox "$dir/bin/busybox"
+  for app in $(/bin/busybox --list); do [ "$app" = busybox ] || ln -s busybox "$dir/bin/$app"; done
+  echo 'root:x:0:0:root:/root:/bin/sh' > "$dir/etc/passwd"
+  echo 'nobody:x:65534:65534:nobody:/:/bin/sh' >> "$dir/etc/passwd"
+  tar -C "$dir" -c . | docker import -c 'ENV PATH=/bin' - "$busybox_image" >/dev/null
+  rm -rf "$dir"
+fi
+docker tag "$busybox_image" berth-test/busybox:latest
+echo "$busybox_image"
