@@ -3,6 +3,7 @@ import type {
   ApiKey,
   DatabaseVariableSuggestion,
   Deployment,
+  DeploymentLogLine,
   Health,
   KeyAccess,
   KeyProjects,
@@ -201,6 +202,15 @@ export class BerthClient {
   // Deployments
   listDeployments(serviceId: string): Promise<{ deployments: Deployment[] }> {
     return this.call('GET', `/api/services/${enc(serviceId)}/deployments`);
+  }
+  deploy(serviceId: string, input: { branch?: string; force?: boolean } = {}): Promise<{ deployment: Deployment }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/deployments`, input);
+  }
+  abortDeployment(deploymentId: string): Promise<{ accepted: true }> {
+    return this.call('POST', `/api/deployments/${enc(deploymentId)}/abort`);
+  }
+  deploymentLogs(deploymentId: string): Promise<{ logs: DeploymentLogLine[] }> {
+    return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs`);
   }
 
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */

@@ -98,7 +98,9 @@ export class PortProxy {
     }
     const end = this.begin(up);
     const headers = { ...req.headers, 'x-forwarded-for': req.socket.remoteAddress ?? '', 'x-forwarded-host': req.headers.host ?? '' };
-    const upstream = http.request({ host: '127.0.0.1', port: up.port, method: req.method, path: req.url, headers, agent: up.agent }, (upRes) => {
+    // Lenient with apps' responses (LF-only header lines are common from CGI and small servers);
+    // requests from clients are still parsed strictly by the server side.
+    const upstream = http.request({ host: '127.0.0.1', port: up.port, method: req.method, path: req.url, headers, agent: up.agent, insecureHTTPParser: true }, (upRes) => {
       res.writeHead(upRes.statusCode ?? 502, upRes.headers);
       upRes.pipe(res);
       upRes.once('end', end);

@@ -98,14 +98,23 @@ export async function removeOwnedImage(docker: Docker, own: Ownership, ref: stri
 
 /**
  * Removes the unlabelled layer images an interrupted build committed. They are ours because they
- * came out of our own build stream; an id that another image still needs is left alone.
+ * came out of our own build stream. Right after an abort the Engine may still be tearing down the
+ * step's container, which holds the newest layer; that case is retried for a few seconds. An id
+ * that another image still needs is left alone.
  */
-export async function removeIntermediateImages(docker: Docker, ids: readonly string[]): Promise<void> {
+export async function removeIntermediateImages(docker: Docker, ids: readonly string[], retryForMs = 15_000): Promise<void> {
+  const deadline = Date.now() + retryForMs;
   for (const id of [...ids].reverse()) {
-    try {
-      await docker.getImage(id).remove({ noprune: false });
-    } catch {
-      // in use by a tagged image or already gone
+    for (;;) {
+      try {
+        await docker.getImage(id).remove({ noprune: false });
+        break;
+      } catch (err) {
+        const e = err as { statusCode?: number; message?: string };
+        const inUseByContainer = e.statusCode === 409 && /being used by|used by running container|stopped container/.test(e.message ?? '');
+        if (!inUseByContainer || Date.now() > deadline) break; // gone, needed by another image, or out of time
+        await new Promise((r) => setTimeout(r, 300));
+      }
     }
   }
 }

@@ -46,3 +46,17 @@ if ! docker image inspect "$busybox_image" >/dev/null 2>&1; then
 fi
 docker tag "$busybox_image" berth-test/busybox:latest
 echo "$busybox_image"
+
+# httpd: an image service fixture that answers "image ok" on $PORT (default 8080).
+httpd_hash=$( (echo "$busybox_hash"; echo v1) | sha256sum | cut -c1-12)
+httpd_image="berth-test/httpd:$httpd_hash"
+if ! docker image inspect "$httpd_image" >/dev/null 2>&1; then
+  log "building $httpd_image"
+  dir=$(mktemp -d)
+  mkdir -p "$dir/www"
+  echo "image ok" > "$dir/www/index.html"
+  printf 'FROM %s\nCOPY www /www\nENV PORT=8080\nCMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /www"]\n' "$busybox_image" > "$dir/Dockerfile"
+  docker build -q -t "$httpd_image" "$dir" >/dev/null
+  rm -rf "$dir"
+fi
+docker tag "$httpd_image" berth-test/httpd:latest

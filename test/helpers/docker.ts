@@ -1,0 +1,35 @@
+// Docker for the deployment suites: the setup script (installs and starts dockerd if needed, builds
+// the small local images) runs once per test process; helpers read what Docker holds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo-root.js';
+
+let ready: string | null = null;
+
+/** Ensures a working Docker Engine and the busybox base image; returns the image reference. */
+export function requireDocker(): string {
+  if (ready) return ready;
+  const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/docker.sh')], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`Docker setup failed:\n${res.stderr}\n${res.stdout}`);
+  ready = 'berth-test/busybox:latest';
+  return ready;
+}
+
+export function docker(...args: string[]): string {
+  return execFileSync('docker', args, { encoding: 'utf8' }).trim();
+}
+
+export function containersWithLabel(label: string): string[] {
+  const out = docker('ps', '-a', '-q', '--filter', `label=${label}`);
+  return out ? out.split('\n') : [];
+}
+
+export function imagesWithLabel(label: string): string[] {
+  const out = docker('images', '-q', '--filter', `label=${label}`);
+  return out ? out.split('\n') : [];
+}
+
+export function danglingImages(): string[] {
+  const out = docker('images', '-q', '-a', '--filter', 'dangling=true');
+  return out ? out.split('\n').sort() : [];
+}
