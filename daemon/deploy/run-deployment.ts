@@ -59,7 +59,6 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     await waitForContainer(d, service, container, say, signal);
     await goLive(d, service, dep, container, say);
     created.containerId = null; // now the live container: never cleaned up as debris
-    say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
   } catch (err) {
     const aborted = signal.aborted;
     const reason = err instanceof BuildError ? err.message : `internal error: ${(err as Error).message}`;
@@ -203,12 +202,14 @@ async function goLive(
     }
     drained = proxy.switchTo(container.upstreamPort);
   }
+  // The last lines come before the status change: a stream ends with the status, after every line.
+  if (previous.length > 0) say('Previous deployment superseded; it stops once its in-flight requests have finished');
+  say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
   const now = d.clock.now();
   await setStatus(d, dep, 'running', { finishedAt: now });
   await d.store.services.update(service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
   await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
-  if (previous.length > 0) say('Previous deployment superseded; stopping it once its requests have finished');
   // Retire the old containers in the background: in-flight requests finish first.
   void drained.then(() => retire(d, service.id, previous)).catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err));
 }
