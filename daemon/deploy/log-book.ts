@@ -12,7 +12,10 @@ export type LogListener = (line: LogLineRecord) => void;
 
 export class LogBook {
   private nextId = 0;
+  /** Appended, not yet handed to a flush. */
   private pending: LogLineInsert[] = [];
+  /** Handed to a flush whose write has not finished. */
+  private writing: LogLineInsert[] = [];
   private listeners = new Map<string, Set<LogListener>>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -50,39 +53,47 @@ export class LogBook {
 
   /** Lines of `owner` with id > afterId, oldest first, flushed or not. */
   async read(owner: string, afterId: number, limit = 10_000): Promise<LogLineRecord[]> {
+    // A flush may finish during the query: lines pending before it are either in that copy or,
+    // once written, in the rows; both are merged, so none falls between the two.
+    const before = this.pendingOf(owner);
     const stored = await this.repo.list(this.table, owner, afterId, limit);
-    const last = stored.at(-1)?.id ?? afterId;
-    const unflushed = this.pending
-      .filter((l) => l.owner === owner && l.id > last)
-      .map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
-    return [...stored, ...unflushed].slice(0, limit);
+    return merge(stored, [...before, ...this.pendingOf(owner)].filter((l) => l.id > afterId)).slice(0, limit);
   }
 
   /** The newest `n` lines of `owner`, oldest first. */
   async tail(owner: string, n: number): Promise<LogLineRecord[]> {
+    const before = this.pendingOf(owner);
     const stored = await this.repo.tail(this.table, owner, n);
-    const last = stored.at(-1)?.id ?? 0;
-    const unflushed = this.pending
-      .filter((l) => l.owner === owner && l.id > last)
-      .map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
-    return [...stored, ...unflushed].slice(-n);
+    return merge(stored, [...before, ...this.pendingOf(owner)]).slice(-n);
   }
 
+  private pendingOf(owner: string): LogLineRecord[] {
+    return [...this.writing, ...this.pending].filter((l) => l.owner === owner).map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
+  }
+
+  /** Writes what is pending; flushes run one after another, each line in exactly one of them. */
   flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     const batch = this.pending;
     if (batch.length === 0) return this.flushing;
+    this.pending = [];
+    this.writing.push(...batch);
     this.flushing = this.flushing.then(async () => {
       try {
         await this.repo.insert(this.table, batch);
       } catch (err) {
         this.onError(err);
       } finally {
-        // drop only what was written; lines appended meanwhile stay pending
-        this.pending = this.pending.filter((l) => !batch.includes(l));
+        this.writing = this.writing.filter((l) => !batch.includes(l));
       }
     });
     return this.flushing;
   }
+}
+
+function merge(a: LogLineRecord[], b: LogLineRecord[]): LogLineRecord[] {
+  const byId = new Map<number, LogLineRecord>();
+  for (const l of [...a, ...b]) byId.set(l.id, l);
+  return [...byId.values()].sort((x, y) => x.id - y.id);
 }
