@@ -5,6 +5,7 @@ import { containerState, listOwnedContainers, publishedPort, removeOwnedContaine
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_SERVICE } from '../docker/labels.js';
 import type { DeployDeps } from './context.js';
+import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
 
 export async function reconcile(d: DeployDeps): Promise<void> {
@@ -39,7 +40,9 @@ export async function reconcile(d: DeployDeps): Promise<void> {
       const proxy = await d.proxies.ensure(service.id, service.hostPort, service.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1', service.kind === 'database' ? 'tcp' : 'http');
       await proxy.switchTo(port);
     }
-    await d.store.services.update(service.id, { status: 'active', reachable: true });
+    // reachable is checked, not assumed: the adopted container must answer now
+    const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
+    await d.store.services.update(service.id, { status: 'active', reachable: answering });
     await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
   }
 

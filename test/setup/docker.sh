@@ -21,7 +21,7 @@ need_pkg() {
   fi
 }
 
-need_pkg dockerd:docker.io /bin/busybox:busybox-static git:git
+need_pkg dockerd:docker.io /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl
 
 if ! docker info >/dev/null 2>&1; then
   log "starting dockerd"
@@ -60,3 +60,21 @@ if ! docker image inspect "$httpd_image" >/dev/null 2>&1; then
   rm -rf "$dir"
 fi
 docker tag "$httpd_image" berth-test/httpd:latest
+
+# node: the host's own Node.js binary and the libraries it links, on top of busybox. A client that
+# verifies TLS certificates (busybox wget does not), for the build CA test.
+node_bin=$(readlink -f "$(command -v node)")
+node_hash=$( (echo "$busybox_hash"; sha256sum "$node_bin") | sha256sum | cut -c1-12)
+node_image="berth-test/node:$node_hash"
+if ! docker image inspect "$node_image" >/dev/null 2>&1; then
+  log "building $node_image"
+  dir=$(mktemp -d)
+  mkdir -p "$dir/bin" "$dir/tmp"
+  cp /bin/busybox "$dir/bin/busybox"
+  for app in $(/bin/busybox --list); do [ "$app" = busybox ] || ln -s busybox "$dir/bin/$app"; done
+  mkdir -p "$dir/usr/bin" && cp "$node_bin" "$dir/usr/bin/node"
+  for lib in $(ldd "$node_bin" | grep -o '/[^ ]*'); do cp --parents "$(readlink -f "$lib")" "$dir/" && [ -e "$dir$lib" ] || cp --parents "$lib" "$dir/"; done
+  tar -C "$dir" -c . | docker import -c 'ENV PATH=/usr/bin:/bin' - "$node_image" >/dev/null
+  rm -rf "$dir"
+fi
+docker tag "$node_image" berth-test/node:latest
