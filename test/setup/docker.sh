@@ -21,14 +21,8 @@ need_pkg() {
   fi
 }
 
-need_pkg dockerd:docker.io /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl
-
-if ! docker info >/dev/null 2>&1; then
-  log "starting dockerd"
-  (dockerd >/var/log/berth-test-dockerd.log 2>&1 &)
-  for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && break; sleep 0.5; done
-  docker info >/dev/null 2>&1 || { log "dockerd did not start; see /var/log/berth-test-dockerd.log"; tail -20 /var/log/berth-test-dockerd.log >&2; exit 1; }
-fi
+need_pkg /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl
+bash installers/ensure-docker.sh
 
 # busybox: a 2 MB image with sh, httpd (CGI too) and nc; enough for the deploy fixtures.
 busybox_hash=$(sha256sum /bin/busybox | cut -c1-12)

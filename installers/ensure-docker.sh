@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Makes sure a Docker Engine answers: installs Debian's docker.io when dockerd is missing, and
+# starts the daemon when it is not running (through systemd where there is one, else directly).
+# Used by `npm start` and by the test setup. Without root it only reports what is missing.
+set -euo pipefail
+
+log() { echo "berth: $*" >&2; }
+
+if docker info >/dev/null 2>&1; then exit 0; fi
+
+if [ "$(id -u)" != 0 ]; then
+  log "no Docker Engine answers and installing or starting one needs root; deployments will fail until it runs"
+  exit 0
+fi
+
+if ! command -v dockerd >/dev/null 2>&1; then
+  log "installing Docker Engine (docker.io)"
+  apt-get update -q >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q docker.io iproute2 >/dev/null
+fi
+
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+  systemctl start docker
+else
+  log "starting dockerd (log: /var/log/berth-dockerd.log)"
+  (setsid dockerd >/var/log/berth-dockerd.log 2>&1 &)
+fi
+for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && exit 0; sleep 0.5; done
+log "dockerd did not come up; see /var/log/berth-dockerd.log"
+tail -20 /var/log/berth-dockerd.log >&2 || true
+exit 1
