@@ -116,31 +116,27 @@ export class PortProxy {
   }
 
   private forwardUpgrade(req: IncomingMessage, client: Socket, head: Buffer): void {
-    const up = this.current;
-    if (!up) return void client.destroy();
-    const end = this.begin(up);
-    const upstream = net.connect(up.port, '127.0.0.1', () => {
+    this.splice(client, (upstream) => {
       const lines = [`${req.method} ${req.url} HTTP/${req.httpVersion}`];
       for (let i = 0; i < req.rawHeaders.length; i += 2) lines.push(`${req.rawHeaders[i]}: ${req.rawHeaders[i + 1]}`);
       upstream.write(lines.join('\r\n') + '\r\n\r\n');
       if (head.length) upstream.write(head);
-      upstream.pipe(client).pipe(upstream);
     });
-    const close = () => {
-      end();
-      client.destroy();
-      upstream.destroy();
-    };
-    upstream.once('error', close).once('close', close);
-    client.once('error', close).once('close', close);
   }
 
   private forwardTcp(client: Socket): void {
+    this.splice(client, () => undefined);
+  }
+
+  /** Joins a client socket to a new connection to the current upstream, both ways, until either closes. */
+  private splice(client: Socket, onConnect: (upstream: Socket) => void): void {
     const up = this.current;
     if (!up) return void client.destroy();
     const end = this.begin(up);
-    const upstream = net.connect(up.port, '127.0.0.1');
-    client.pipe(upstream).pipe(client);
+    const upstream = net.connect(up.port, '127.0.0.1', () => {
+      onConnect(upstream);
+      upstream.pipe(client).pipe(upstream);
+    });
     const close = () => {
       end();
       client.destroy();
