@@ -4,6 +4,7 @@ import type { DeploymentEngine } from '../core/deployment-engine.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { listOwnedContainers, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
+import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
@@ -59,8 +60,11 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     for (const c of await listOwnedContainers(this.d.docker, this.d.own, { serviceId: service.id })) {
       await removeOwnedContainer(this.d.docker, this.d.own, c.id, { serviceId: service.id }, 5);
     }
-    const images = await this.d.docker.listImages({ filters: this.d.own.filter({ serviceId: service.id }) });
-    for (const image of images) await removeOwnedImage(this.d.docker, this.d.own, image.Id, { serviceId: service.id });
+    // images carry one combined label (see docker/labels.ts): select by key, prove by value
+    const images = await this.d.docker.listImages({ filters: { label: [LABEL_IMAGE_OWNER] } });
+    for (const image of images) {
+      if (this.d.own.owns(image.Labels, { serviceId: service.id })) await removeOwnedImage(this.d.docker, this.d.own, image.Id, { serviceId: service.id });
+    }
   }
 
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {

@@ -129,7 +129,7 @@ async function produceImage(
     context: tarContext(root),
     dockerfile,
     tag,
-    labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
+    labels: d.own.imageLabels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
     signal,
     onLine: (line, stream) => say(line, stream),
     onStep: (id) => created.intermediateIds.push(id),

@@ -27,7 +27,7 @@ const POLL_MS = 10; // both sides poll for the first good answer equally often
 
 const tmp = mkdtempSync(join(tmpdir(), 'berth-deploy-bench-'));
 const children: ChildProcess[] = [];
-const directLeftovers = new Set<string>(); // docker containers/images (a) made, removed at the end
+const directNames = new Set<string>(); // (a)'s containers and images, removed after each round
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const wallMs = (): number => performance.timeOrigin + performance.now();
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
@@ -107,10 +107,9 @@ async function direct(git: GitServer, round: number, text: string): Promise<Phas
   const t0 = wallMs();
   await run('git', ['clone', '--quiet', '--depth', '1', '--single-branch', '--branch', 'main', '--', git.urlOf('bench/direct'), dir]);
   const t1 = wallMs();
-  directLeftovers.add(`image:${name}`);
+  directNames.add(name);
   await run('docker', ['build', '-q', '--rm', '--force-rm', '-t', `${name}:latest`, dir], { DOCKER_BUILDKIT: '0' });
   const t2 = wallMs();
-  directLeftovers.add(`container:${name}`);
   await run('docker', ['run', '-d', '--name', name, '-p', '127.0.0.1::8080', '-e', 'PORT=8080', `${name}:latest`]);
   const port = Number(/:(\d+)\s*$/m.exec(await run('docker', ['port', name, '8080/tcp']))![1]);
   const t3 = wallMs();
@@ -148,12 +147,10 @@ async function settle(client: BerthClient, serviceId: string): Promise<void> {
 }
 
 async function removeDirectLeftovers(): Promise<void> {
-  for (const kind of ['container', 'image'] as const) {
-    for (const item of [...directLeftovers].filter((x) => x.startsWith(`${kind}:`))) {
-      const name = item.slice(kind.length + 1);
-      await run('docker', kind === 'container' ? ['rm', '-f', name] : ['rmi', '-f', `${name}:latest`]).catch(() => undefined);
-      directLeftovers.delete(item);
-    }
+  for (const name of directNames) {
+    await run('docker', ['rm', '-f', name]).catch(() => undefined);
+    await run('docker', ['rmi', '-f', `${name}:latest`]).catch(() => undefined);
+    directNames.delete(name);
   }
 }
 
@@ -231,14 +228,16 @@ async function measureLag(client: BerthClient, git: GitServer, projectId: string
   console.log(`\nlog lag, container write -> SSE client (${lags.length} lines, ${gaps} missing): p50 ${p50!.toFixed(1)} ms, p95 ${p95!.toFixed(1)} ms, p99 ${p99!.toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms (target p99 < ${TARGET.p99Ms}) ${verdict(p99! < TARGET.p99Ms)}`);
 }
 
-async function main(cleanups: (() => Promise<void>)[]): Promise<void> {
+const cleanups: (() => Promise<void>)[] = []; // run newest first, while the daemon still runs
+
+async function main(): Promise<void> {
   const setup = spawnSync('bash', [join(REPO_ROOT, 'test/setup/docker.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (setup.status !== 0) throw new Error('test/setup/docker.sh failed');
   const git = await startGitServer();
   cleanups.push(() => git.stop());
   const client = await startDaemon(git);
   const { project } = await client.createProject({ name: 'deploy bench' });
-  cleanups.push(async () => void (await client.deleteProject(project.id)));
+  cleanups.push(async () => void (await client.deleteProject(project.id))); // Berth removes its containers and images
   console.log(`fixture: webApp (busybox httpd); ${ROUNDS} rounds after a warm-up, order alternating; ms per phase\n`);
   await compareDeploys(client, git, project.id);
   await measureLag(client, git, project.id);
@@ -253,19 +252,19 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-const cleanups: (() => Promise<void>)[] = [];
-process.once('SIGINT', () => {
-  for (const child of children) child.kill('SIGKILL');
-  void removeDirectLeftovers().finally(() => process.exit(130));
-});
+async function shutdown(): Promise<void> {
+  for (const fn of cleanups.splice(0).reverse()) await fn().catch((err: unknown) => console.error(`cleanup: ${String(err)}`));
+  await removeDirectLeftovers();
+  await Promise.all(children.map(stopChild));
+  rmSync(tmp, { recursive: true, force: true });
+}
+
+process.once('SIGINT', () => void shutdown().finally(() => process.exit(130)));
 try {
-  await main(cleanups);
+  await main();
 } catch (err) {
   console.error(`deploy-bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;
 } finally {
-  for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => console.error(`cleanup: ${String(err)}`));
-  await removeDirectLeftovers();
-  await Promise.all(children.map(stopChild));
-  rmSync(tmp, { recursive: true, force: true });
+  await shutdown();
 }

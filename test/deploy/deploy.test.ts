@@ -2,7 +2,7 @@
 // on their host port, swapped without dropping a request, failing and aborting truthfully.
 import { expect } from 'chai';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { containersWithLabel, danglingImages, docker, imagesWithLabel, requireDocker } from '../helpers/docker.js';
+import { builtImagesOf, containersWithLabel, danglingImages, docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { silentApp, slowBuildApp, webApp } from '../helpers/apps.js';
@@ -54,6 +54,7 @@ describe('deployments on Docker', function () {
     const done = await waitForDeployment(t.admin, service.id, deployment.id, ['running']);
     expect(done.commitSha).to.match(/^[0-9a-f]{40}$/);
     expect(done.imageTag).to.be.a('string');
+    expect(builtImagesOf({ deploymentId: deployment.id }), 'the built image carries its owner label').to.have.length(1);
     expect(done.containerName).to.be.a('string');
     expect(done.startedAt).to.be.a('string');
     expect(done.finishedAt).to.be.a('string');
@@ -160,7 +161,7 @@ describe('deployments on Docker', function () {
     expect(done.status).to.equal('aborted');
     expect(done.finishedAt).to.be.a('string');
     expect(containersWithLabel(`dev.berth.deployment=${deployment.id}`)).to.deep.equal([]);
-    expect(imagesWithLabel(`dev.berth.deployment=${deployment.id}`)).to.deep.equal([]);
+    expect(builtImagesOf({ deploymentId: deployment.id })).to.deep.equal([]);
     await until('no new dangling images', async () => danglingImages().every((id) => danglingBefore.includes(id)), 15_000);
     const again = await t.admin.request('POST', `/api/deployments/${deployment.id}/abort`);
     expect(again.status).to.equal(409);
@@ -248,9 +249,10 @@ describe('deployments on Docker', function () {
     const { service } = await t.admin.createService(project.id, { name: 'gone', repoFullName: repo, githubToken: 'git-token-123', internalPort: 8080 });
     await deployAndWait(service);
     expect(containersWithLabel(`dev.berth.service=${service.id}`)).to.have.length(1);
+    expect(builtImagesOf({ serviceId: service.id })).to.have.length(1);
     await t.admin.deleteService(service.id);
     expect(containersWithLabel(`dev.berth.service=${service.id}`)).to.deep.equal([]);
-    expect(imagesWithLabel(`dev.berth.service=${service.id}`)).to.deep.equal([]);
+    expect(builtImagesOf({ serviceId: service.id })).to.deep.equal([]);
     const failed = await httpText(`http://127.0.0.1:${service.hostPort}/`).catch((e: Error) => ({ status: 0, text: e.message }));
     expect(failed.status).to.equal(0);
     expect(docker('network', 'ls', '-q', '--filter', `name=berth-${project.id}`)).not.to.equal('');

@@ -24,9 +24,14 @@ export function containersWithLabel(label: string): string[] {
   return out ? out.split('\n') : [];
 }
 
-export function imagesWithLabel(label: string): string[] {
-  const out = docker('images', '-q', '--filter', `label=${label}`);
-  return out ? out.split('\n') : [];
+/** Images Berth built for a service or a deployment (their one combined owner label names both). */
+export function builtImagesOf(owner: { serviceId?: string; deploymentId?: string }): string[] {
+  const out = docker('images', '-q', '--no-trunc', '--filter', 'label=dev.berth.image-owner');
+  const ids = out ? [...new Set(out.split('\n'))] : [];
+  return ids.filter((id) => {
+    const [, , service, deployment] = docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.image-owner"}}', id).split('/');
+    return (owner.serviceId === undefined || service === owner.serviceId) && (owner.deploymentId === undefined || deployment === owner.deploymentId);
+  });
 }
 
 export function danglingImages(): string[] {
