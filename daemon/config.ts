@@ -19,6 +19,8 @@ export interface Config {
   buildCaFile: string | null;
   buildConcurrency: number;
   healthTimeoutMs: number;
+  /** How often live containers are probed to keep `reachable` true. */
+  reachabilityIntervalMs: number;
   /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
   logRetentionLines: number;
 }
@@ -114,6 +116,7 @@ export function readConfig(env: Env = process.env): Config {
     buildCaFile,
     buildConcurrency: int('BERTH_BUILD_CONCURRENCY', 2, 1, 64),
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
+    reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
   };
 }

@@ -96,7 +96,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   }
 
   try {
-    await engine.start();
+    await engine.start(config.reachabilityIntervalMs);
   } catch (err) {
     // The API still serves without Docker; deployments will say the Engine is unreachable.
     log(`docker engine at ${config.dockerSocket} is not usable yet (${(err as Error).message}); reconciliation skipped`);

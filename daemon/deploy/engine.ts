@@ -8,6 +8,7 @@ import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
+import { watchReachability } from './health-watch.js';
 import { reconcile } from './reconcile.js';
 import { runDeployment } from './run-deployment.js';
 import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
@@ -31,8 +32,11 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     });
   }
 
-  /** Marks interrupted work failed, adopts live containers, removes debris, then starts the queue. */
-  async start(): Promise<void> {
+  private stopWatch: () => void = () => undefined;
+
+  /** Marks interrupted work failed, adopts live containers, removes debris; then watches reachability. */
+  async start(reachabilityIntervalMs = 30_000): Promise<void> {
+    this.stopWatch = watchReachability(this.d, reachabilityIntervalMs);
     await reconcile(this.d);
   }
 
@@ -79,6 +83,7 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   }
 
   async shutdown(): Promise<void> {
+    this.stopWatch();
     this.d.runtimeLogs.stopAll();
     await this.d.proxies.closeAll();
     await this.d.buildLogs.flush();

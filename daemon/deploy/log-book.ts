@@ -82,8 +82,9 @@ export class LogBook {
     this.flushing = this.flushing.then(async () => {
       try {
         await this.repo.insert(this.table, batch);
-      } catch (err) {
-        this.onError(err);
+      } catch {
+        // One bad line (its deployment deleted meanwhile) must not cost the others: write one by one.
+        for (const line of batch) await this.repo.insert(this.table, [line]).catch((err: unknown) => this.onError(err));
       } finally {
         this.writing = this.writing.filter((l) => !batch.includes(l));
       }

@@ -19,7 +19,7 @@ describe('deployments on Docker', function () {
     this.timeout(600_000);
     requireDocker();
     git = await startGitServer({ token: 'git-token-123' });
-    t = await startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_HEALTH_TIMEOUT: '8' });
+    t = await startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_HEALTH_TIMEOUT: '8', BERTH_REACHABILITY_INTERVAL: '1' });
     projectId = (await t.admin.createProject({ name: uniq('deploy') })).project.id;
   });
   after(async () => {
@@ -233,6 +233,18 @@ describe('deployments on Docker', function () {
     const frontend = await gitService(files, { env: [{ key: 'BACKEND_HOST', value: `\${${backend.name}.PRIVATE_HOST}` }] });
     await deployAndWait(frontend);
     expect((await httpText(`http://127.0.0.1:${frontend.hostPort}/cgi-bin/peer`)).text.trim()).to.equal('image ok');
+  });
+
+  it('reachable follows the live container: false once it stops answering', async () => {
+    const service = await gitService(webApp('mortal'));
+    const dep = await deployAndWait(service);
+    expect((await t.admin.overview(service.id)).service.reachable).to.equal(true);
+    docker('stop', '-t', '0', dep.containerName!);
+    await until('reachable to turn false', async () => (await t.admin.overview(service.id)).service.reachable === false, 15_000);
+    docker('start', dep.containerName!);
+    await until('reachable to turn true again', async () => (await t.admin.overview(service.id)).service.reachable === true, 15_000);
+    // the restarted container is on a new ephemeral port, and the host port follows it
+    expect((await httpText(`http://127.0.0.1:${service.hostPort}/`)).text).to.equal('mortal\n');
   });
 
   it('a worker runs with no port', async () => {

@@ -1,0 +1,51 @@
+// Keeps `reachable` true to what it says after a deployment: every interval, each live container's
+// port is probed, and the service row changes only when the answer does. A container that Docker
+// restarted (after a crash, or dockerd or the host restarting) comes back on a new ephemeral port:
+// the host-port proxy is pointed at it.
+import { publishedPort } from '../docker/containers.js';
+import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import type { DeployDeps } from './context.js';
+import { waitUntilAnswering } from './health.js';
+
+async function probe(port: number, service: ServiceRecord): Promise<boolean> {
+  const kind = service.kind === 'database' ? 'tcp' : 'http';
+  return (await waitUntilAnswering(port, kind, 3000, new AbortController().signal, async () => true)) === 'answering';
+}
+
+/** The container's current published port, followed by the proxy when it moved. */
+async function currentPort(d: DeployDeps, dep: DeploymentRecord, service: ServiceRecord): Promise<number | null> {
+  if (!dep.containerId || service.internalPort === null) return null;
+  const port = await publishedPort(d.docker, dep.containerId, `${service.internalPort}/tcp`).catch(() => null);
+  if (port !== null && port !== dep.upstreamPort) {
+    await d.store.deployments.update(dep.id, { upstreamPort: port });
+    await d.proxies.get(service.id)?.switchTo(port);
+  }
+  return port;
+}
+
+export function watchReachability(d: DeployDeps, intervalMs: number): () => void {
+  let running = false;
+  const check = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (const dep of await d.store.deployments.listByStatus(['running'])) {
+        const service = await d.store.services.get(dep.serviceId);
+        if (!service || dep.upstreamPort === null) continue;
+        let answering = await probe(dep.upstreamPort, service);
+        if (!answering) {
+          const port = await currentPort(d, dep, service);
+          if (port !== null && port !== dep.upstreamPort) answering = await probe(port, service);
+        }
+        if (answering !== service.reachable) await d.store.services.update(service.id, { reachable: answering });
+      }
+    } catch (err) {
+      d.log('checking reachability', err);
+    } finally {
+      running = false;
+    }
+  };
+  const timer = setInterval(() => void check(), intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
