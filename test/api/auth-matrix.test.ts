@@ -5,6 +5,7 @@ import type { BerthClient } from '../../shared/client.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
+import { waitForDeployment } from '../helpers/wait.js';
 
 type Level = 'read' | 'write' | 'admin';
 
@@ -12,6 +13,8 @@ interface World {
   inside: ProjectWorld;
   outside: ProjectWorld;
   keyId: string;
+  /** A finished (failed) deployment of each side's web service. */
+  deployments: Map<ProjectWorld, string>;
 }
 
 interface Endpoint {
@@ -22,6 +25,10 @@ interface Endpoint {
   level: Level;
   /** Only keys over all projects may call it (creating projects, managing keys). */
   allProjectsOnly?: boolean;
+  /** Statuses that mean "allowed" when 200 is not the only one (abort of a finished deployment is 409). */
+  allowed?: number[];
+  /** The world needs a finished deployment on each side. */
+  deployed?: boolean;
 }
 
 const endpoints: Record<string, Endpoint> = {
@@ -64,21 +71,38 @@ const endpoints: Record<string, Endpoint> = {
     level: 'write',
   },
   'DELETE /api/services/:serviceId/domains/:domainId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}`, level: 'write' },
+  'POST /api/services/:serviceId/deployments': { method: 'POST', path: (t) => `/api/services/${t.web.id}/deployments`, body: () => ({}), level: 'write' },
+  'POST /api/deployments/:deploymentId/abort': {
+    method: 'POST', deployed: true,
+    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/abort`,
+    level: 'write',
+    allowed: [409],
+  },
+  'GET /api/deployments/:deploymentId/logs': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/logs`, level: 'read' },
+  'GET /api/deployments/:deploymentId/stream': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/stream`, level: 'read' },
+  'GET /api/services/:serviceId/runtime-logs/stream': { method: 'GET', path: (t) => `/api/services/${t.web.id}/runtime-logs/stream`, level: 'read' },
 };
 
 describe('auth matrix', function () {
   this.timeout(60_000);
   let t: TestDaemon;
   before(async () => {
-    t = await startTestDaemon();
+    // Deployments of the fixtures fail at once and locally: nothing listens on port 9.
+    t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
   });
   after(async () => t.stop());
 
-  async function world(): Promise<World> {
+  async function world(deployed = false): Promise<World> {
     const inside = await makeProjectWorld(t.admin, 'inside');
     const outside = await makeProjectWorld(t.admin, 'outside');
     const { key } = await t.admin.createKey({ name: uniq('victim'), access: 'read', projects: 'all' });
-    return { inside, outside, keyId: key.id };
+    const deployments = new Map<ProjectWorld, string>();
+    for (const side of deployed ? [inside, outside] : []) {
+      const { deployment } = await t.admin.deploy(side.web.id);
+      await waitForDeployment(t.admin, side.web.id, deployment.id, ['failed'], 20_000);
+      deployments.set(side, deployment.id);
+    }
+    return { inside, outside, keyId: key.id, deployments };
   }
 
   async function expectRefused(client: BerthClient, ep: Endpoint, target: ProjectWorld, w: World, status: number, code: string) {
@@ -92,56 +116,56 @@ describe('auth matrix', function () {
 
   async function expectAllowed(client: BerthClient, ep: Endpoint, target: ProjectWorld, w: World) {
     const res = await client.request(ep.method, ep.path(target, w), ep.body?.(target, w));
-    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect([200, ...(ep.allowed ?? [])], JSON.stringify(res.body)).to.include(res.status);
   }
 
   for (const [name, ep] of Object.entries(endpoints)) {
     describe(name, () => {
       it('refuses a request with no key (401)', async () => {
-        const w = await world();
+        const w = await world(ep.deployed);
         await expectRefused(t.anonymous, ep, w.inside, w, 401, 'unauthorized');
       });
 
       it('refuses an unknown key (401)', async () => {
-        const w = await world();
+        const w = await world(ep.deployed);
         await expectRefused(t.anonymous.withToken('berth_not-a-real-key'), ep, w.inside, w, 401, 'unauthorized');
       });
 
       if (ep.level === 'read') {
         it('allows a read key', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           await expectAllowed(await t.clientWith('read', 'all'), ep, w.inside, w);
         });
       } else {
         it('refuses a read key (403)', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           await expectRefused(await t.clientWith('read', 'all'), ep, w.inside, w, 403, 'forbidden');
         });
       }
 
       it('allows a write key over all projects', async () => {
-        const w = await world();
+        const w = await world(ep.deployed);
         await expectAllowed(await t.clientWith('write', 'all'), ep, w.inside, w);
       });
 
       if (ep.allProjectsOnly) {
         it('refuses a selected-projects write key (403)', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.inside, w, 403, 'forbidden');
         });
       } else {
         it('allows a selected-projects key inside its projects', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           await expectAllowed(await t.clientWith(ep.level === 'read' ? 'read' : 'write', [w.inside.project.id]), ep, w.inside, w);
         });
 
         it('answers 404 to a selected-projects key outside its projects', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.outside, w, 404, 'not_found');
         });
 
         it('answers an out-of-scope resource exactly like an unknown one', async () => {
-          const w = await world();
+          const w = await world(ep.deployed);
           const client = await t.clientWith('write', [w.inside.project.id]);
           const outside = await client.request(ep.method, ep.path(w.outside, w), ep.body?.(w.outside, w));
           const fake: ProjectWorld = {
