@@ -4,6 +4,7 @@ import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import type Router from '@koa/router';
 import type { Config } from './config.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
@@ -110,7 +111,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const trimTimer = setInterval(() => void trim().catch((err: unknown) => log('trimming old log lines', err)), LOG_TRIM_INTERVAL_MS);
   trimTimer.unref();
 
-  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS } });
+  // Route groups beyond the core API; each registers itself on the API router.
+  const moreRoutes: ((router: Router) => void)[] = [];
+  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
     srv.once('error', reject);

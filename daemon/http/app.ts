@@ -23,6 +23,8 @@ export interface AppDeps {
   /** Changes whenever stored data may have changed (see store/read-cache.ts). */
   storeVersion: () => string;
   streams: StreamDeps;
+  /** More route groups, each given the API router (system settings, metrics, ...). */
+  moreRoutes?: ((router: Router) => void)[];
   /** Largest accepted JSON body. */
   bodyLimit?: string;
 }
@@ -42,6 +44,7 @@ export function createApp(deps: AppDeps): Koa {
   envRoutes(api, deps.core);
   domainRoutes(api, deps.core);
   deploymentRoutes(api, deps.core, cache, deps.streams);
+  for (const register of deps.moreRoutes ?? []) register(api);
 
   app.use(errorFunnel(deps.log));
   app.use(authenticate(deps.core.keys, [HEALTH_PATH]));
