@@ -14,16 +14,25 @@ import { unconfiguredProxy } from './core/proxy.js';
 import type { Store } from './core/store.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
+import { EventHub } from './events/hub.js';
+import { eventRoutes } from './http/routes/events.js';
 import { LogBook } from './deploy/log-book.js';
 import { PortProxies } from './deploy/port-proxy.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
 import { Ownership } from './docker/labels.js';
 import { createApp } from './http/app.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import { MetricsCollector, metricsSources } from './metrics/collector.js';
 import type { Logger } from './http/errors.js';
 import { publicIpSource } from './public-ip.js';
 import { openDataDir } from './runtime.js';
 import { VERSION } from './version.js';
+import { AiProviders } from './core/ai-providers.js';
+import { FailureExplainer } from './core/explain.js';
+import { failureLogs } from './deploy/failure-logs.js';
+import { aiRoutes } from './http/routes/ai.js';
+import { providerRegistry } from './integrations/ai/registry.js';
 
 export interface RunningDaemon {
   url: string;
@@ -54,13 +63,15 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const runtimeBook = new LogBook(store.logs, 'runtime_logs', systemClock, onLogError);
   await buildLogs.init();
   await runtimeBook.init();
-  const events = new DaemonEvents();
+  const hub = new EventHub(systemClock);
+  const events = new DaemonEvents(hub);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
+  const own = new Ownership(await instanceId(store));
   const engine = new DockerDeploymentEngine(
     {
       store,
       docker,
-      own: new Ownership(await instanceId(store)),
+      own,
       clock: systemClock,
       log,
       buildLogs,
@@ -83,6 +94,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     publicIp: publicIpSource(store.settings),
     engine,
     buildLogs,
+    events: hub,
   });
 
   if (config.bootstrapKey !== null) {
@@ -112,7 +124,18 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   trimTimer.unref();
 
   // Route groups beyond the core API; each registers itself on the API router.
-  const moreRoutes: ((router: Router) => void)[] = [];
+  const moreRoutes: ((router: Router) => void)[] = [eventRoutes(hub, SSE_PING_MS)];
+  // System metrics: one cached collection shared by every polling client.
+  const metrics = new MetricsCollector(metricsSources({ docker, own, store, dataDir: config.dataDir }), systemClock);
+  moreRoutes.push((router) => metricsRoutes(router, metrics));
+  // Failure explanations: the built-in rules or a configured AI provider's HTTP API.
+  const explainer = new FailureExplainer({
+    deployments: core.deployments,
+    store,
+    logs: failureLogs(buildLogs, runtimeBook),
+    providers: providerRegistry(store.aiProviders),
+  });
+  moreRoutes.push(aiRoutes({ providers: new AiProviders(store.aiProviders, systemClock), explainer }));
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));

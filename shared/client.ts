@@ -1,9 +1,12 @@
 // A typed client for the Berth API over fetch. Tests, the desktop app and scripts all use it.
 import type {
+  AiProvider,
+  AiProviderInput,
   ApiKey,
   DatabaseVariableSuggestion,
   Deployment,
   DeploymentLogLine,
+  Explanation,
   Health,
   KeyAccess,
   KeyProjects,
@@ -13,6 +16,7 @@ import type {
   ServiceOverview,
   Domain,
   Suggestion,
+  SystemMetrics,
   TransferResult,
 } from './types.js';
 import { readSse, type SseEvent } from './sse.js';
@@ -211,6 +215,25 @@ export class BerthClient {
   }
   deploymentLogs(deploymentId: string): Promise<{ logs: DeploymentLogLine[] }> {
     return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs`);
+  }
+
+  // System
+  systemMetrics(): Promise<SystemMetrics> {
+    return this.call('GET', '/api/system/metrics');
+  }
+
+  // Failure explanations and the AI providers behind them
+  explainFailure(deploymentId: string, input: { providerId: string; model?: string }): Promise<{ explanation: Explanation }> {
+    return this.call('POST', `/api/deployments/${enc(deploymentId)}/explain-failure`, input);
+  }
+  listAiProviders(): Promise<{ providers: AiProvider[] }> {
+    return this.call('GET', '/api/system/ai-providers');
+  }
+  putAiProvider(providerId: string, input: AiProviderInput): Promise<{ provider: AiProvider }> {
+    return this.call('PUT', `/api/system/ai-providers/${enc(providerId)}`, input);
+  }
+  deleteAiProvider(providerId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/system/ai-providers/${enc(providerId)}`);
   }
 
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */

@@ -155,3 +155,83 @@ export interface Health {
   ok: true;
   version: string;
 }
+
+// System metrics (GET /api/system/metrics). Rates are averages since the previous collection;
+// a part that could not be read is null and named in `errors`.
+export interface HostCpuMetrics {
+  cores: number;
+  loadPercent: number;
+}
+
+export interface HostMemoryMetrics {
+  totalBytes: number;
+  usedBytes: number;
+}
+
+export interface DiskMetrics {
+  mount: string;
+  totalBytes: number;
+  usedBytes: number;
+}
+
+export interface NetworkMetrics {
+  iface: string;
+  rxBytesPerSecond: number;
+  txBytesPerSecond: number;
+}
+
+export interface ServiceContainerMetrics {
+  serviceId: string;
+  projectId: string;
+  deploymentId: string;
+  containerName: string;
+  /** Of one core (100 = one core busy); null on the first sample of a container. */
+  cpuPercent: number | null;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+}
+
+export interface SystemMetrics {
+  collectedAt: Timestamp;
+  host: {
+    cpu: HostCpuMetrics | null;
+    memory: HostMemoryMetrics | null;
+    disks: DiskMetrics[] | null;
+    network: NetworkMetrics[] | null;
+  };
+  services: ServiceContainerMetrics[] | null;
+  errors: string[];
+}
+
+// Failure explanations (POST /api/deployments/:deploymentId/explain-failure) and the AI providers
+// that give them (GET/PUT/DELETE /api/system/ai-providers). An API key is never returned.
+export interface Explanation {
+  summary: string;
+  likelyCause: string;
+  suggestedFix: string;
+  commands: string[];
+}
+
+export type AiProviderKind = 'openai' | 'anthropic' | 'gemini';
+
+export interface AiProvider {
+  id: string;
+  /** `local` only for the built-in, offline rules provider. */
+  kind: AiProviderKind | 'local';
+  name: string;
+  /** null for the built-in provider. */
+  baseUrl: string | null;
+  defaultModel: string | null;
+  hasApiKey: boolean;
+  createdAt: Timestamp | null;
+  updatedAt: Timestamp | null;
+}
+
+export interface AiProviderInput {
+  kind: AiProviderKind;
+  name?: string;
+  baseUrl?: string;
+  /** Required when creating (or changing kind); kept when omitted on an update. */
+  apiKey?: string;
+  defaultModel?: string | null;
+}

@@ -2,6 +2,7 @@
 import { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
+import type { EventSink } from './events.js';
 import { Deployments, type LogReader } from './deployments.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
@@ -21,6 +22,7 @@ export interface CoreDeps {
   publicIp: () => Promise<string>;
   engine: DeploymentEngine;
   buildLogs: LogReader;
+  events: EventSink;
 }
 
 export interface Core {
@@ -40,8 +42,8 @@ export function buildCore(deps: CoreDeps): Core {
     projects: new Projects(deps.store, deps.clock, deps.proxy, catalog, deps.engine),
     services: new Services({ ...deps, catalog }),
     env: new EnvVars(deps.store, deps.clock, catalog),
-    domains: new Domains(deps.store, deps.clock, deps.proxy),
-    deployments: new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs),
+    domains: new Domains(deps.store, deps.clock, deps.proxy, deps.events),
+    deployments: new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs, deps.events),
     catalog,
   };
 }

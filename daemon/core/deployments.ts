@@ -3,6 +3,7 @@ import type { Deployment, DeploymentLogLine } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
+import type { EventSink } from './events.js';
 import { Conflict, NotFound } from './errors.js';
 import { newId } from './ids.js';
 import { visibleService } from './lookup.js';
@@ -24,6 +25,7 @@ export class Deployments {
     private clock: Clock,
     private engine: DeploymentEngine,
     private buildLogs: LogReader,
+    private events: EventSink,
   ) {}
 
   async create(access: Access, serviceId: string, input: { branch?: string | undefined }): Promise<Deployment> {
@@ -47,6 +49,7 @@ export class Deployments {
       buildMethod: null,
     };
     await this.store.deployments.insert(record);
+    this.events.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: record.id, serviceId: service.id, projectId: service.projectId, status: 'queued' } });
     this.engine.enqueue(record.id, service.id);
     return deploymentView(record);
   }

@@ -7,7 +7,8 @@ import { normalizeHostname } from './hostname.js';
 import { newId } from './ids.js';
 import { visibleService } from './lookup.js';
 import type { ProxyPort } from './proxy.js';
-import type { DomainRecord } from './records.js';
+import type { DomainRecord, ServiceRecord } from './records.js';
+import type { EventSink } from './events.js';
 import type { Store } from './store.js';
 import { domainView } from './views.js';
 
@@ -16,7 +17,12 @@ export class Domains {
     private store: Store,
     private clock: Clock,
     private proxy: ProxyPort,
+    private events: EventSink,
   ) {}
+
+  private announce(service: ServiceRecord, domain: DomainRecord, hostname: string, action: 'created' | 'updated' | 'deleted', proxy: ProxyResult): void {
+    this.events.publish({ type: 'domain', projectId: service.projectId, data: { serviceId: service.id, projectId: service.projectId, domainId: domain.id, hostname, action, proxy } });
+  }
 
   private async requireFree(hostname: string, exceptId: string | null): Promise<void> {
     const existing = await this.store.domains.findByHostname(hostname);
@@ -42,7 +48,9 @@ export class Domains {
     const now = this.clock.now();
     const record: DomainRecord = { id: newId(), serviceId: service.id, hostname, status: 'active', createdAt: now, updatedAt: now };
     await this.guardUnique(hostname, () => this.store.domains.insert(record));
-    return { domain: domainView(record), proxy: await this.proxy.apply() };
+    const proxy = await this.proxy.apply();
+    this.announce(service, record, hostname, 'created', proxy);
+    return { domain: domainView(record), proxy };
   }
 
   async update(access: Access, serviceId: string, domainId: string, rawHostname: string): Promise<ProxyResult> {
@@ -53,7 +61,9 @@ export class Domains {
     const hostname = normalizeHostname(rawHostname);
     await this.requireFree(hostname, domain.id);
     await this.guardUnique(hostname, () => this.store.domains.update(domain.id, { hostname, updatedAt: this.clock.now() }));
-    return this.proxy.apply();
+    const proxy = await this.proxy.apply();
+    this.announce(service, domain, hostname, 'updated', proxy);
+    return proxy;
   }
 
   async remove(access: Access, serviceId: string, domainId: string): Promise<ProxyResult> {
@@ -62,6 +72,8 @@ export class Domains {
     const domain = await this.store.domains.get(service.id, domainId);
     if (!domain) throw new NotFound('domain not found');
     await this.store.domains.delete(domain.id);
-    return this.proxy.apply();
+    const proxy = await this.proxy.apply();
+    this.announce(service, domain, domain.hostname, 'deleted', proxy);
+    return proxy;
   }
 }

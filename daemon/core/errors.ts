@@ -38,3 +38,9 @@ export class Conflict extends BerthError {
     this.code = code;
   }
 }
+
+/** An outside service Berth relies on (an AI provider, ...) failed or answered nonsense. */
+export class ProviderError extends BerthError {
+  readonly status = 502;
+  readonly code = 'provider_error';
+}

@@ -1,6 +1,7 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
+import type { AiProviderRepo } from './ai-providers.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -79,6 +80,8 @@ export interface LogsRepo {
   list(table: LogTable, owner: string, afterId: number, limit: number): Promise<LogLineRecord[]>;
   /** The newest `limit` lines of an owner, oldest first. */
   tail(table: LogTable, owner: string, limit: number): Promise<LogLineRecord[]>;
+  /** The newest `limit` lines of an owner that belong to one deployment, oldest first. */
+  tailOfDeployment(table: LogTable, owner: string, deploymentId: string, limit: number): Promise<LogLineRecord[]>;
   /** Keeps the newest `keep` lines per owner; returns how many were removed. */
   trim(table: LogTable, keep: number): Promise<number>;
 }
@@ -96,6 +99,8 @@ export interface Store {
   domains: DomainRepo;
   deployments: DeploymentRepo;
   settings: SettingsRepo;
+  /** Not cached: read once per explanation or settings call. */
+  aiProviders: AiProviderRepo;
   /** Not cached: see store/logs-repo.ts. */
   logs: LogsRepo;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

@@ -1,7 +1,7 @@
-// Status changes inside the daemon, for live streams (a deployment's `end` event) and later the
-// daemon-wide event stream.
-import { EventEmitter } from 'node:events';
+// Deployment status changes for the streams that wait on them (a deployment's `end` event), read
+// from the daemon's event hub.
 import type { DeploymentStatus } from '../../shared/types.js';
+import type { EventHub } from '../events/hub.js';
 
 export interface DeploymentChange {
   deploymentId: string;
@@ -10,14 +10,11 @@ export interface DeploymentChange {
 }
 
 export class DaemonEvents {
-  private emitter = new EventEmitter().setMaxListeners(0);
-
-  deploymentChanged(change: DeploymentChange): void {
-    this.emitter.emit('deployment', change);
-  }
+  constructor(readonly hub: EventHub) {}
 
   onDeployment(fn: (change: DeploymentChange) => void): () => void {
-    this.emitter.on('deployment', fn);
-    return () => this.emitter.off('deployment', fn);
+    return this.hub.subscribe((e) => {
+      if (e.type === 'deployment') fn(e.data);
+    });
   }
 }

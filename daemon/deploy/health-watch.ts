@@ -6,6 +6,7 @@ import { publishedPort } from '../docker/containers.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
+import { setServiceState } from './states.js';
 
 async function probe(port: number, service: ServiceRecord): Promise<boolean> {
   const kind = service.kind === 'database' ? 'tcp' : 'http';
@@ -37,7 +38,7 @@ export function watchReachability(d: DeployDeps, intervalMs: number): () => void
           const port = await currentPort(d, dep, service);
           if (port !== null && port !== dep.upstreamPort) answering = await probe(port, service);
         }
-        if (answering !== service.reachable) await d.store.services.update(service.id, { reachable: answering });
+        if (answering !== service.reachable) await setServiceState(d, service.id, { reachable: answering });
       }
     } catch (err) {
       d.log('checking reachability', err);

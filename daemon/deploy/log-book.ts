@@ -67,8 +67,17 @@ export class LogBook {
     return merge(stored, [...before, ...this.pendingOf(owner)]).slice(-n);
   }
 
-  private pendingOf(owner: string): LogLineRecord[] {
-    return [...this.writing, ...this.pending].filter((l) => l.owner === owner).map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
+  /** The newest `n` lines of `owner` written for one deployment (runtime lines carry it), oldest first. */
+  async tailOfDeployment(owner: string, deploymentId: string, n: number): Promise<LogLineRecord[]> {
+    const before = this.pendingOf(owner, deploymentId);
+    const stored = await this.repo.tailOfDeployment(this.table, owner, deploymentId, n);
+    return merge(stored, [...before, ...this.pendingOf(owner, deploymentId)]).slice(-n);
+  }
+
+  private pendingOf(owner: string, deploymentId?: string): LogLineRecord[] {
+    return [...this.writing, ...this.pending]
+      .filter((l) => l.owner === owner && (deploymentId === undefined || l.deploymentId === deploymentId))
+      .map((l) => ({ id: l.id, line: l.line, stream: l.stream, createdAt: l.createdAt }));
   }
 
   /** Writes what is pending; flushes run one after another, each line in exactly one of them. */

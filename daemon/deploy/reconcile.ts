@@ -6,7 +6,7 @@ import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_SERVICE } from '../docker/labels.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
-import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
+import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
 export async function reconcile(d: DeployDeps): Promise<void> {
   const interrupted = await d.store.deployments.listByStatus(['queued', 'building']);
@@ -42,7 +42,7 @@ export async function reconcile(d: DeployDeps): Promise<void> {
     }
     // reachable is checked, not assumed: the adopted container must answer now
     const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
-    await d.store.services.update(service.id, { status: 'active', reachable: answering });
+    await setServiceState(d, service.id, { status: 'active', reachable: answering });
     await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
   }
 

@@ -13,8 +13,9 @@ import { removeOwnedContainer, runContainer, containerState } from '../docker/co
 import { buildImage, imageExists, pullImage, removeIntermediateImages, removeOwnedImage } from '../docker/images.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
 import type { DeployDeps } from './context.js';
+import { keepFailedContainerOutput } from './failed-output.js';
 import { waitUntilAnswering } from './health.js';
-import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
+import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
 interface Created {
   imageTag: string | null;
@@ -34,7 +35,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
 
   try {
     await setStatus(d, dep, 'building', { startedAt: d.clock.now() });
-    await d.store.services.update(service.id, { status: 'building', updatedAt: d.clock.now() });
+    await setServiceState(d, service.id, { status: 'building', updatedAt: d.clock.now() });
     say(`Deploying ${service.name} (deployment ${dep.id})`);
 
     const image = await produceImage(d, service, dep, workDir, created, say, signal);
@@ -63,6 +64,10 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const aborted = signal.aborted;
     const reason = err instanceof BuildError ? err.message : `internal error: ${(err as Error).message}`;
     if (!(err instanceof BuildError)) d.log(`deployment ${dep.id} failed`, err);
+    if (!aborted && created.containerId) {
+      const kept = await keepFailedContainerOutput(d, service.id, dep.id, created.containerId);
+      if (kept > 0) say(`The container wrote ${kept} line(s) before it was removed; they are kept in the service's runtime log`);
+    }
     say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
     await cleanUp(d, service, created);
     await finishFailed(d, dep, aborted ? 'aborted' : 'failed');
@@ -163,13 +168,19 @@ async function waitForContainer(
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
   signal: AbortSignal,
 ): Promise<void> {
-  const running = async () => (await containerState(d.docker, container.id))?.running ?? false;
-  if (container.upstreamPort === null) {
+  // A new container that exited and waits for Docker to restart it has crashed: it is not running.
+  const running = async () => {
+    const state = await containerState(d.docker, container.id);
+    return state !== null && state.running && !state.restarting;
+  };
+  if (service.internalPort === null) {
     // a worker: it must still be running after a short while
     await new Promise((r) => setTimeout(r, 2000));
     if (!(await running())) throw new BuildError('the container exited right after starting; see its runtime logs');
     return;
   }
+  // No published port although the service has one: the container stopped (or is restarting) before Docker could publish it.
+  if (container.upstreamPort === null) throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
   say(`Waiting for the app to answer on port ${service.internalPort} (up to ${Math.round(d.healthTimeoutMs / 1000)} s)`);
   const result = await waitUntilAnswering(container.upstreamPort, service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp', d.healthTimeoutMs, signal, running);
   if (result === 'aborted') throw new BuildError('aborted');
@@ -207,7 +218,7 @@ async function goLive(
   say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
   const now = d.clock.now();
   await setStatus(d, dep, 'running', { finishedAt: now });
-  await d.store.services.update(service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
+  await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
   await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
   // Retire the old containers in the background: in-flight requests finish first.

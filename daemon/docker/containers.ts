@@ -49,10 +49,11 @@ export async function publishedPort(docker: Docker, id: string, port: string): P
   return binding ? Number(binding.HostPort) : null;
 }
 
-export async function containerState(docker: Docker, id: string): Promise<{ running: boolean; labels: Labels } | null> {
+/** `running` stays true while Docker waits to restart a container that exited; `restarting` says so. */
+export async function containerState(docker: Docker, id: string): Promise<{ running: boolean; restarting: boolean; labels: Labels } | null> {
   try {
     const info = await docker.getContainer(id).inspect();
-    return { running: info.State.Running, labels: info.Config.Labels ?? {} };
+    return { running: info.State.Running, restarting: info.State.Restarting, labels: info.Config.Labels ?? {} };
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return null;
     throw err;

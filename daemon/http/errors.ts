@@ -33,7 +33,8 @@ export function errorFunnel(log: Logger) {
       }
     } catch (err) {
       const { status, code, message } = describe(err);
-      if (status >= 500) log(`${ctx.method} ${ctx.path} failed`, err);
+      // Typed errors (a 502 from an AI provider, ...) are answers with their reason, not daemon faults.
+      if (status >= 500 && !(err instanceof BerthError)) log(`${ctx.method} ${ctx.path} failed`, err);
       if (ctx.headerSent || !ctx.writable) return; // a stream already started; nothing to send
       ctx.status = status;
       ctx.body = { error: { code, message } };

@@ -40,6 +40,15 @@ export function logsRepo(knex: Knex): LogsRepo {
         .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
+    async tailOfDeployment(table, owner, deploymentId, limit) {
+      const rows = (await knex(table)
+        .select('id', 'line', 'stream', 'created_at')
+        .where(OWNER[table], owner)
+        .andWhere('deployment_id', deploymentId)
+        .orderBy('id', 'desc')
+        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
+    },
     async trim(table, keep) {
       const column = OWNER[table];
       return knex(table)

@@ -139,7 +139,26 @@ const deploymentsRun: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial, deploymentsRun];
+const aiProviders: Migration = {
+  name: '003_ai_providers',
+  async up(knex) {
+    await knex.schema.createTable('ai_providers', (t) => {
+      t.string('id').primary();
+      t.string('kind').notNullable(); // openai | anthropic | gemini
+      t.string('name').notNullable();
+      t.text('base_url').notNullable();
+      t.text('api_key').notNullable(); // sealed
+      t.string('default_model');
+      t.string('created_at').notNullable();
+      t.string('updated_at').notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('ai_providers');
+  },
+};
+
+const migrations: Migration[] = [initial, deploymentsRun, aiProviders];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigrations: async () => migrations,

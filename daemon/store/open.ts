@@ -12,6 +12,7 @@ import { domainRepo } from './domains-repo.js';
 import { deploymentRepo } from './deployments-repo.js';
 import { settingsRepo } from './settings-repo.js';
 import { logsRepo } from './logs-repo.js';
+import { aiProviderRepo } from './ai-providers-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -50,6 +51,7 @@ export function storeOver(knex: Knex, box: SecretBox): Store {
     deployments: deploymentRepo(knex),
     settings: settingsRepo(knex),
     logs: logsRepo(knex),
+    aiProviders: aiProviderRepo(knex, box),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),
   };

@@ -81,6 +81,22 @@ const endpoints: Record<string, Endpoint> = {
   'GET /api/deployments/:deploymentId/logs': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/logs`, level: 'read' },
   'GET /api/deployments/:deploymentId/stream': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/stream`, level: 'read' },
   'GET /api/services/:serviceId/runtime-logs/stream': { method: 'GET', path: (t) => `/api/services/${t.web.id}/runtime-logs/stream`, level: 'read' },
+  'POST /api/deployments/:deploymentId/explain-failure': {
+    method: 'POST', deployed: true,
+    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/explain-failure`,
+    body: () => ({ providerId: 'local' }),
+    level: 'write',
+  },
+  'GET /api/system/ai-providers': { method: 'GET', path: () => '/api/system/ai-providers', level: 'read', allProjectsOnly: true },
+  'PUT /api/system/ai-providers/:providerId': {
+    method: 'PUT',
+    path: () => `/api/system/ai-providers/${uniq('ai')}`,
+    body: () => ({ kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'placeholder-key' }),
+    level: 'admin',
+    allProjectsOnly: true,
+  },
+  // No provider of that id exists: allowed means past auth, which answers 404.
+  'DELETE /api/system/ai-providers/:providerId': { method: 'DELETE', path: () => `/api/system/ai-providers/${uniq('ai')}`, level: 'admin', allProjectsOnly: true, allowed: [404] },
 };
 
 describe('auth matrix', function () {

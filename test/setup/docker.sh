@@ -56,9 +56,13 @@ fi
 docker tag "$httpd_image" berth-test/httpd:latest
 
 # node: the host's own Node.js binary and the libraries it links, on top of busybox. A client that
-# verifies TLS certificates (busybox wget does not), for the build CA test.
+# verifies TLS certificates (busybox wget does not), for the build CA test. It also carries the
+# host's npm (its package directory, run through a small wrapper), so fixtures can fail the way npm
+# really fails (a missing script, a dependency that cannot be installed) without any registry.
 node_bin=$(readlink -f "$(command -v node)")
-node_hash=$( (echo "$busybox_hash"; sha256sum "$node_bin") | sha256sum | cut -c1-12)
+npm_dir=$(readlink -f "$(dirname "$(readlink -f "$(command -v npm)")")/..")
+npm_version=$(node -p "require('$npm_dir/package.json').version")
+node_hash=$( (echo "$busybox_hash"; sha256sum "$node_bin"; echo "npm $npm_version") | sha256sum | cut -c1-12)
 node_image="berth-test/node:$node_hash"
 if ! docker image inspect "$node_image" >/dev/null 2>&1; then
   log "building $node_image"
@@ -68,7 +72,9 @@ if ! docker image inspect "$node_image" >/dev/null 2>&1; then
   for app in $(/bin/busybox --list); do [ "$app" = busybox ] || ln -s busybox "$dir/bin/$app"; done
   mkdir -p "$dir/usr/bin" && cp "$node_bin" "$dir/usr/bin/node"
   for lib in $(ldd "$node_bin" | grep -o '/[^ ]*'); do cp --parents "$(readlink -f "$lib")" "$dir/" && [ -e "$dir$lib" ] || cp --parents "$lib" "$dir/"; done
-  tar -C "$dir" -c . | docker import -c 'ENV PATH=/usr/bin:/bin' - "$node_image" >/dev/null
+  mkdir -p "$dir/usr/lib/node_modules" "$dir/root" && cp -a "$npm_dir" "$dir/usr/lib/node_modules/npm"
+  printf '#!/bin/sh\nexec /usr/bin/node /usr/lib/node_modules/npm/bin/npm-cli.js "$@"\n' > "$dir/usr/bin/npm" && chmod 755 "$dir/usr/bin/npm"
+  tar -C "$dir" -c . | docker import -c 'ENV PATH=/usr/bin:/bin' -c 'ENV HOME=/root' - "$node_image" >/dev/null
   rm -rf "$dir"
 fi
 docker tag "$node_image" berth-test/node:latest

@@ -1,0 +1,18 @@
+// What changes on the daemon, as the daemon-wide event stream and the desktop tray see it. Every
+// event names its project, so a key sees only the events of projects it can see.
+import type { DeploymentStatus, ProxyResult, ServiceStatus } from '../../shared/types.js';
+
+export type DaemonEvent =
+  | { type: 'deployment'; projectId: string; data: { deploymentId: string; serviceId: string; projectId: string; status: DeploymentStatus } }
+  | { type: 'service'; projectId: string; data: { serviceId: string; projectId: string; status: ServiceStatus; reachable: boolean } }
+  | {
+      type: 'domain';
+      projectId: string;
+      data: { serviceId: string; projectId: string; domainId: string; hostname: string; action: 'created' | 'updated' | 'deleted'; proxy: ProxyResult };
+    };
+
+export type PublishedEvent = DaemonEvent & { id: number; at: string };
+
+export interface EventSink {
+  publish(event: DaemonEvent): void;
+}

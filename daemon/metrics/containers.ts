@@ -1,0 +1,122 @@
+// CPU and memory of the running containers this daemon owns, from the Engine's stats API. Samples
+// are one-shot (Docker otherwise waits a second per container to fill `precpu_stats`), so the CPU
+// percentage is computed here against the previous sample of the same container.
+import type Docker from 'dockerode';
+import { listOwnedContainers } from '../docker/containers.js';
+import { LABEL_DEPLOYMENT, LABEL_PROJECT, LABEL_SERVICE, type Ownership } from '../docker/labels.js';
+import { round2 } from './host.js';
+
+/** The parts of the Engine's stats JSON read here (cgroup v1 and v2 alike). */
+export interface DockerStats {
+  cpu_stats?: {
+    cpu_usage?: { total_usage?: number; percpu_usage?: number[] | null };
+    system_cpu_usage?: number;
+    online_cpus?: number;
+  };
+  memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
+}
+
+export interface CpuSample {
+  /** Nanoseconds of CPU the container used, all cores. */
+  total: number;
+  /** Nanoseconds of CPU the host used, all cores. */
+  system: number;
+}
+
+export interface ContainerMetrics {
+  containerId: string;
+  containerName: string;
+  serviceId: string;
+  /** As labelled at creation; the collector maps it to the service's project now. */
+  labelProjectId: string;
+  deploymentId: string;
+  cpuPercent: number | null;
+  memoryBytes: number;
+  memoryLimitBytes: number;
+}
+
+export interface ContainerFailure {
+  serviceId: string;
+  containerName: string;
+  message: string;
+}
+
+const STATS_TIMEOUT_MS = 5_000;
+
+/** CPU used between two samples, like `docker stats`: 100 means one core busy. */
+export function cpuPercent(previous: CpuSample | undefined, next: CpuSample, onlineCpus: number): number | null {
+  if (!previous) return null;
+  const used = next.total - previous.total;
+  const elapsed = next.system - previous.system;
+  // a restarted container starts counting again from zero
+  if (used < 0 || elapsed <= 0) return null;
+  return round2((used / elapsed) * onlineCpus * 100);
+}
+
+/** Memory in use without the reclaimable page cache, as `docker stats` shows it. */
+export function memoryInUse(memory: NonNullable<DockerStats['memory_stats']>): number {
+  const usage = memory.usage ?? 0;
+  const stats = memory.stats ?? {};
+  // cgroup v1 reports the hierarchy's total_inactive_file; cgroup v2 only inactive_file
+  const inactive = stats.total_inactive_file ?? stats.inactive_file ?? 0;
+  return inactive < usage ? usage - inactive : usage;
+}
+
+export class ContainerSampler {
+  private previous = new Map<string, CpuSample>();
+
+  constructor(
+    private readonly docker: Docker,
+    private readonly own: Ownership,
+  ) {}
+
+  /** One sample of every running owned container, taken in parallel. */
+  async sample(): Promise<{ containers: ContainerMetrics[]; failures: ContainerFailure[] }> {
+    const running = (await listOwnedContainers(this.docker, this.own, {})).filter((c) => c.running);
+    const results = await Promise.all(
+      running.map(async (c) => {
+        const serviceId = c.labels[LABEL_SERVICE] ?? '';
+        try {
+          return await this.sampleOne(c.id, c.name, serviceId, c.labels[LABEL_PROJECT] ?? '', c.labels[LABEL_DEPLOYMENT] ?? '');
+        } catch (err) {
+          // a container that stopped between the listing and its sample is simply gone
+          if ((err as { statusCode?: number }).statusCode === 404) return null;
+          return { serviceId, containerName: c.name, message: (err as Error).message };
+        }
+      }),
+    );
+    const live = new Set(running.map((c) => c.id));
+    for (const id of this.previous.keys()) if (!live.has(id)) this.previous.delete(id);
+    const containers: ContainerMetrics[] = [];
+    const failures: ContainerFailure[] = [];
+    for (const r of results) {
+      if (r && 'message' in r) failures.push(r);
+      else if (r) containers.push(r);
+    }
+    return { containers, failures };
+  }
+
+  private async sampleOne(id: string, containerName: string, serviceId: string, labelProjectId: string, deploymentId: string): Promise<ContainerMetrics | null> {
+    // dockerode sends these as the query string; abortSignal is taken out of it first
+    const options = { stream: false as const, 'one-shot': true, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
+    const stats: DockerStats = await this.docker.getContainer(id).stats(options);
+    const cpu = stats.cpu_stats;
+    const memory = stats.memory_stats;
+    // a container on its way out answers with empty sections
+    if (memory?.usage === undefined || cpu?.cpu_usage?.total_usage === undefined || cpu.system_cpu_usage === undefined) return null;
+    const next: CpuSample = { total: cpu.cpu_usage.total_usage, system: cpu.system_cpu_usage };
+    const onlineCpus = cpu.online_cpus ?? cpu.cpu_usage.percpu_usage?.length ?? 1;
+    const percent = cpuPercent(this.previous.get(id), next, onlineCpus);
+    this.previous.set(id, next);
+    return {
+      containerId: id,
+      containerName,
+      serviceId,
+      labelProjectId,
+      deploymentId,
+      cpuPercent: percent,
+      memoryBytes: memoryInUse(memory),
+      memoryLimitBytes: memory.limit ?? 0,
+    };
+  }
+}
