@@ -13,6 +13,9 @@ export interface Config {
   bootstrapKey: string | null;
   dockerSocket: string;
   caddyAdmin: string;
+  /** Where Caddy listens for plain HTTP and for HTTPS (host:port or :port). */
+  proxyHttpAddr: string;
+  proxyHttpsAddr: string;
   images: Record<DatabaseEngine, string>;
   gitBaseUrl: string;
   portRange: PortRange;
@@ -47,6 +50,13 @@ function port(name: string, raw: string, min = 1): number {
   const n = Number(raw);
   if (n < min || n > 65535) throw new ConfigError(`${name} must be between ${min} and 65535, got ${n}`);
   return n;
+}
+
+function listenAddr(name: string, raw: string): string {
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]*):([0-9]+)$/.exec(raw);
+  if (!m) throw new ConfigError(`${name} must look like :443 or 127.0.0.1:8443, got "${raw}"`);
+  port(name, m[2]!);
+  return raw;
 }
 
 function httpUrl(name: string, raw: string): string {
@@ -110,6 +120,8 @@ export function readConfig(env: Env = process.env): Config {
     bootstrapKey,
     dockerSocket: value('BERTH_DOCKER_SOCKET') ?? '/var/run/docker.sock',
     caddyAdmin: httpUrl('BERTH_CADDY_ADMIN', value('BERTH_CADDY_ADMIN') ?? 'http://127.0.0.1:2019'),
+    proxyHttpAddr: listenAddr('BERTH_PROXY_HTTP_ADDR', value('BERTH_PROXY_HTTP_ADDR') ?? ':80'),
+    proxyHttpsAddr: listenAddr('BERTH_PROXY_HTTPS_ADDR', value('BERTH_PROXY_HTTPS_ADDR') ?? ':443'),
     images,
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,

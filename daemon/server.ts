@@ -10,7 +10,7 @@ import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
 import { probeFree } from './core/host-ports.js';
 import { newId } from './core/ids.js';
-import { unconfiguredProxy } from './core/proxy.js';
+import { CaddyProxy } from './proxy/caddy.js';
 import type { Store } from './core/store.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
@@ -33,6 +33,11 @@ import { FailureExplainer } from './core/explain.js';
 import { failureLogs } from './deploy/failure-logs.js';
 import { aiRoutes } from './http/routes/ai.js';
 import { providerRegistry } from './integrations/ai/registry.js';
+import { detectInterfaceIpv4 } from './public-ip.js';
+import { SystemSettings } from './core/system-settings.js';
+import { DnsProviders } from './core/dns.js';
+import { dnsProviderFor } from './integrations/dns/registry.js';
+import { systemRoutes } from './http/routes/system.js';
 
 export interface RunningDaemon {
   url: string;
@@ -40,6 +45,8 @@ export interface RunningDaemon {
   core: Core;
   store: Store;
   engine: DockerDeploymentEngine;
+  /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
+  proxy: CaddyProxy;
   stop(): Promise<void>;
 }
 
@@ -85,10 +92,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     },
     config.buildConcurrency,
   );
+  // Caddy through its admin API; when it is not running, every result says so and a timer retries.
+  const proxy = new CaddyProxy({ store, adminUrl: config.caddyAdmin, httpAddr: config.proxyHttpAddr, httpsAddr: config.proxyHttpsAddr, log });
   const core = buildCore({
     store,
     clock: systemClock,
-    proxy: unconfiguredProxy,
+    proxy,
     portRange: config.portRange,
     probePort: probeFree,
     publicIp: publicIpSource(store.settings),
@@ -136,6 +145,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     providers: providerRegistry(store.aiProviders),
   });
   moreRoutes.push(aiRoutes({ providers: new AiProviders(store.aiProviders, systemClock), explainer }));
+  // System settings and DNS providers: A records written through the provider's HTTP API.
+  const systemSettings = new SystemSettings(store.settings, systemClock, detectInterfaceIpv4(), proxy);
+  const dnsProviders = new DnsProviders(store, systemClock, (record) => dnsProviderFor(record), () => systemSettings.publicIp());
+  moreRoutes.push(systemRoutes({ settings: systemSettings, dns: dnsProviders }));
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
@@ -144,14 +157,22 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   server.keepAliveTimeout = 65_000;
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  proxy.setDashboardUpstream(`${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`);
+  // Start-up: make Caddy match the store (not awaited; an unreachable Caddy starts the retry timer).
+  void proxy.apply().then((r) => {
+    if (!r.ok) log(`reverse proxy: ${r.detail}`);
+  });
+  proxy.watch();
   return {
     url: `http://${shownHost}:${port}`,
     port,
     core,
     store,
     engine,
+    proxy,
     async stop() {
       clearInterval(trimTimer);
+      proxy.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

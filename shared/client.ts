@@ -1,5 +1,11 @@
 // A typed client for the Berth API over fetch. Tests, the desktop app and scripts all use it.
 import type {
+  DnsProviderCredentials,
+  DnsProviderId,
+  DnsProviderStatus,
+  DnsRecordResult,
+  SystemSettings,
+  SystemSettingsPatch,
   AiProvider,
   AiProviderInput,
   ApiKey,
@@ -234,6 +240,23 @@ export class BerthClient {
   }
   deleteAiProvider(providerId: string): Promise<{ ok: true }> {
     return this.call('DELETE', `/api/system/ai-providers/${enc(providerId)}`);
+  }
+
+  // System settings, DNS providers and A records for custom domains
+  systemSettings(): Promise<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[] }> {
+    return this.call('GET', '/api/system/settings');
+  }
+  patchSystemSettings(patch: SystemSettingsPatch): Promise<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[]; proxy: ProxyResult }> {
+    return this.call('PATCH', '/api/system/settings', patch);
+  }
+  connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
+    return this.call('PUT', `/api/system/dns-providers/${enc(providerId)}`, credentials);
+  }
+  disconnectDnsProvider(providerId: DnsProviderId): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/system/dns-providers/${enc(providerId)}`);
+  }
+  createDnsRecord(serviceId: string, domainId: string, providerId: DnsProviderId): Promise<{ ok: true; result: DnsRecordResult; domain: Domain }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/domains/${enc(domainId)}/dns-records`, { providerId });
   }
 
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */

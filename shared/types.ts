@@ -235,3 +235,52 @@ export interface AiProviderInput {
   apiKey?: string;
   defaultModel?: string | null;
 }
+
+// System settings and DNS providers
+export type HttpsMode = 'acme' | 'internal' | 'http';
+
+export interface SystemSettings {
+  rootDomain: string | null;
+  /** The IPv4 DNS records point at: the stored override, else the address detected at start. */
+  publicIp: string;
+  /** True when publicIp is the detected address (no override stored). */
+  publicIpDetected: boolean;
+  acmeEmail: string | null;
+  /** null: not chosen (the proxy's default applies). */
+  httpsMode: HttpsMode | null;
+  dashboardHostname: string | null;
+}
+
+/** Any subset; null clears a field (publicIp: back to the detected address). */
+export interface SystemSettingsPatch {
+  rootDomain?: string | null;
+  publicIp?: string | null;
+  acmeEmail?: string | null;
+  httpsMode?: HttpsMode;
+  dashboardHostname?: string | null;
+}
+
+export type DnsProviderId = 'cloudflare' | 'namecheap' | 'spaceship';
+
+export interface DnsProviderStatus {
+  id: DnsProviderId;
+  name: string;
+  connected: boolean;
+}
+
+/** Per provider; `baseUrl` defaults to the provider's real API. Never returned. */
+export type DnsProviderCredentials =
+  | { apiToken: string; baseUrl?: string }
+  | { apiUser: string; apiKey: string; username?: string; clientIp: string; baseUrl?: string }
+  | { apiKey: string; apiSecret: string; baseUrl?: string };
+
+export interface DnsRecordResult {
+  provider: DnsProviderId;
+  providerName: string;
+  action: 'created' | 'updated' | 'unchanged';
+  hostname: string;
+  recordType: 'A';
+  host: string;
+  zone: string;
+  targetIp: string;
+}

@@ -96,6 +96,10 @@ export class Services {
       await this.checkReferences(project.id, record, envRecords);
       await this.d.store.services.insert(record, envRecords);
       await this.d.store.projects.update(project.id, { updatedAt: now });
+      return record;
+    }).then(async (record) => {
+      // with a root domain set, the new service has a generated hostname to route
+      await this.d.proxy.apply();
       return this.view(record);
     });
   }

@@ -2,6 +2,7 @@
 // core never imports knex.
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { AiProviderRepo } from './ai-providers.js';
+import type { DnsProviderRepo } from './dns.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -89,6 +90,8 @@ export interface LogsRepo {
 export interface SettingsRepo {
   get(key: string): Promise<string | null>;
   set(key: string, value: string, at: string): Promise<void>;
+  /** Removes the key (a setting back to its default); no error when it was not set. */
+  delete(key: string): Promise<void>;
 }
 
 export interface Store {
@@ -101,6 +104,8 @@ export interface Store {
   settings: SettingsRepo;
   /** Not cached: read once per explanation or settings call. */
   aiProviders: AiProviderRepo;
+  /** DNS provider connections; credentials sealed at rest. Not cached. */
+  dnsProviders: DnsProviderRepo;
   /** Not cached: see store/logs-repo.ts. */
   logs: LogsRepo;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

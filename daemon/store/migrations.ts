@@ -158,7 +158,23 @@ const aiProviders: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial, deploymentsRun, aiProviders];
+const dnsProviders: Migration = {
+  name: '004_dns_providers',
+  async up(knex) {
+    await knex.schema.createTable('dns_providers', (t) => {
+      t.string('id').primary(); // cloudflare | namecheap | spaceship
+      t.text('base_url').notNullable();
+      t.text('credentials').notNullable(); // sealed JSON
+      t.string('created_at').notNullable();
+      t.string('updated_at').notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('dns_providers');
+  },
+};
+
+const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigrations: async () => migrations,

@@ -13,6 +13,7 @@ import { deploymentRepo } from './deployments-repo.js';
 import { settingsRepo } from './settings-repo.js';
 import { logsRepo } from './logs-repo.js';
 import { aiProviderRepo } from './ai-providers-repo.js';
+import { dnsProviderRepo } from './dns-providers-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -52,6 +53,7 @@ export function storeOver(knex: Knex, box: SecretBox): Store {
     settings: settingsRepo(knex),
     logs: logsRepo(knex),
     aiProviders: aiProviderRepo(knex, box),
+    dnsProviders: dnsProviderRepo(knex, box),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),
   };

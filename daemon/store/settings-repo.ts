@@ -10,5 +10,8 @@ export function settingsRepo(knex: Knex): SettingsRepo {
     async set(key, value, at) {
       await knex('settings').insert({ key, value, updated_at: at }).onConflict('key').merge({ value, updated_at: at });
     },
+    async delete(key) {
+      await knex('settings').where({ key }).delete();
+    },
   };
 }

@@ -97,6 +97,25 @@ const endpoints: Record<string, Endpoint> = {
   },
   // No provider of that id exists: allowed means past auth, which answers 404.
   'DELETE /api/system/ai-providers/:providerId': { method: 'DELETE', path: () => `/api/system/ai-providers/${uniq('ai')}`, level: 'admin', allProjectsOnly: true, allowed: [404] },
+  'GET /api/system/settings': { method: 'GET', path: () => '/api/system/settings', level: 'read', allProjectsOnly: true },
+  'PATCH /api/system/settings': { method: 'PATCH', path: () => '/api/system/settings', body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }), level: 'admin', allProjectsOnly: true },
+  'PUT /api/system/dns-providers/:providerId': {
+    method: 'PUT',
+    path: () => '/api/system/dns-providers/cloudflare',
+    body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }),
+    level: 'admin',
+    allProjectsOnly: true,
+  },
+  // Spaceship is never connected here: allowed means past auth, which answers 404.
+  'DELETE /api/system/dns-providers/:providerId': { method: 'DELETE', path: () => '/api/system/dns-providers/spaceship', level: 'admin', allProjectsOnly: true, allowed: [404] },
+  // Namecheap is never connected here: allowed means past auth and scope, which answers 400.
+  'POST /api/services/:serviceId/domains/:domainId/dns-records': {
+    method: 'POST',
+    path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}/dns-records`,
+    body: () => ({ providerId: 'namecheap' }),
+    level: 'write',
+    allowed: [400],
+  },
 };
 
 describe('auth matrix', function () {

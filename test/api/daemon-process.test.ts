@@ -43,7 +43,7 @@ describe('daemon process and CLI', function () {
     const port = await freePort();
     stderr = '';
     child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_PORT_RANGE: '45000-45999', ...env },
+      env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_PORT_RANGE: '45000-45999', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -143,6 +143,7 @@ async function main(): Promise<void> {
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: key,
     BERTH_PORT_RANGE: '40000-41999',
+    BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
   });
   await waitForOk(`${daemonUrl}/api/health`, daemon);
 

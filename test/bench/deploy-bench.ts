@@ -83,7 +83,7 @@ async function startDaemon(git: GitServer): Promise<BerthClient> {
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
     env: {
       ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'),
-      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: '43000-43999',
+      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: '43000-43999', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -32,6 +32,7 @@ describe('daemon killed mid-build', function () {
         BERTH_BOOTSTRAP_KEY: secret,
         BERTH_GIT_BASE_URL: git.baseUrl,
         BERTH_PORT_RANGE: '46000-46999',
+        BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
       },
       stdio: 'ignore',
     });

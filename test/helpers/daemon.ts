@@ -34,6 +34,8 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: bootstrap,
     BERTH_PORT_RANGE: `${base}-${base + 1999}`,
+    // Never a real Caddy by accident (a developer's own on :2019): port 1 refuses connections.
+    BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     ...env,
   });
   const logs: string[] = [];

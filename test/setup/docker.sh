@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Makes a Docker Engine available for the tests on a fresh machine: installs docker.io when missing,
+# Makes a Docker Engine available for the tests on a fresh machine: installs docker.io (and caddy,
+# which the routing tests run themselves on loopback ports) when missing,
 # starts dockerd when it is not answering, and builds the small local images the tests use (no
 # registry is reachable here). Images are tagged by the hash of what they are built from, so a
 # machine that built them once reuses them.
@@ -21,7 +22,7 @@ need_pkg() {
   fi
 }
 
-need_pkg /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl
+need_pkg /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl caddy:caddy
 bash installers/ensure-docker.sh
 
 # busybox: a 2 MB image with sh, httpd (CGI too) and nc; enough for the deploy fixtures.

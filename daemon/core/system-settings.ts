@@ -1,0 +1,124 @@
+// System settings: the root domain, the public IPv4 (detected at start, overridable), the ACME
+// e-mail, the HTTPS mode and the dashboard hostname. Stored as plain strings in the settings
+// table under fixed keys, which the proxy reads. Reading needs a key over all projects; changing
+// them a write key over all projects. A PATCH is checked whole before anything is written.
+import { isIPv4 } from 'node:net';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
+import { InvalidInput } from './errors.js';
+import { normalizeHostname } from './hostname.js';
+import type { ProxyPort } from './proxy.js';
+import type { ProxyResult } from '../../shared/types.js';
+import type { SettingsRepo } from './store.js';
+
+export const HTTPS_MODES = ['acme', 'internal', 'http'] as const;
+export type HttpsMode = (typeof HTTPS_MODES)[number];
+
+/** The keys the proxy integration reads: keep them exactly. */
+export const SETTING_KEYS = {
+  rootDomain: 'rootDomain',
+  publicIp: 'publicIp',
+  acmeEmail: 'acmeEmail',
+  httpsMode: 'httpsMode',
+  dashboardHostname: 'dashboardHostname',
+} as const;
+
+export interface SystemSettingsView {
+  rootDomain: string | null;
+  /** The address DNS records point at: the stored override, else the detected one. */
+  publicIp: string;
+  /** True when publicIp is the detected address (no override stored). */
+  publicIpDetected: boolean;
+  acmeEmail: string | null;
+  /** null: not chosen; the proxy applies its default. */
+  httpsMode: HttpsMode | null;
+  dashboardHostname: string | null;
+}
+
+export interface SystemSettingsPatch {
+  rootDomain?: string | null | undefined;
+  publicIp?: string | null | undefined;
+  acmeEmail?: string | null | undefined;
+  httpsMode?: HttpsMode | undefined;
+  dashboardHostname?: string | null | undefined;
+}
+
+const EMAIL = /^[^\s@"<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
+
+export function checkIpv4(raw: string, field: string): string {
+  const ip = raw.trim();
+  if (!isIPv4(ip)) throw new InvalidInput(`${field} must be an IPv4 address like 203.0.113.10`);
+  return ip;
+}
+
+export class SystemSettings {
+  constructor(
+    private settings: SettingsRepo,
+    private clock: Clock,
+    /** The first non-internal IPv4 of this host, found at start. */
+    private detectedIp: string,
+    /** Re-applied after a change, since routing and certificates depend on these settings. */
+    private proxy: ProxyPort,
+  ) {}
+
+  /** The public IPv4 to point DNS records at. */
+  async publicIp(): Promise<string> {
+    return (await this.settings.get(SETTING_KEYS.publicIp)) ?? this.detectedIp;
+  }
+
+  async get(access: Access): Promise<SystemSettingsView> {
+    access.requireAllProjects('reading system settings');
+    return this.view();
+  }
+
+  async patch(access: Access, input: SystemSettingsPatch): Promise<{ settings: SystemSettingsView; proxy: ProxyResult }> {
+    access.requireWrite();
+    access.requireAllProjects('changing system settings');
+    // Everything is checked first: a refused patch writes nothing.
+    const writes: [string, string | null][] = [];
+    if (input.rootDomain !== undefined) writes.push([SETTING_KEYS.rootDomain, input.rootDomain === null ? null : hostnameField(input.rootDomain, 'rootDomain')]);
+    if (input.dashboardHostname !== undefined) {
+      writes.push([SETTING_KEYS.dashboardHostname, input.dashboardHostname === null ? null : hostnameField(input.dashboardHostname, 'dashboardHostname')]);
+    }
+    if (input.publicIp !== undefined) writes.push([SETTING_KEYS.publicIp, input.publicIp === null ? null : checkIpv4(input.publicIp, 'publicIp')]);
+    if (input.acmeEmail !== undefined) writes.push([SETTING_KEYS.acmeEmail, input.acmeEmail === null ? null : email(input.acmeEmail)]);
+    if (input.httpsMode !== undefined) writes.push([SETTING_KEYS.httpsMode, input.httpsMode]);
+    if (writes.length === 0) throw new InvalidInput('give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname');
+    const now = this.clock.now();
+    for (const [key, value] of writes) {
+      if (value === null) await this.settings.delete(key);
+      else await this.settings.set(key, value, now);
+    }
+    const proxy = await this.proxy.apply();
+    return { settings: await this.view(), proxy };
+  }
+
+  private async view(): Promise<SystemSettingsView> {
+    const stored = async (key: string) => this.settings.get(key);
+    const ip = await stored(SETTING_KEYS.publicIp);
+    const mode = await stored(SETTING_KEYS.httpsMode);
+    return {
+      rootDomain: await stored(SETTING_KEYS.rootDomain),
+      publicIp: ip ?? this.detectedIp,
+      publicIpDetected: ip === null,
+      acmeEmail: await stored(SETTING_KEYS.acmeEmail),
+      httpsMode: (HTTPS_MODES as readonly string[]).includes(mode ?? '') ? (mode as HttpsMode) : null,
+      dashboardHostname: await stored(SETTING_KEYS.dashboardHostname),
+    };
+  }
+}
+
+function hostnameField(raw: string, field: string): string {
+  try {
+    return normalizeHostname(raw);
+  } catch (err) {
+    if (err instanceof InvalidInput) throw new InvalidInput(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+function email(raw: string): string {
+  const value = raw.trim();
+  if (value.length > 254 || !EMAIL.test(value)) throw new InvalidInput('acmeEmail must be an e-mail address like admin@example.com');
+  return value;
+}

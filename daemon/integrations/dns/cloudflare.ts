@@ -1,0 +1,82 @@
+// Cloudflare's v4 API: a bearer API token; zones listed page by page; A records looked up by
+// exact name and created (POST) or updated (PUT). Every answer is {success, errors, result}.
+import { InvalidInput, ProviderError } from '../../core/errors.js';
+import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
+import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import { hostLabel, longestZone } from './zone.js';
+
+export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com/client/v4';
+const MAX_PAGES = 200;
+
+export interface CloudflareCredentials {
+  apiToken: string;
+}
+
+interface Envelope<T> {
+  success?: boolean;
+  errors?: { code?: number; message?: string }[];
+  result?: T;
+  result_info?: { page?: number; total_pages?: number };
+}
+
+interface Zone {
+  id: string;
+  name: string;
+}
+
+interface DnsRecord {
+  id: string;
+  type: string;
+  name: string;
+  content: string;
+}
+
+export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials, opts: DnsClientOptions = {}): DnsProvider {
+  const endpoint: DnsEndpoint = { label: 'Cloudflare', baseUrl, secrets: [creds.apiToken], timeoutMs: opts.timeoutMs, fetch: opts.fetch };
+
+  async function api<T>(method: string, path: string, query?: Record<string, string>, body?: unknown): Promise<Envelope<T>> {
+    const res = await call(endpoint, { method, path, query, body, headers: { authorization: `Bearer ${creds.apiToken}` } });
+    const json = parseJson(res.text) as Envelope<T> | undefined;
+    const ok = res.status >= 200 && res.status < 300 && json !== undefined && json.success !== false;
+    if (!ok) {
+      const messages = (json?.errors ?? []).map((e) => (e.code !== undefined ? `${e.message ?? 'error'} (code ${e.code})` : (e.message ?? 'error')));
+      throw refused(endpoint, res.status, messages.length > 0 ? messages.join('; ') : excerpt(res.text) || 'no message');
+    }
+    return json;
+  }
+
+  async function zones(): Promise<Zone[]> {
+    const all: Zone[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const res = await api<Zone[]>('GET', '/zones', { per_page: '50', page: String(page) });
+      if (!Array.isArray(res.result)) throw new ProviderError('Cloudflare answered the zone list without a result array');
+      all.push(...res.result);
+      const total = res.result_info?.total_pages ?? 1;
+      if (page >= total || res.result.length === 0) break;
+    }
+    return all;
+  }
+
+  return {
+    id: 'cloudflare',
+    name: 'Cloudflare',
+    async upsertA(hostname, ip): Promise<ARecordOutcome> {
+      const owned = await zones();
+      const zoneName = longestZone(hostname, owned.map((z) => z.name));
+      if (zoneName === null) throw new InvalidInput(`the Cloudflare account has no zone for ${hostname}`, 'no_dns_zone');
+      const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
+      const host = hostLabel(hostname, zoneName);
+      const zonePath = `/zones/${encodeURIComponent(zone.id)}/dns_records`;
+      const existing = await api<DnsRecord[]>('GET', zonePath, { type: 'A', name: hostname });
+      const records = Array.isArray(existing.result) ? existing.result.filter((r) => r.type === 'A' && r.name.toLowerCase() === hostname) : [];
+      const body = { type: 'A', name: hostname, content: ip, ttl: 1, proxied: false };
+      if (records.length === 0) {
+        await api('POST', zonePath, undefined, body);
+        return { action: 'created', zone: zoneName, host };
+      }
+      if (records.some((r) => r.content === ip)) return { action: 'unchanged', zone: zoneName, host };
+      await api('PUT', `${zonePath}/${encodeURIComponent(records[0]!.id)}`, undefined, body);
+      return { action: 'updated', zone: zoneName, host };
+    },
+  };
+}

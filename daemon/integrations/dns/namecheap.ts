@@ -1,0 +1,130 @@
+// Namecheap's XML API (one URL, the command in a parameter; ApiUser, ApiKey, UserName and
+// ClientIp on every call). Zones are the account's domains (namecheap.domains.getList, paged),
+// so a multi-part TLD (example.co.uk) splits into SLD and TLD by the owned name. setHosts
+// REPLACES a domain's whole host list: the list is read (getHosts), the one A record merged in,
+// and every other record written back with its fields (MXPref, TTL, and the EmailType).
+import { InvalidInput, ProviderError } from '../../core/errors.js';
+import { call, excerpt, refused, type DnsEndpoint } from './http.js';
+import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import { elements, first } from './xml.js';
+import { hostLabel, longestZone } from './zone.js';
+
+export const NAMECHEAP_BASE_URL = 'https://api.namecheap.com/xml.response';
+const PAGE_SIZE = 100;
+const MAX_PAGES = 100;
+const DEFAULT_TTL = '1800';
+
+export interface NamecheapCredentials {
+  apiUser: string;
+  apiKey: string;
+  /** The account the calls act on; the API user's own when not given. */
+  username?: string | undefined;
+  /** The IPv4 whitelisted for API access in the Namecheap account. */
+  clientIp: string;
+}
+
+export interface NamecheapHost {
+  name: string;
+  type: string;
+  address: string;
+  mxPref: string;
+  ttl: string;
+}
+
+export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, opts: DnsClientOptions = {}): DnsProvider {
+  const endpoint: DnsEndpoint = { label: 'Namecheap', baseUrl, secrets: [creds.apiKey], timeoutMs: opts.timeoutMs, fetch: opts.fetch };
+  const global = {
+    ApiUser: creds.apiUser,
+    ApiKey: creds.apiKey,
+    UserName: creds.username ?? creds.apiUser,
+    ClientIp: creds.clientIp,
+  };
+
+  /** Returns the CommandResponse markup of a Status="OK" answer; an ERROR answer becomes a ProviderError with Namecheap's message. */
+  async function command(name: string, params: Record<string, string>, post = false): Promise<string> {
+    const all = { ...global, Command: name, ...params };
+    const res = post
+      ? await call(endpoint, { method: 'POST', path: '', body: new URLSearchParams(all).toString(), headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/xml' } })
+      : await call(endpoint, { method: 'GET', path: '', query: all, headers: { accept: 'application/xml' } });
+    const root = first(res.text, 'ApiResponse');
+    if (root === null) throw refusedOrOdd(res.status, `not an API response: ${excerpt(res.text) || 'empty body'}`);
+    const errors = elements(root.inner, 'Error').map((e) => (e.attrs.Number ? `${e.text} (error ${e.attrs.Number})` : e.text)).filter((m) => m !== '');
+    if (root.attrs.Status !== 'OK' || res.status >= 400) {
+      throw refused(endpoint, res.status, errors.length > 0 ? errors.join('; ') : `Status ${root.attrs.Status ?? 'missing'}`);
+    }
+    return first(root.inner, 'CommandResponse')?.inner ?? '';
+  }
+
+  function refusedOrOdd(status: number, message: string): ProviderError {
+    return status >= 400 ? refused(endpoint, status, message) : new ProviderError(`Namecheap answered HTTP ${status}, ${message}`);
+  }
+
+  async function domains(): Promise<string[]> {
+    const names: string[] = [];
+    for (let page = 1; page <= MAX_PAGES; page++) {
+      const body = await command('namecheap.domains.getList', { PageSize: String(PAGE_SIZE), Page: String(page) });
+      const found = elements(body, 'Domain').map((d) => d.attrs.Name ?? '').filter((n) => n !== '');
+      names.push(...found);
+      const total = Number(first(body, 'TotalItems')?.text ?? found.length);
+      if (found.length === 0 || names.length >= total) break;
+    }
+    return names;
+  }
+
+  return {
+    id: 'namecheap',
+    name: 'Namecheap',
+    async upsertA(hostname, ip): Promise<ARecordOutcome> {
+      const zone = longestZone(hostname, await domains());
+      if (zone === null) throw new InvalidInput(`the Namecheap account has no domain for ${hostname}`, 'no_dns_zone');
+      const dot = zone.indexOf('.');
+      const sld = zone.slice(0, dot);
+      const tld = zone.slice(dot + 1);
+      const host = hostLabel(hostname, zone);
+
+      const listed = await command('namecheap.domains.dns.getHosts', { SLD: sld, TLD: tld });
+      const result = first(listed, 'DomainDNSGetHostsResult');
+      if (result?.attrs.IsUsingOurDNS?.toLowerCase() === 'false') {
+        throw new InvalidInput(`${zone} does not use Namecheap's DNS servers, so its records cannot be set through Namecheap`, 'dns_not_hosted');
+      }
+      const hosts: NamecheapHost[] = elements(result?.inner ?? listed, 'host').concat(elements(result?.inner ?? listed, 'Host')).map((h) => ({
+        name: h.attrs.Name ?? '',
+        type: (h.attrs.Type ?? '').toUpperCase(),
+        address: h.attrs.Address ?? '',
+        mxPref: h.attrs.MXPref ?? '10',
+        ttl: h.attrs.TTL ?? DEFAULT_TTL,
+      }));
+
+      const isTarget = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host;
+      const targets = hosts.filter(isTarget);
+      if (targets.length > 0 && targets.every((h) => h.address === ip)) return { action: 'unchanged', zone, host };
+      // The record set of this name becomes the one address; every other host stays as it was.
+      const merged: NamecheapHost[] = [];
+      let placed = false;
+      for (const h of hosts) {
+        if (!isTarget(h)) merged.push(h);
+        else if (!placed) {
+          merged.push({ ...h, address: ip });
+          placed = true;
+        }
+      }
+      if (!placed) merged.push({ name: host, type: 'A', address: ip, mxPref: '10', ttl: DEFAULT_TTL });
+
+      const params: Record<string, string> = { SLD: sld, TLD: tld };
+      merged.forEach((h, i) => {
+        const n = i + 1;
+        params[`HostName${n}`] = h.name;
+        params[`RecordType${n}`] = h.type;
+        params[`Address${n}`] = h.address;
+        params[`MXPref${n}`] = h.mxPref;
+        params[`TTL${n}`] = h.ttl;
+      });
+      const emailType = result?.attrs.EmailType ?? (merged.some((h) => h.type === 'MX') ? 'MX' : undefined);
+      if (emailType) params.EmailType = emailType;
+      const set = await command('namecheap.domains.dns.setHosts', params, true);
+      const setResult = first(set, 'DomainDNSSetHostsResult');
+      if (setResult && setResult.attrs.IsSuccess?.toLowerCase() !== 'true') throw new ProviderError(`Namecheap did not confirm the host list of ${zone} (IsSuccess=${setResult.attrs.IsSuccess ?? 'missing'})`);
+      return { action: placed ? 'updated' : 'created', zone, host };
+    },
+  };
+}

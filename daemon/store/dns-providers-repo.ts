@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type { DnsProviderId, DnsProviderRecord, DnsProviderRepo } from '../core/dns.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+
+interface Row {
+  id: DnsProviderId;
+  base_url: string;
+  credentials: string; // sealed JSON
+  created_at: string;
+  updated_at: string;
+}
+
+/** The credentials are sealed (as one JSON object) on the way in and opened on the way out. */
+export function dnsProviderRepo(knex: Knex, box: SecretBox): DnsProviderRepo {
+  const toRecord = (r: Row): DnsProviderRecord => ({
+    id: r.id,
+    baseUrl: r.base_url,
+    credentials: JSON.parse(box.open(r.credentials)) as Record<string, string>,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  });
+  return {
+    async list() {
+      return (await knex<Row>('dns_providers').select('*').orderBy('id')).map(toRecord);
+    },
+    async get(id) {
+      const row = await knex<Row>('dns_providers').where({ id }).first();
+      return row ? toRecord(row) : null;
+    },
+    async upsert(p) {
+      const row: Row = { id: p.id, base_url: p.baseUrl, credentials: box.seal(JSON.stringify(p.credentials)), created_at: p.createdAt, updated_at: p.updatedAt };
+      const { id: _id, created_at: _created, ...changes } = row;
+      await knex<Row>('dns_providers').insert(row).onConflict('id').merge(changes);
+    },
+    async delete(id) {
+      return (await knex<Row>('dns_providers').where({ id }).delete()) > 0;
+    },
+  };
+}
