@@ -3,6 +3,8 @@
 // the API key (sent in a header) never appears in one.
 import { ProviderError } from '../../core/errors.js';
 import { redactor } from '../../core/redact.js';
+export { excerpt } from '../http-text.js';
+import { excerpt, networkReason, parseJson } from '../http-text.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_MESSAGE = 500;
@@ -68,25 +70,8 @@ function providerMessage(json: unknown): string | null {
   return null;
 }
 
-function networkReason(err: unknown): string {
-  // fetch wraps the socket error: "fetch failed" with the useful part (ECONNREFUSED ...) as cause
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
-}
 
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
-/** The start of a text, on one line, for an error message. */
-export function excerpt(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
-}
 
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;

@@ -2,6 +2,8 @@
 // ProviderErrors naming the provider; credentials never appear in a message.
 import { ProviderError } from '../../core/errors.js';
 import { redactor, type Redactor } from '../../core/redact.js';
+export { excerpt, parseJson } from '../http-text.js';
+import { excerpt, networkReason } from '../http-text.js';
 
 export type FetchLike = typeof fetch;
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -81,20 +83,5 @@ export function refused(endpoint: DnsEndpoint, status: number, message: string):
   return new ProviderError(`${endpoint.label} refused the request${http}: ${scrubber(endpoint)(excerpt(message, 500))}`);
 }
 
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
 
-export function excerpt(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max)}...` : flat;
-}
 
-function networkReason(err: unknown): string {
-  const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-  return cause?.code ?? cause?.message ?? (err as Error).message ?? String(err);
-}
