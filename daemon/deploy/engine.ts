@@ -2,6 +2,7 @@
 // start-up reconciliation of what Docker holds against the store.
 import type { DeploymentEngine } from '../core/deployment-engine.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
+import { isDockerUnreachable } from '../docker/client.js';
 import { listOwnedContainers, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
@@ -61,6 +62,10 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     await this.stopWork(service.id);
     await this.d.proxies.remove(service.id);
     this.d.runtimeLogs.stop(service.id);
+    await this.whenDockerAnswers(`removing the containers of service ${service.id}`, () => this.removeDockerObjects(service));
+  }
+
+  private async removeDockerObjects(service: ServiceRecord): Promise<void> {
     for (const c of await listOwnedContainers(this.d.docker, this.d.own, { serviceId: service.id })) {
       await removeOwnedContainer(this.d.docker, this.d.own, c.id, { serviceId: service.id }, 5);
     }
@@ -73,7 +78,21 @@ export class DockerDeploymentEngine implements DeploymentEngine {
 
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
     for (const s of services) await this.serviceDeleted(s);
-    await removeProjectNetwork(this.d.docker, this.d.own, project.id);
+    await this.whenDockerAnswers(`removing the network of project ${project.id}`, () => removeProjectNetwork(this.d.docker, this.d.own, project.id));
+  }
+
+  /**
+   * Clean-up after a delete is best effort when the Engine is down: the rows are already gone (the
+   * user's intent is recorded), a stopped Engine runs nothing, and start-up reconciliation removes
+   * what remains. Any other Docker error still fails the request.
+   */
+  private async whenDockerAnswers(what: string, work: () => Promise<void>): Promise<void> {
+    try {
+      await work();
+    } catch (err) {
+      if (!isDockerUnreachable(err)) throw err;
+      this.d.log(`${what}: the Docker Engine is not reachable (${(err as Error).message}); reconciliation at the next start removes what is left`);
+    }
   }
 
   /** Aborts whatever the queue holds for a service (its rows are already gone or going). */

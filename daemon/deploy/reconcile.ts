@@ -3,7 +3,8 @@
 // not restarted; containers nothing in the store accounts for are removed (labels checked).
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
-import { LABEL_SERVICE } from '../docker/labels.js';
+import { LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
+import { removeProjectNetwork } from '../docker/networks.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
@@ -50,5 +51,20 @@ export async function reconcile(d: DeployDeps): Promise<void> {
     if (live.has(c.id)) continue;
     const serviceId = c.labels[LABEL_SERVICE];
     if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
+  }
+  await removeLeftovers(d);
+}
+
+/** Images and networks of services and projects deleted while the Engine was unreachable. */
+async function removeLeftovers(d: DeployDeps): Promise<void> {
+  for (const image of await d.docker.listImages({ filters: { label: [LABEL_IMAGE_OWNER] } })) {
+    const owner = d.own.ownerOf(image.Labels);
+    if (owner?.serviceId && !(await d.store.services.get(owner.serviceId))) {
+      await removeOwnedImage(d.docker, d.own, image.Id, { serviceId: owner.serviceId });
+    }
+  }
+  for (const network of await d.docker.listNetworks({ filters: d.own.filter({}) })) {
+    const projectId = d.own.ownerOf(network.Labels)?.projectId;
+    if (projectId && !(await d.store.projects.get(projectId))) await removeProjectNetwork(d.docker, d.own, projectId);
   }
 }

@@ -46,6 +46,13 @@ export class Ownership {
     return true;
   }
 
+  /** The owner ids on an object this daemon made; null when it is not ours. */
+  ownerOf(labels: Labels | null | undefined): Owner | null {
+    if (labels?.[LABEL_IMAGE_OWNER]) labels = expandImageOwner(labels[LABEL_IMAGE_OWNER]);
+    if (!this.owns(labels, {}) || !labels) return null;
+    return { projectId: labels[LABEL_PROJECT], serviceId: labels[LABEL_SERVICE], deploymentId: labels[LABEL_DEPLOYMENT] };
+  }
+
   /** A dockerode `filters` value selecting this daemon's objects of an owner. */
   filter(owner: Owner): { label: string[] } {
     const label = [`${LABEL_MANAGED}=true`, `${LABEL_INSTANCE}=${this.instanceId}`];

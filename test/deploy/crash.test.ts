@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BerthClient } from '../../shared/client.js';
-import { containersWithLabel, docker, requireDocker } from '../helpers/docker.js';
+import { builtImagesOf, containersWithLabel, docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { slowBuildApp, webApp } from '../helpers/apps.js';
@@ -22,7 +22,7 @@ describe('daemon killed mid-build', function () {
   let child: ChildProcess | null = null;
   let client: BerthClient;
 
-  async function startDaemon(port: number): Promise<void> {
+  async function startDaemon(port: number, env: Record<string, string> = {}): Promise<void> {
     child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
       env: {
         ...process.env,
@@ -33,11 +33,18 @@ describe('daemon killed mid-build', function () {
         BERTH_GIT_BASE_URL: git.baseUrl,
         BERTH_PORT_RANGE: '46000-46999',
         BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+        ...env,
       },
       stdio: 'ignore',
     });
     client = new BerthClient(`http://127.0.0.1:${port}`, secret);
     await until('the daemon to answer', async () => (await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok, 30_000);
+  }
+
+  async function stopDaemon(): Promise<void> {
+    const exited = new Promise((r) => child!.once('exit', r));
+    child!.kill('SIGTERM');
+    await exited;
   }
 
   before(async function () {
@@ -86,5 +93,29 @@ describe('daemon killed mid-build', function () {
     expect((await httpText(`http://127.0.0.1:${service.hostPort}/`)).text).to.equal('v1 survives\n');
     expect(docker('inspect', '--format', '{{.State.StartedAt}}', live.containerName!)).to.equal(startedAt);
     expect((await client.overview(service.id)).service).to.include({ status: 'active', reachable: true });
+  });
+
+  it('a service deleted while the Engine is unreachable answers 200; its container, image and network go at the next start', async () => {
+    const port = 46991;
+    if (child && child.exitCode === null) await stopDaemon();
+    await startDaemon(port);
+    const { project } = await client.createProject({ name: uniq('orphan') });
+    const repo = `acme/${uniq('orphan')}` as const;
+    await git.commit(repo, webApp('orphaned'));
+    const { service } = await client.createService(project.id, { name: 'web', repoFullName: repo, internalPort: 8080 });
+    const dep = (await client.deploy(service.id)).deployment;
+    await waitForDeployment(client, service.id, dep.id, ['running']);
+    expect(containersWithLabel(`dev.berth.service=${service.id}`)).to.have.length(1);
+    await stopDaemon();
+
+    await startDaemon(port, { BERTH_DOCKER_SOCKET: join(dataDir, 'no-docker.sock') });
+    await client.deleteProject(project.id);
+    expect((await client.listProjects()).projects.map((p) => p.id)).not.to.include(project.id);
+    await stopDaemon();
+    expect(containersWithLabel(`dev.berth.service=${service.id}`)).to.have.length(1);
+
+    await startDaemon(port);
+    await until('the leftovers to be removed', async () => containersWithLabel(`dev.berth.service=${service.id}`).length === 0 && builtImagesOf({ serviceId: service.id }).length === 0, 30_000);
+    expect(docker('network', 'ls', '-q', '--filter', `name=berth-${project.id}`)).to.equal('');
   });
 });
