@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
+import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './build/autobuild/base-images.js';
 
 export interface Config {
   host: string;
@@ -20,6 +21,8 @@ export interface Config {
   gitBaseUrl: string;
   portRange: PortRange;
   buildCaFile: string | null;
+  /** The images autobuild's generated Dockerfiles start from, per stack (BERTH_AUTOBUILD_IMAGE_<KEY>). */
+  autobuildImages: BaseImages;
   buildConcurrency: number;
   healthTimeoutMs: number;
   /** How often live containers are probed to keep `reachable` true. */
@@ -103,6 +106,16 @@ export function readConfig(env: Env = process.env): Config {
     }
   }
 
+  const autobuildImages: BaseImages = { ...BASE_IMAGE_DEFAULTS };
+  for (const key of baseImageKeys()) {
+    const name = baseImageVariable(key);
+    const image = value(name);
+    if (image !== undefined) {
+      if (/\s/.test(image) || image.startsWith('-')) throw new ConfigError(`${name} must be an image reference, got "${image}"`);
+      autobuildImages[key] = image;
+    }
+  }
+
   const buildCaFile = value('BERTH_BUILD_CA_FILE') ?? null;
   if (buildCaFile !== null && !existsSync(buildCaFile)) throw new ConfigError(`BERTH_BUILD_CA_FILE points at ${buildCaFile}, which does not exist`);
 
@@ -126,6 +139,7 @@ export function readConfig(env: Env = process.env): Config {
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,
     buildCaFile,
+    autobuildImages,
     buildConcurrency: int('BERTH_BUILD_CONCURRENCY', 2, 1, 64),
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,

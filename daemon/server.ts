@@ -12,6 +12,10 @@ import { probeFree } from './core/host-ports.js';
 import { newId } from './core/ids.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import type { Store } from './core/store.js';
+import { BerthCa } from './databases/tls.js';
+import { openAdapter } from './databases/open.js';
+import { Databases } from './core/databases.js';
+import { databaseRoutes } from './http/routes/databases.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
 import { EventHub } from './events/hub.js';
@@ -38,6 +42,8 @@ import { SystemSettings } from './core/system-settings.js';
 import { DnsProviders } from './core/dns.js';
 import { dnsProviderFor } from './integrations/dns/registry.js';
 import { systemRoutes } from './http/routes/system.js';
+import { BuildPlans } from './build/autobuild/preview.js';
+import { buildPlanRoutes } from './http/routes/build-plan.js';
 
 export interface RunningDaemon {
   url: string;
@@ -74,6 +80,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const events = new DaemonEvents(hub);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
   const own = new Ownership(await instanceId(store));
+  const ca = new BerthCa(join(config.dataDir, 'tls'));
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -89,6 +96,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
       healthTimeoutMs: config.healthTimeoutMs,
+      autobuildImages: config.autobuildImages,
+      databaseImages: config.images,
+      ca,
+      openAdapter,
     },
     config.buildConcurrency,
   );
@@ -149,6 +160,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const systemSettings = new SystemSettings(store.settings, systemClock, detectInterfaceIpv4(), proxy);
   const dnsProviders = new DnsProviders(store, systemClock, (record) => dnsProviderFor(record), () => systemSettings.publicIp());
   moreRoutes.push(systemRoutes({ settings: systemSettings, dns: dnsProviders }));
+  // Build plans: what autobuild would do with a service's branch, previewed without building.
+  moreRoutes.push(buildPlanRoutes(new BuildPlans({ store, gitBaseUrl: config.gitBaseUrl, images: config.autobuildImages, workDir: join(config.dataDir, 'builds') })));
+  // Database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA.
+  moreRoutes.push(databaseRoutes(new Databases({ store, catalog: core.catalog, open: openAdapter, ca, publicIp: () => systemSettings.publicIp() })));
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));

@@ -9,6 +9,7 @@ import type {
   AiProvider,
   AiProviderInput,
   ApiKey,
+  BuildPlanPreview,
   DatabaseVariableSuggestion,
   Deployment,
   DeploymentLogLine,
@@ -24,6 +25,13 @@ import type {
   Suggestion,
   SystemMetrics,
   TransferResult,
+  DatabaseEngine,
+  DatabaseQueryResult,
+  DatabaseRowsPage,
+  DatabaseTable,
+  DbCell,
+  DbRow,
+  PostgresTls,
 } from './types.js';
 import { readSse, type SseEvent } from './sse.js';
 
@@ -189,6 +197,10 @@ export class BerthClient {
   suggestionKeys(serviceId: string): Promise<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }> {
     return this.call('GET', `/api/services/${enc(serviceId)}/suggestion-keys`);
   }
+  /** What a deployment would build (the builder, autobuild's plan and generated Dockerfile), without building. */
+  buildPlan(serviceId: string): Promise<{ plan: BuildPlanPreview }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/build-plan`);
+  }
 
   // Environment variables
   setEnv(serviceId: string, key: string, value: string): Promise<{ ok: true }> {
@@ -259,6 +271,33 @@ export class BerthClient {
     return this.call('POST', `/api/services/${enc(serviceId)}/domains/${enc(domainId)}/dns-records`, { providerId });
   }
 
+  // Databases: tables, rows, queries and PostgreSQL TLS. `database` is redis's logical database.
+  databaseTables(serviceId: string, opts: { database?: number } = {}): Promise<{ engine: DatabaseEngine; tables: DatabaseTable[] }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/tables${qs(opts)}`);
+  }
+  databaseRows(serviceId: string, q: { table: string; limit?: number; offset?: number; database?: number }): Promise<DatabaseRowsPage> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/rows${qs(q)}`);
+  }
+  databaseQuery(serviceId: string, sql: string, opts: { database?: number } = {}): Promise<DatabaseQueryResult> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/database/query`, { sql, ...opts });
+  }
+  insertDatabaseRow(serviceId: string, input: { table: string; values: DbRow; database?: number }): Promise<{ ok: true; table: string; id: DbCell }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/database/rows`, input);
+  }
+  updateDatabaseRow(serviceId: string, input: { table: string; primaryKey: DbRow; values: DbRow; database?: number }): Promise<{ ok: true }> {
+    return this.call('PATCH', `/api/services/${enc(serviceId)}/database/rows`, input);
+  }
+  deleteDatabaseRow(serviceId: string, input: { table: string; primaryKey: DbRow; database?: number }): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}/database/rows`, input);
+  }
+  databaseTls(serviceId: string): Promise<{ tls: PostgresTls }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/tls`);
+  }
+  /** The Berth CA that signs database certificates, as PEM text. */
+  databaseCaPem(serviceId: string): Promise<string> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/tls/ca`);
+  }
+
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */
   async *stream(path: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
@@ -284,4 +323,10 @@ export class BerthClient {
 
 function enc(segment: string): string {
   return encodeURIComponent(segment);
+}
+
+/** `?a=1&b=x` from the defined entries, or '' when none. */
+function qs(params: Record<string, string | number | undefined>): string {
+  const entries = Object.entries(params).filter((e): e is [string, string | number] => e[1] !== undefined);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
 }

@@ -284,3 +284,75 @@ export interface DnsRecordResult {
   zone: string;
   targetIp: string;
 }
+
+// Databases (see daemon/databases/encoding.ts for the tagged value forms: $bigint, $decimal, $bytes, $date, $oid)
+export type DbCell = null | boolean | number | string | DbCell[] | { [key: string]: DbCell };
+export type DbRow = Record<string, DbCell>;
+
+export interface DatabaseTable {
+  id: string;
+  name: string;
+  schema: string;
+  rowCount: number;
+  /** True when rowCount is the engine's estimate (big tables). */
+  rowCountEstimated: boolean;
+}
+
+export interface DatabaseColumn {
+  name: string;
+  type: string;
+  primary: boolean;
+}
+
+export interface DatabaseRowsPage {
+  engine: DatabaseEngine;
+  table: string;
+  columns: DatabaseColumn[];
+  rows: DbRow[];
+  limit: number;
+  offset: number;
+  total: number;
+  totalEstimated: boolean;
+}
+
+export interface DatabaseQueryResult {
+  columns: { name: string; type: string }[];
+  rows: DbRow[];
+  rowCount: number;
+  truncated: boolean;
+}
+
+export interface PostgresTls {
+  active: boolean;
+  caCertAvailable: boolean;
+  publicHostname: string;
+  publicPort: number;
+}
+
+/** GET /api/services/:serviceId/build-plan: what a deployment of the branch's head would build, computed without building. */
+export interface BuildPlanPreview {
+  /** The builder a deployment would run under the service's buildMethod; null when it would fail before choosing (see error). */
+  buildMethod: DetectedBuildMethod | null;
+  /** Whether the service's directory has the Dockerfile it would use (dockerfilePath, <SERVICE>_DOCKERFILE_PATH or Dockerfile). */
+  dockerfileExists: boolean;
+  branch: string;
+  commitSha: string;
+  /** What autobuild detected (filled even when the Dockerfile would be used); null when it could not place the repository. */
+  stack: string | null;
+  framework: string | null;
+  /** Package manager or build tool: npm, yarn, pnpm, pip, poetry, go, bundler, composer, maven, gradle, javac, cargo, dotnet, none. */
+  tool: string | null;
+  installCommand: string | null;
+  buildCommand: string | null;
+  startCommand: string | null;
+  /** The port the app is expected to listen on (PORT is set to it). */
+  port: number | null;
+  staticOutput: string | null;
+  /** The images the generated Dockerfile starts from. */
+  baseImages: string[];
+  /** The generated Dockerfile, as a deployment would log and build it. */
+  dockerfile: string | null;
+  notes: string[];
+  /** Why a deployment would fail at this stage (no Dockerfile for buildMethod dockerfile, nothing autobuild recognises, ...). */
+  error: string | null;
+}

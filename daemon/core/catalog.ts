@@ -2,7 +2,7 @@
 // resolver of a project, and the variable suggestions built from it.
 import type { DatabaseVariableSuggestion, Project, Service } from '../../shared/types.js';
 import { connectionVariableNames } from './engines.js';
-import { EnvResolver } from './env-references.js';
+import { EnvResolver, publicName } from './env-references.js';
 import type { ProjectRecord, ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 import { projectView, serviceView } from './views.js';
@@ -46,7 +46,9 @@ export class Catalog {
     for (const s of services) {
       if (!s.databaseEngine || s.id === excludeServiceId) continue;
       const ref = referenceName(s);
-      for (const key of connectionVariableNames(s.databaseEngine)) {
+      const keys = connectionVariableNames(s.databaseEngine);
+      if (s.databasePublicEnabled && s.databasePublicHostname && s.hostPort) keys.push(...keys.map(publicName));
+      for (const key of keys) {
         out.push({ key, value: `\${${ref}.${key}}`, label: `${s.name} · ${key}`, dbType: s.databaseEngine });
       }
     }

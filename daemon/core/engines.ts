@@ -103,3 +103,28 @@ export function initialDatabaseEnv(engine: DatabaseEngine, given: ReadonlyMap<st
 export function connectionVariableNames(engine: DatabaseEngine): string[] {
   return Object.keys(ENGINES[engine].urls(new Map(), 'host', 0));
 }
+
+/** Who the daemon logs in as to browse a database: the service's own credentials. */
+export interface DatabaseLogin {
+  user: string;
+  password: string;
+  database: string;
+}
+
+export function databaseLogin(engine: DatabaseEngine, vars: ReadonlyMap<string, string>): DatabaseLogin {
+  switch (engine) {
+    case 'postgres':
+    case 'timescale':
+      return { user: vars.get('POSTGRES_USER') || 'postgres', password: get(vars, 'POSTGRES_PASSWORD'), database: vars.get('POSTGRES_DB') || vars.get('POSTGRES_USER') || 'postgres' };
+    case 'mysql':
+      return vars.get('MYSQL_USER')
+        ? { user: get(vars, 'MYSQL_USER'), password: get(vars, 'MYSQL_PASSWORD'), database: get(vars, 'MYSQL_DATABASE') }
+        : { user: 'root', password: get(vars, 'MYSQL_ROOT_PASSWORD'), database: get(vars, 'MYSQL_DATABASE') };
+    case 'redis':
+      return { user: 'default', password: get(vars, 'REDIS_PASSWORD'), database: '0' };
+    case 'mongodb':
+      return { user: get(vars, 'MONGO_INITDB_ROOT_USERNAME'), password: get(vars, 'MONGO_INITDB_ROOT_PASSWORD'), database: vars.get('MONGO_INITDB_DATABASE') || DEFAULT_DB };
+    case 'clickhouse':
+      return { user: vars.get('CLICKHOUSE_USER') || 'default', password: get(vars, 'CLICKHOUSE_PASSWORD'), database: vars.get('CLICKHOUSE_DB') || 'default' };
+  }
+}

@@ -14,12 +14,21 @@ export interface ReferenceTarget {
   slug: string;
   databaseEngine: DatabaseEngine | null;
   internalPort: number | null;
+  /** For the public connection URLs of a database reachable from outside (see `computed`). */
+  hostPort?: number | null;
+  databasePublicEnabled?: boolean;
+  databasePublicHostname?: string | null;
 }
 
 export class ReferenceError extends InvalidInput {
   constructor(message: string) {
     super(message, 'invalid_reference');
   }
+}
+
+/** `POSTGRES_URL` -> `POSTGRES_PUBLIC_URL`. */
+export function publicName(key: string): string {
+  return key.replace(/_URL$/, '_PUBLIC_URL');
 }
 
 export function referencesIn(value: string): { service: string; variable: string }[] {
@@ -104,6 +113,11 @@ export class EnvResolver {
       for (const [key, raw] of this.raw.get(target.id) ?? []) resolved.set(key, this.expand(raw, stack, strict));
       const urls = ENGINES[target.databaseEngine].urls(resolved, target.slug, target.internalPort);
       for (const [key, value] of Object.entries(urls)) out.set(key, value);
+      // A public database with a public hostname also offers <NAME>_PUBLIC_URL on its host port.
+      if (target.databasePublicEnabled && target.databasePublicHostname && target.hostPort) {
+        const publicUrls = ENGINES[target.databaseEngine].urls(resolved, target.databasePublicHostname, target.hostPort);
+        for (const [key, value] of Object.entries(publicUrls)) out.set(publicName(key), value);
+      }
     }
     return out;
   }

@@ -44,3 +44,15 @@ export class ProviderError extends BerthError {
   readonly status = 502;
   readonly code = 'provider_error';
 }
+
+/** A database engine refused a statement (syntax error, constraint violation, ...): the user's input. */
+export class EngineRefused extends BerthError {
+  readonly status = 400;
+  readonly code = 'database_error';
+}
+
+/** A database service cannot be reached right now (not deployed, stopped, starting). */
+export class DatabaseUnavailable extends BerthError {
+  readonly status = 409;
+  readonly code = 'database_unavailable';
+}

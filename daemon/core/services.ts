@@ -92,6 +92,11 @@ export class Services {
         updatedAt: now,
       };
       if (record.internalPort !== null) record.hostPort = await this.freePort();
+      if (record.kind === 'database' && record.databasePublicHostname === null) {
+        // with a root domain, a database gets a public hostname of its own (its DNS name; TLS covers it)
+        const root = (await this.d.store.settings.get('rootDomain'))?.trim().replace(/^\.+|\.+$/g, '');
+        if (root) record.databasePublicHostname = `${record.slug}-${project.slug}.${root}`.toLowerCase();
+      }
       const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
       await this.checkReferences(project.id, record, envRecords);
       await this.d.store.services.insert(record, envRecords);

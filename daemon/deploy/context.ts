@@ -1,6 +1,10 @@
 // What a deployment run needs, passed in once by the composition root.
 import type Docker from 'dockerode';
+import type { DatabaseEngine } from '../../shared/types.js';
+import type { OpenAdapter } from '../databases/open.js';
+import type { BerthCa } from '../databases/tls.js';
 import type { Clock } from '../core/clock.js';
+import type { BaseImages } from '../build/autobuild/base-images.js';
 import type { Store } from '../core/store.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
@@ -26,4 +30,11 @@ export interface DeployDeps {
   buildsDir: string;
   /** How long a new container gets to answer on its port. */
   healthTimeoutMs: number;
+  /** The images autobuild's generated Dockerfiles start from (BERTH_AUTOBUILD_IMAGE_<KEY>). */
+  autobuildImages: BaseImages;
+  /** The image each database engine runs (BERTH_IMAGE_<ENGINE>). */
+  databaseImages: Record<DatabaseEngine, string>;
+  /** Signs the database services' TLS certificates. */
+  ca: BerthCa;
+  openAdapter: OpenAdapter;
 }

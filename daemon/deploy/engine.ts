@@ -7,6 +7,7 @@ import { listOwnedContainers, removeOwnedContainer } from '../docker/containers.
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
+import { removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
@@ -62,6 +63,7 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     await this.stopWork(service.id);
     await this.d.proxies.remove(service.id);
     this.d.runtimeLogs.stop(service.id);
+    this.d.ca.forget(service.id);
     await this.whenDockerAnswers(`removing the containers of service ${service.id}`, () => this.removeDockerObjects(service));
   }
 
@@ -74,6 +76,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     for (const image of images) {
       if (this.d.own.owns(image.Labels, { serviceId: service.id })) await removeOwnedImage(this.d.docker, this.d.own, image.Id, { serviceId: service.id });
     }
+    // a database's data goes with the service, and only then (never on a redeploy)
+    if (service.kind === 'database') await removeServiceVolume(this.d.docker, this.d.own, service.id);
   }
 
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {

@@ -35,7 +35,7 @@ function probeTcp(port: number): Promise<boolean> {
 /** Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts. */
 export async function waitUntilAnswering(
   port: number,
-  kind: HealthKind,
+  kind: HealthKind | (() => Promise<boolean>),
   timeoutMs: number,
   signal: AbortSignal,
   stillRunning: () => Promise<boolean>,
@@ -43,7 +43,8 @@ export async function waitUntilAnswering(
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted';
-    if (await (kind === 'http' ? probeHttp(port) : probeTcp(port))) return 'answering';
+    const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port) : () => probeTcp(port);
+    if (await probe()) return 'answering';
     if (!(await stillRunning())) return 'exited';
     await new Promise((r) => setTimeout(r, 250));
   }

@@ -5,6 +5,7 @@ import { containerState, listOwnedContainers, publishedPort, removeOwnedContaine
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
+import { listOwnedVolumes, removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
@@ -55,13 +56,16 @@ export async function reconcile(d: DeployDeps): Promise<void> {
   await removeLeftovers(d);
 }
 
-/** Images and networks of services and projects deleted while the Engine was unreachable. */
+/** Images, data volumes and networks of services and projects deleted while the Engine was unreachable. */
 async function removeLeftovers(d: DeployDeps): Promise<void> {
   for (const image of await d.docker.listImages({ filters: { label: [LABEL_IMAGE_OWNER] } })) {
     const owner = d.own.ownerOf(image.Labels);
     if (owner?.serviceId && !(await d.store.services.get(owner.serviceId))) {
       await removeOwnedImage(d.docker, d.own, image.Id, { serviceId: owner.serviceId });
     }
+  }
+  for (const volume of await listOwnedVolumes(d.docker, d.own)) {
+    if (!(await d.store.services.get(volume.serviceId))) await removeServiceVolume(d.docker, d.own, volume.serviceId);
   }
   for (const network of await d.docker.listNetworks({ filters: d.own.filter({}) })) {
     const projectId = d.own.ownerOf(network.Labels)?.projectId;

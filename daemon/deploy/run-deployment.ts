@@ -9,13 +9,18 @@ import { BuildError } from '../build/build-error.js';
 import { checkout, cloneUrlFor } from '../build/checkout.js';
 import { prepareContext, tarContext } from '../build/context.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../build/dockerfile-choice.js';
+import { AUTOBUILD_DOCKERFILE, autobuildFor, describePlan, frameworkOf, writeAutobuildDockerfile } from '../build/autobuild/generate.js';
 import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
 import { buildImage, imageExists, pullImage, removeIntermediateImages, removeOwnedImage } from '../docker/images.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
+import { removeDanglingBuildStages } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
+import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from './database-run.js';
 import { keepFailedContainerOutput } from './failed-output.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
+
+const DATABASE_MIN_START_MS = 180_000;
 
 interface Created {
   imageTag: string | null;
@@ -32,6 +37,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
   const say = (line: string, stream: 'stdout' | 'stderr' = 'stdout') => d.buildLogs.append(dep.id, dep.id, line, stream);
   const created: Created = { imageTag: null, builtImage: false, intermediateIds: [], containerId: null };
   const workDir = join(d.buildsDir, dep.id);
+  let stopped: DeploymentRecord[] = [];
 
   try {
     await setStatus(d, dep, 'building', { startedAt: d.clock.now() });
@@ -44,6 +50,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const env = await resolveEnv(d, service);
     const network = await ensureProjectNetwork(d.docker, d.own, service.projectId);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
+    const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
+    if (service.kind === 'database') stopped = await stopLiveDatabase(d, service, dep, say);
     say(`Starting container ${name} from ${image}`);
     const container = await runContainer(d.docker, {
       name,
@@ -53,11 +61,12 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       network,
       alias: service.slug,
       internalPort: service.internalPort,
+      ...database,
     });
     created.containerId = container.id;
     await d.store.deployments.update(dep.id, { containerName: name, containerId: container.id, upstreamPort: container.upstreamPort });
 
-    await waitForContainer(d, service, container, say, signal);
+    await waitForContainer(d, service, container, env, say, signal);
     await goLive(d, service, dep, container, say);
     created.containerId = null; // now the live container: never cleaned up as debris
   } catch (err) {
@@ -70,6 +79,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     }
     say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
     await cleanUp(d, service, created);
+    if (stopped.length > 0) await restartStopped(d, service, stopped, say);
     await finishFailed(d, dep, aborted ? 'aborted' : 'failed');
     await markServiceAfterFailure(d, service.id);
   } finally {
@@ -97,9 +107,17 @@ async function produceImage(
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
   }
-  if (service.kind !== 'git') {
-    throw new BuildError(`${service.repoFullName} services are deployed by the managed-databases feature, which is not available yet`);
+  if (service.kind === 'database') {
+    const ref = d.databaseImages[service.databaseEngine!];
+    if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally) for ${service.databaseEngine}`);
+    else {
+      say(`Pulling ${ref} for ${service.databaseEngine}`);
+      await pullImage(d.docker, ref, say, signal);
+    }
+    await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
+    return ref;
   }
+  if (service.kind !== 'git') throw new BuildError(`${service.kind} services cannot be deployed`);
 
   mkdirSync(d.buildsDir, { recursive: true });
   mkdirSync(workDir);
@@ -121,13 +139,22 @@ async function produceImage(
   });
   await d.store.deployments.update(dep.id, { buildMethod: choice.method });
   await d.store.services.update(service.id, { detectedBuildMethod: choice.method });
+  let dockerfileToBuild: string;
   if (choice.method === 'autobuild') {
-    throw new BuildError(
-      'no Dockerfile to build, and the autobuild analyzer is not available yet: add a Dockerfile (or set dockerfilePath / buildMethod dockerfile)',
-    );
+    // The analyzer's plan becomes a Dockerfile in the context, then the same build path as a user's.
+    const { plan, dockerfile: generated } = autobuildFor(service, root, checkoutDir, d.autobuildImages);
+    await d.store.services.update(service.id, { framework: frameworkOf(plan) });
+    say(describePlan(plan));
+    for (const note of plan.notes) say(`Note: ${note}`);
+    say(`Generated Dockerfile (${AUTOBUILD_DOCKERFILE}):`);
+    for (const line of generated.trimEnd().split('\n')) say(line);
+    say('(end of generated Dockerfile)');
+    dockerfileToBuild = writeAutobuildDockerfile(root, generated);
+  } else {
+    say(`Building with ${choice.dockerfile} (from ${choice.source})`);
+    dockerfileToBuild = choice.dockerfile;
   }
-  say(`Building with ${choice.dockerfile} (from ${choice.source})`);
-  const dockerfile = prepareContext(root, choice.dockerfile, d.buildCaFile);
+  const dockerfile = prepareContext(root, dockerfileToBuild, d.buildCaFile);
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   const outcome = await buildImage(d.docker, {
@@ -140,6 +167,10 @@ async function produceImage(
     onStep: (id) => created.intermediateIds.push(id),
   });
   created.builtImage = outcome.imageId !== null;
+  if (choice.method === 'autobuild') {
+    // generated Dockerfiles are multi-stage: drop the build stages' leftover layers
+    await removeDanglingBuildStages(d.docker, outcome.intermediateIds).catch((err: unknown) => d.log(`removing build stages of ${dep.id}`, err));
+  }
   await d.store.deployments.update(dep.id, { imageTag: tag });
   say(`Built image ${tag}`);
   return tag;
@@ -150,7 +181,7 @@ async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record
   const env = await d.store.env.listByServices(services.map((s) => s.id));
   const resolver = new EnvResolver(services, env);
   const out: Record<string, string> = {};
-  if (service.internalPort !== null) out.PORT = String(service.internalPort);
+  if (service.internalPort !== null && service.kind !== 'database') out.PORT = String(service.internalPort);
   for (const e of env.filter((x) => x.serviceId === service.id)) {
     try {
       out[e.key] = resolver.resolve(e.value);
@@ -165,6 +196,7 @@ async function waitForContainer(
   d: DeployDeps,
   service: ServiceRecord,
   container: { id: string; upstreamPort: number | null },
+  env: Record<string, string>,
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
   signal: AbortSignal,
 ): Promise<void> {
@@ -181,13 +213,23 @@ async function waitForContainer(
   }
   // No published port although the service has one: the container stopped (or is restarting) before Docker could publish it.
   if (container.upstreamPort === null) throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
-  say(`Waiting for the app to answer on port ${service.internalPort} (up to ${Math.round(d.healthTimeoutMs / 1000)} s)`);
-  const result = await waitUntilAnswering(container.upstreamPort, service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp', d.healthTimeoutMs, signal, running);
+  // A database's first start initialises its data directory: it gets longer, and must answer its engine's own check.
+  const timeoutMs = service.kind === 'database' ? Math.max(d.healthTimeoutMs, DATABASE_MIN_START_MS) : d.healthTimeoutMs;
+  const probe =
+    service.kind === 'database'
+      ? databaseReady(d, service, env, container.upstreamPort)
+      : service.runtimeMode === 'web' || service.runtimeMode === 'static'
+        ? 'http'
+        : 'tcp';
+  say(`Waiting for the ${service.kind === 'database' ? 'database' : 'app'} to answer on port ${service.internalPort} (up to ${Math.round(timeoutMs / 1000)} s)`);
+  const result = await waitUntilAnswering(container.upstreamPort, probe, timeoutMs, signal, running);
   if (result === 'aborted') throw new BuildError('aborted');
   if (result === 'exited') throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
   if (result === 'timeout') {
     throw new BuildError(
-      `the app never answered on port ${service.internalPort} within ${Math.round(d.healthTimeoutMs / 1000)} s (does it listen on $PORT / ${service.internalPort}?); the previous deployment keeps serving`,
+      service.kind === 'database'
+        ? `the database never answered its readiness check on port ${service.internalPort} within ${Math.round(timeoutMs / 1000)} s; see its runtime logs`
+        : `the app never answered on port ${service.internalPort} within ${Math.round(timeoutMs / 1000)} s (does it listen on $PORT / ${service.internalPort}?); the previous deployment keeps serving`,
     );
   }
 }

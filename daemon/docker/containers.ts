@@ -14,6 +14,10 @@ export interface RunSpec {
   /** Port inside the container to publish on an ephemeral loopback port; null for none. */
   internalPort: number | null;
   volumes?: { name: string; target: string }[];
+  /** Read-only bind mounts of host directories. */
+  binds?: { source: string; target: string }[];
+  entrypoint?: string[];
+  cmd?: string[];
 }
 
 export interface RunningContainer {
@@ -30,12 +34,17 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     Image: spec.image,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
     Labels: spec.labels,
+    ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
+    ...(spec.cmd ? { Cmd: spec.cmd } : {}),
     ExposedPorts: port ? { [port]: {} } : {},
     HostConfig: {
       RestartPolicy: { Name: 'unless-stopped' },
       PortBindings: port ? { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } : {},
       NetworkMode: spec.network,
-      Mounts: (spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })),
+      Mounts: [
+        ...(spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })),
+        ...(spec.binds ?? []).map((b) => ({ Type: 'bind' as const, Source: b.source, Target: b.target, ReadOnly: true })),
+      ],
     },
     NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: [spec.alias] } } },
   });

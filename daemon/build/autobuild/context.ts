@@ -1,0 +1,29 @@
+// What every stack detector gets: the service's files, and a look at the folders above it up to
+// the repository's top (a monorepo keeps its lockfile there).
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { RepoFiles } from './files.js';
+
+export interface DetectContext {
+  files: RepoFiles;
+  /** Whether a folder between the service's directory (exclusive) and the repository's top (inclusive) holds this file. */
+  aboveHas(name: string): boolean;
+}
+
+export function detectContext(root: string, repoRoot: string | undefined): DetectContext {
+  const files = new RepoFiles(root);
+  const top = resolve(repoRoot ?? root);
+  return {
+    files,
+    aboveHas(name) {
+      let dir = resolve(root);
+      while (dir !== top) {
+        const rel = relative(top, dir);
+        if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`)) return false;
+        dir = dirname(dir);
+        if (existsSync(join(dir, name))) return true;
+      }
+      return false;
+    },
+  };
+}

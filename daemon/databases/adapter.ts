@@ -1,0 +1,79 @@
+// One interface every database engine implements, so the API, the contract tests and the desktop
+// app see the same shapes whatever the engine. Adapters speak to a running server through its
+// official Node driver; they never splice an identifier or a value into a statement: identifiers
+// are quoted by the adapter's own quoting function after being checked against the catalogue,
+// values always travel as driver parameters.
+import type { Cell, Row } from './encoding.js';
+
+/** Where and how to reach a database server; built by the daemon from the service's variables. */
+export interface Connection {
+  host: string;
+  port: number;
+  user: string;
+  password: string;
+  /** The database to use (postgres, mysql, clickhouse); mongodb/redis ignore or treat it as a default. */
+  database: string;
+}
+
+export interface TableEntry {
+  /** `<schema>.<table>` for postgres; `<database>.<collection>` for mongodb; the key name for redis; `<database>.<table>` for clickhouse and mysql. */
+  id: string;
+  name: string;
+  schema: string;
+  /** Exact for small tables; the engine's own estimate for big ones (see `rowCountEstimated`). */
+  rowCount: number;
+  rowCountEstimated: boolean;
+}
+
+export interface Column {
+  name: string;
+  type: string;
+  primary: boolean;
+}
+
+export interface RowsPage {
+  table: string;
+  columns: Column[];
+  rows: Row[];
+  limit: number;
+  offset: number;
+  total: number;
+  /** True when `total` is the engine's estimate (big tables), not a count. */
+  totalEstimated: boolean;
+}
+
+export interface QueryResult {
+  columns: { name: string; type: string }[];
+  rows: Row[];
+  /** Rows the statement returned or affected (before the row cap). */
+  rowCount: number;
+  /** True when more rows existed than `maxRows`; only the first `maxRows` are in `rows`. */
+  truncated: boolean;
+}
+
+export interface QueryLimits {
+  timeoutMs: number;
+  maxRows: number;
+}
+
+/** Which part of a server a table name lives in: redis's logical database number. */
+export interface Scope {
+  database?: number;
+}
+
+export interface DatabaseAdapter {
+  listTables(scope: Scope): Promise<TableEntry[]>;
+  /** A page of rows. `table` is a TableEntry id. Unknown table: NotFound. */
+  readRows(table: string, limit: number, offset: number, scope: Scope): Promise<RowsPage>;
+  /** Runs one statement as written by the user (its text is theirs: it is the point of the endpoint). */
+  query(statement: string, limits: QueryLimits, scope: Scope): Promise<QueryResult>;
+  /** Inserts one row; returns its primary key as an object keyed by primary column. */
+  insertRow(table: string, values: Row, scope: Scope): Promise<Row>;
+  /** Updates the row with this primary key; NotFound when no row has it. */
+  updateRow(table: string, primaryKey: Row, values: Row, scope: Scope): Promise<void>;
+  /** Deletes the row with this primary key; NotFound when no row has it. */
+  deleteRow(table: string, primaryKey: Row, scope: Scope): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type { Cell, Row };

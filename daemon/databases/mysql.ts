@@ -1,0 +1,353 @@
+// MySQL 8 and MariaDB (10.11 here) through `mysql2/promise`: one connection per adapter, big
+// numbers as strings, dates as strings (read as UTC; the session runs at +00:00), binary told
+// apart from text by charset 63. Results are buffered by mysql2, so the row cap is a slice; the
+// server's statement timeout (max_statement_time on MariaDB, max_execution_time on MySQL) bounds
+// how long that takes, with mysql2's own query timeout as a backstop. Identifiers are checked
+// against information_schema, then quoted with backticks; values travel as `?` parameters.
+import mysql from 'mysql2/promise';
+import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
+import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
+
+const EXACT_COUNT_BELOW = 100_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+/** Extra time mysql2 waits past the statement timeout before it gives up on the server. */
+const BACKSTOP_MS = 10_000;
+const BINARY_CHARSET = 63;
+
+// Column type codes (mysql2's constants/types) and the SQL names reported for them.
+const T = { DECIMAL: 0x00, TIMESTAMP: 0x07, LONGLONG: 0x08, DATE: 0x0a, DATETIME: 0x0c, NEWDATE: 0x0e, NEWDECIMAL: 0xf6 } as const;
+const TYPE_NAMES: Record<number, string | [text: string, binary: string]> = {
+  0x00: 'decimal', 0x01: 'tinyint', 0x02: 'smallint', 0x03: 'int', 0x04: 'float', 0x05: 'double', 0x06: 'null',
+  0x07: 'timestamp', 0x08: 'bigint', 0x09: 'mediumint', 0x0a: 'date', 0x0b: 'time', 0x0c: 'datetime', 0x0d: 'year',
+  0x0e: 'date', 0x0f: ['varchar', 'varbinary'], 0x10: 'bit', 0xf2: 'vector', 0xf5: 'json', 0xf6: 'decimal', 0xf7: 'enum',
+  0xf8: 'set', 0xf9: ['tinytext', 'tinyblob'], 0xfa: ['mediumtext', 'mediumblob'], 0xfb: ['longtext', 'longblob'],
+  0xfc: ['text', 'blob'], 0xfd: ['varchar', 'varbinary'], 0xfe: ['char', 'binary'], 0xff: 'geometry',
+};
+
+function typeName(f: FieldPacket): string {
+  // MariaDB 10.5+ names its own types (json is a longtext, uuid, inet6...) in extended metadata.
+  if (f.extendedFormat === 'json') return 'json';
+  if (f.extendedTypeName) return f.extendedTypeName;
+  const name = TYPE_NAMES[f.columnType ?? -1];
+  if (name === undefined) return String(f.columnType);
+  return typeof name === 'string' ? name : name[f.characterSet === BINARY_CHARSET ? 1 : 0];
+}
+
+/** `2026-11-22 10:00:00[.ffffff]`, a DATETIME/TIMESTAMP as UTC; zero dates stay text. */
+function parseDateTime(text: string): Cell {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$/.exec(text);
+  if (!m) return text;
+  const d = new Date(0);
+  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
+  d.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), Number(((m[7] ?? '') + '000').slice(0, 3)));
+  return Number(m[2]) === 0 || Number.isNaN(d.getTime()) ? text : dateCell(d);
+}
+
+/** How one result column's driver values become cells. */
+function converter(f: FieldPacket): (v: unknown) => Cell {
+  switch (f.columnType) {
+    case T.LONGLONG:
+      return (v) => (typeof v === 'string' ? bigintCell(v) : toCell(v));
+    case T.DECIMAL:
+    case T.NEWDECIMAL:
+      return (v) => (typeof v === 'string' ? decimalCell(v) : toCell(v));
+    case T.DATETIME:
+    case T.TIMESTAMP:
+      return (v) => (typeof v === 'string' ? parseDateTime(v) : toCell(v));
+    default:
+      return toCell; // DATE stays 'YYYY-MM-DD'; charset-63 columns arrive as Buffers: $bytes
+  }
+}
+
+function toRows(fields: FieldPacket[], values: unknown[][], names = fields.map((f) => f.name)): Row[] {
+  const convert = fields.map(converter);
+  // fromEntries defines own properties (a column may be called __proto__); first of a name wins.
+  const first = names.map((n, i) => names.indexOf(n) === i);
+  return values.map((v) => Object.fromEntries(names.flatMap((n, i) => (first[i] ? [[n, convert[i]!(v[i])]] : []))) as Row);
+}
+
+// ---- errors ---------------------------------------------------------------------------------------
+
+interface MysqlError extends Error {
+  code?: string;
+  errno?: number;
+  sqlState?: string;
+  fatal?: boolean;
+}
+const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
+// access denied (db, user, host), unknown database, too many connections, server shutting down
+const REFUSED_CONNECTION = new Set([1044, 1045, 1049, 1130, 1040, 1053]);
+// MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT
+const TIMED_OUT = new Set([1969, 3024]);
+const UNREADABLE_NAME = /can't be the same as an object's private property/;
+
+function translate(err: unknown, timeoutMs?: number): unknown {
+  if (err instanceof BerthError || !(err instanceof Error)) return err;
+  const e = err as MysqlError;
+  if (UNREADABLE_NAME.test(e.message)) return new EngineRefused(`${e.message} Give the column another name with AS.`);
+  if (timeoutMs !== undefined && ((e.errno !== undefined && TIMED_OUT.has(e.errno)) || e.code === 'PROTOCOL_SEQUENCE_TIMEOUT')) {
+    return new EngineRefused(`the statement took longer than ${timeoutMs} ms and was cancelled`);
+  }
+  if (e.errno !== undefined && REFUSED_CONNECTION.has(e.errno)) return new DatabaseUnavailable(`mysql refused the connection: ${e.message}`);
+  if ((e.code && UNREACHABLE.has(e.code)) || /closed state|connection is in closed/i.test(e.message)) {
+    return new DatabaseUnavailable(`mysql is unreachable: ${e.message}`);
+  }
+  if (e.sqlState && !e.fatal) return new EngineRefused(e.message);
+  if (e.fatal) return new DatabaseUnavailable(`mysql connection failed: ${e.message}`);
+  return err;
+}
+
+// ---- the adapter -------------------------------------------------------------------------------------
+
+interface MyColumn extends Column {
+  autoIncrement: boolean;
+}
+
+const ident = (name: string): string => `\`${name.replace(/`/g, '``')}\``;
+
+/** A cell as a parameter: tagged forms to driver kinds; plain objects/arrays as JSON text. */
+function param(cell: Cell): unknown {
+  const v = fromCell(cell);
+  if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) return JSON.stringify(v);
+  return v;
+}
+
+export async function openMysql(conn: Connection): Promise<DatabaseAdapter> {
+  let c: mysql.Connection;
+  try {
+    c = await mysql.createConnection({
+      host: conn.host,
+      port: conn.port,
+      user: conn.user,
+      password: conn.password,
+      database: conn.database,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      multipleStatements: false,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+      decimalNumbers: false,
+      dateStrings: true,
+      timezone: 'Z', // Date parameters are written as UTC
+      flags: ['-LOCAL_FILES'], // a server must not be able to ask the daemon for its files
+    });
+  } catch (err) {
+    const mapped = translate(err);
+    throw mapped instanceof BerthError ? mapped : new DatabaseUnavailable(`mysql is unreachable: ${(err as Error).message}`);
+  }
+  // A dead socket while idle is reported here; without a listener it would crash the process.
+  c.on('error', () => undefined);
+  try {
+    await c.query("SET time_zone = '+00:00'");
+    const [rows] = await c.query({ sql: 'SELECT VERSION() AS v, DATABASE() AS db', rowsAsArray: true });
+    const [version, database] = (rows as unknown[][])[0] as [string, string | null];
+    return new MysqlAdapter(c, version.includes('MariaDB'), database ?? conn.database);
+  } catch (err) {
+    c.destroy();
+    throw translate(err);
+  }
+}
+
+class MysqlAdapter implements DatabaseAdapter {
+  constructor(
+    private readonly c: mysql.Connection,
+    private readonly mariadb: boolean,
+    private readonly database: string,
+  ) {}
+
+  private async run(sql: string, values: unknown[] = [], names?: string[]): Promise<{ rows: Row[]; header: ResultSetHeader | null }> {
+    try {
+      const [result, fields] = await this.c.query({ sql, values, rowsAsArray: true });
+      if (!Array.isArray(result)) return { rows: [], header: result as ResultSetHeader };
+      return { rows: toRows(fields ?? [], result as unknown as unknown[][], names), header: null };
+    } catch (err) {
+      throw translate(err);
+    }
+  }
+
+  private async tables(): Promise<{ name: string; estimate: number | null }[]> {
+    const { rows } = await this.run(
+      `SELECT TABLE_NAME AS name, TABLE_ROWS AS estimate FROM information_schema.TABLES
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_TYPE IN ('BASE TABLE', 'SYSTEM VERSIONED') ORDER BY TABLE_NAME`,
+    );
+    return rows.map((r) => ({ name: String(r['name']), estimate: r['estimate'] === null ? null : Number(r['estimate']) }));
+  }
+
+  /** The table an id names, compared exactly (information_schema compares names case-insensitively). */
+  private async resolve(id: string): Promise<{ name: string; estimate: number | null }> {
+    if (typeof id !== 'string' || id === '') throw new InvalidInput('table must be a table id such as "app.users"');
+    const prefix = `${this.database}.`;
+    const name = id.startsWith(prefix) ? id.slice(prefix.length) : null;
+    const table = name === null ? undefined : (await this.tables()).find((t) => t.name === name);
+    if (!table) throw new NotFound(`no table ${JSON.stringify(id)}`);
+    return table;
+  }
+
+  private qualified(name: string): string {
+    return `${ident(this.database)}.${ident(name)}`;
+  }
+
+  private async columns(table: string): Promise<{ columns: MyColumn[]; primaryKey: string[] }> {
+    const cols = await this.run(
+      `SELECT TABLE_NAME AS t, COLUMN_NAME AS name, DATA_TYPE AS type, EXTRA AS extra FROM information_schema.COLUMNS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`,
+      [table],
+    );
+    const keys = await this.run(
+      `SELECT TABLE_NAME AS t, COLUMN_NAME AS name FROM information_schema.STATISTICS
+        WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? AND INDEX_NAME = 'PRIMARY' ORDER BY SEQ_IN_INDEX`,
+      [table],
+    );
+    const primaryKey = keys.rows.filter((r) => r['t'] === table).map((r) => String(r['name']));
+    const columns = cols.rows
+      .filter((r) => r['t'] === table)
+      .map((r) => ({
+        name: String(r['name']),
+        type: String(r['type']).toLowerCase(),
+        primary: primaryKey.includes(String(r['name'])),
+        autoIncrement: /auto_increment/i.test(String(r['extra'] ?? '')),
+      }));
+    return { columns, primaryKey };
+  }
+
+  /** Exact count when the estimate is small or unknown, else information_schema's estimate. */
+  private async size(t: { name: string; estimate: number | null }): Promise<{ count: number; estimated: boolean }> {
+    if (t.estimate !== null && t.estimate >= EXACT_COUNT_BELOW) return { count: t.estimate, estimated: true };
+    const { rows } = await this.run(`SELECT COUNT(*) AS n FROM ${this.qualified(t.name)}`);
+    return { count: Number(rows[0]!['n']), estimated: false };
+  }
+
+  async listTables(): Promise<TableEntry[]> {
+    const out: TableEntry[] = [];
+    for (const t of await this.tables()) {
+      const { count, estimated } = await this.size(t);
+      out.push({ id: `${this.database}.${t.name}`, name: t.name, schema: this.database, rowCount: count, rowCountEstimated: estimated });
+    }
+    return out;
+  }
+
+  async readRows(table: string, limit: number, offset: number): Promise<RowsPage> {
+    if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
+      throw new InvalidInput('limit and offset must be non-negative integers');
+    }
+    const t = await this.resolve(table);
+    const { columns, primaryKey } = await this.columns(t.name);
+    const order = primaryKey.length ? ` ORDER BY ${primaryKey.map(ident).join(', ')}` : '';
+    // Positional aliases: mysql2 refuses to read a result column named like __proto__.
+    const list = columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``).join(', ');
+    const names = columns.map((c) => c.name);
+    const { rows } = await this.run(`SELECT ${list} FROM ${this.qualified(t.name)}${order} LIMIT ? OFFSET ?`, [limit, offset], names);
+    const { count, estimated } = await this.size(t);
+    return {
+      table: `${this.database}.${t.name}`,
+      columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
+      rows,
+      limit,
+      offset,
+      total: count,
+      totalEstimated: estimated,
+    };
+  }
+
+  async query(statement: string, limits: QueryLimits): Promise<QueryResult> {
+    const { timeoutMs, maxRows } = limits;
+    // MariaDB: seconds, for every statement. MySQL: milliseconds, read-only SELECTs only.
+    if (this.mariadb) await this.run('SET SESSION max_statement_time = ?', [Math.max(0.001, timeoutMs / 1000)]);
+    else await this.run('SET SESSION max_execution_time = ?', [Math.max(1, Math.floor(timeoutMs))]);
+    let result: unknown;
+    let fields: FieldPacket[] | undefined;
+    try {
+      [result, fields] = await this.c.query({ sql: statement, rowsAsArray: true, timeout: timeoutMs + BACKSTOP_MS });
+    } catch (err) {
+      const e = err as MysqlError;
+      // After mysql2's own timeout the connection is out of step with the server: drop it.
+      if (e.code === 'PROTOCOL_SEQUENCE_TIMEOUT') this.c.destroy();
+      throw translate(err, timeoutMs);
+    } finally {
+      // Keep the session transaction-less: a transaction the statement opened is rolled back.
+      await this.c.query('ROLLBACK').catch(() => undefined);
+    }
+    if (!Array.isArray(result)) {
+      return { columns: [], rows: [], rowCount: (result as ResultSetHeader).affectedRows ?? 0, truncated: false };
+    }
+    // A CALL answers with several result sets: the first one is shown.
+    let values = result as unknown[];
+    let fieldList = fields ?? [];
+    if (Array.isArray(fieldList[0])) {
+      values = (values[0] as unknown[]) ?? [];
+      fieldList = fieldList[0] as unknown as FieldPacket[];
+    }
+    const rows = toRows(fieldList, values.slice(0, maxRows) as unknown[][]);
+    return {
+      columns: fieldList.map((f) => ({ name: f.name, type: typeName(f) })),
+      rows,
+      rowCount: values.length,
+      truncated: values.length > maxRows,
+    };
+  }
+
+  private pick(columns: MyColumn[], values: Row, what: string): [MyColumn, Cell][] {
+    if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new InvalidInput(`${what} must be an object`);
+    return Object.entries(values).map(([name, cell]) => {
+      const column = columns.find((c) => c.name === name);
+      if (!column) throw new InvalidInput(`unknown column ${JSON.stringify(name)}`);
+      return [column, cell];
+    });
+  }
+
+  private keyMatch(columns: MyColumn[], primaryKey: string[], key: Row, params: unknown[]): string {
+    if (!primaryKey.length) throw new InvalidInput('this table has no primary key, so its rows cannot be addressed one by one');
+    const given = this.pick(columns, key, 'primaryKey');
+    if (given.length !== primaryKey.length || !given.every(([c]) => c.primary)) {
+      throw new InvalidInput(`primaryKey must name exactly the primary key columns: ${primaryKey.join(', ')}`);
+    }
+    return given
+      .map(([c, cell]) => {
+        params.push(param(cell));
+        return `${ident(c.name)} = ?`;
+      })
+      .join(' AND ');
+  }
+
+  async insertRow(table: string, values: Row): Promise<Row> {
+    const t = await this.resolve(table);
+    const { columns, primaryKey } = await this.columns(t.name);
+    const given = this.pick(columns, values, 'values');
+    const sql = `INSERT INTO ${this.qualified(t.name)} (${given.map(([c]) => ident(c.name)).join(', ')}) VALUES (${given.map(() => '?').join(', ')})`;
+    const { header } = await this.run(sql, given.map(([, cell]) => param(cell)));
+    const keyCell = (name: string): Cell => {
+      if (Object.hasOwn(values, name)) return values[name]!;
+      const column = columns.find((c) => c.name === name)!;
+      if (column.autoIncrement && header) return bigintCell(String(header.insertId));
+      return null; // a default the server chose (uuid(), ...): the protocol does not report it
+    };
+    return Object.fromEntries(primaryKey.map((name) => [name, keyCell(name)]));
+  }
+
+  async updateRow(table: string, primaryKey: Row, values: Row): Promise<void> {
+    const t = await this.resolve(table);
+    const { columns, primaryKey: pk } = await this.columns(t.name);
+    const given = this.pick(columns, values, 'values');
+    if (!given.length) throw new InvalidInput('values must name at least one column to update');
+    const params: unknown[] = given.map(([, cell]) => param(cell));
+    const set = given.map(([c]) => `${ident(c.name)} = ?`).join(', ');
+    const where = this.keyMatch(columns, pk, primaryKey, params);
+    // mysql2 sets CLIENT_FOUND_ROWS, so affectedRows counts matched rows, changed or not.
+    const { header } = await this.run(`UPDATE ${this.qualified(t.name)} SET ${set} WHERE ${where}`, params);
+    if (!header?.affectedRows) throw new NotFound('no row with that primary key');
+  }
+
+  async deleteRow(table: string, primaryKey: Row): Promise<void> {
+    const t = await this.resolve(table);
+    const { columns, primaryKey: pk } = await this.columns(t.name);
+    const params: unknown[] = [];
+    const where = this.keyMatch(columns, pk, primaryKey, params);
+    const { header } = await this.run(`DELETE FROM ${this.qualified(t.name)} WHERE ${where}`, params);
+    if (!header?.affectedRows) throw new NotFound('no row with that primary key');
+  }
+
+  async close(): Promise<void> {
+    await this.c.end().catch(() => this.c.destroy());
+  }
+}

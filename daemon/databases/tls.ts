@@ -1,0 +1,121 @@
+// Berth's own certificate authority for database TLS: one CA per daemon, kept in the data dir
+// (key 0600), signing a server certificate per database service whose names cover its public
+// hostname, its name on the project network and 127.0.0.1. @peculiar/x509 builds the X.509
+// structures on Node's WebCrypto (ECDSA P-256), so no openssl binary is needed at run time.
+import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
+import * as x509 from '@peculiar/x509';
+import { webcrypto } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { join } from 'node:path';
+
+const crypto = webcrypto as unknown as Crypto;
+x509.cryptoProvider.set(crypto);
+
+const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+const DAY = 24 * 3600 * 1000;
+
+export interface ServerCertificate {
+  /** Directory holding server.crt, server.key and ca.crt, mounted read-only into the container. */
+  dir: string;
+  names: string[];
+}
+
+export class BerthCa {
+  private readonly caCertPath: string;
+  private readonly caKeyPath: string;
+
+  constructor(private readonly tlsDir: string) {
+    this.caCertPath = join(tlsDir, 'ca.crt');
+    this.caKeyPath = join(tlsDir, 'ca.key');
+  }
+
+  get caPath(): string {
+    return this.caCertPath;
+  }
+
+  hasCa(): boolean {
+    return existsSync(this.caCertPath) && existsSync(this.caKeyPath);
+  }
+
+  /** The CA certificate in PEM, made on first use. */
+  async caPem(): Promise<string> {
+    await this.ensureCa();
+    return readFileSync(this.caCertPath, 'utf8');
+  }
+
+  private async ensureCa(): Promise<void> {
+    if (this.hasCa()) return;
+    mkdirSync(this.tlsDir, { recursive: true, mode: 0o700 });
+    const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const cert = await x509.X509CertificateGenerator.createSelfSigned({
+      name: `CN=Berth database CA ${new Date().toISOString().slice(0, 10)}`,
+      keys,
+      signingAlgorithm: ALG,
+      notBefore: new Date(Date.now() - DAY),
+      notAfter: new Date(Date.now() + 3650 * DAY),
+      extensions: [
+        new x509.BasicConstraintsExtension(true, 0, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+        await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
+      ],
+    });
+    // key first: a CA certificate is only ever on disk beside its key
+    writeAtomically(this.caKeyPath, await pemOfKey(keys.privateKey), 0o600);
+    writeAtomically(this.caCertPath, cert.toString('pem'), 0o644);
+  }
+
+  /** Removes a deleted service's certificate and key. */
+  forget(serviceId: string): void {
+    rmSync(join(this.tlsDir, 'services', serviceId), { recursive: true, force: true });
+  }
+
+  /** Issues (or re-issues) the server certificate of one service, into `<tlsDir>/services/<id>/`. */
+  async issueServer(serviceId: string, names: readonly string[]): Promise<ServerCertificate> {
+    await this.ensureCa();
+    const caCert = new x509.X509Certificate(readFileSync(this.caCertPath, 'utf8'));
+    const caKey = await importKey(readFileSync(this.caKeyPath, 'utf8'));
+    const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const unique = [...new Set(names.filter((n) => n.length > 0))];
+    const cert = await x509.X509CertificateGenerator.create({
+      subject: `CN=${unique[0] ?? serviceId}`,
+      issuer: caCert.subject,
+      publicKey: keys.publicKey,
+      signingKey: caKey,
+      signingAlgorithm: ALG,
+      notBefore: new Date(Date.now() - DAY),
+      notAfter: new Date(Date.now() + 825 * DAY),
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyAgreement, true),
+        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
+        new x509.SubjectAlternativeNameExtension(unique.map((value) => ({ type: isIP(value) ? ('ip' as const) : ('dns' as const), value }))),
+        await x509.AuthorityKeyIdentifierExtension.create(caCert),
+      ],
+    });
+    const dir = join(this.tlsDir, 'services', serviceId);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    chmodSync(dir, 0o755); // the container's entrypoint reads it as root and copies it for the server user
+    writeAtomically(join(dir, 'server.key'), await pemOfKey(keys.privateKey), 0o600);
+    writeAtomically(join(dir, 'server.crt'), cert.toString('pem'), 0o644);
+    writeAtomically(join(dir, 'ca.crt'), readFileSync(this.caCertPath, 'utf8'), 0o644);
+    return { dir, names: unique };
+  }
+}
+
+async function pemOfKey(key: CryptoKey): Promise<string> {
+  const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', key));
+  return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
+}
+
+async function importKey(pem: string): Promise<CryptoKey> {
+  const der = x509.PemConverter.decodeFirst(pem);
+  return crypto.subtle.importKey('pkcs8', der, ALG, false, ['sign']);
+}
+
+function writeAtomically(path: string, text: string, mode: number): void {
+  const tmp = `${path}.tmp`;
+  writeFileSync(tmp, text, { mode });
+  chmodSync(tmp, mode);
+  renameSync(tmp, path);
+}

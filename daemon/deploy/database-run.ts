@@ -1,0 +1,76 @@
+// What is particular to deploying a database service: its engine's image, its data volume, its
+// TLS certificate, the engine's own readiness check, and the swap. Two servers must never open one
+// data directory, so a database is recreated (the old container stops before the new one starts)
+// rather than swapped while both run; when the new one fails, the old one is started again.
+import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import { databaseLogin } from '../core/engines.js';
+import { BuildError } from '../build/build-error.js';
+import { databaseContainer, servesTls } from '../databases/container-spec.js';
+import { withAdapter } from '../databases/open.js';
+import { ensureServiceVolume } from '../docker/volumes.js';
+import { publishedPort, type RunSpec } from '../docker/containers.js';
+import type { DeployDeps } from './context.js';
+
+type Say = (line: string, stream?: 'stdout' | 'stderr') => void;
+
+/** The container settings a database service adds to the common ones. */
+export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say: Say): Promise<Pick<RunSpec, 'volumes' | 'binds' | 'entrypoint' | 'cmd'>> {
+  const engine = service.databaseEngine!;
+  const volume = await ensureServiceVolume(d.docker, d.own, { projectId: service.projectId, serviceId: service.id });
+  let tlsDir: string | null = null;
+  if (servesTls(engine)) {
+    const names = [service.databasePublicHostname ?? '', service.slug, 'localhost', '127.0.0.1'];
+    const cert = await d.ca.issueServer(service.id, names);
+    tlsDir = cert.dir;
+    say(`TLS on, with a certificate from the Berth CA for ${cert.names.join(', ')}`);
+  }
+  const spec = databaseContainer(engine, { logicalReplication: service.postgresLogicalReplicationEnabled, tlsDir });
+  if (service.postgresLogicalReplicationEnabled && servesTls(engine)) say('Logical replication on (wal_level=logical)');
+  say(`Data lives in volume ${volume} (kept across deployments)`);
+  return { volumes: [{ name: volume, target: spec.dataPath }], binds: spec.binds, entrypoint: spec.entrypoint, cmd: spec.cmd };
+}
+
+/** True once the engine answers its readiness statement with the service's own credentials. */
+export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record<string, string>, port: number): () => Promise<boolean> {
+  const engine = service.databaseEngine!;
+  const login = databaseLogin(engine, new Map(Object.entries(env)));
+  const statement = databaseContainer(engine, { logicalReplication: false, tlsDir: null }).readinessStatement;
+  return async () => {
+    try {
+      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1 }, {}));
+      return true;
+    } catch {
+      return false;
+    }
+  };
+}
+
+/** Stops the live containers of a database before the new one starts; returns what was stopped. */
+export async function stopLiveDatabase(d: DeployDeps, service: ServiceRecord, dep: DeploymentRecord, say: Say): Promise<DeploymentRecord[]> {
+  const live = (await d.store.deployments.listByService(service.id)).filter((x) => x.status === 'running' && x.id !== dep.id && x.containerId);
+  for (const old of live) {
+    say(`Stopping the running database container ${old.containerName ?? old.containerId} (one server per data volume)`);
+    await d.docker.getContainer(old.containerId!).stop({ t: 30 }).catch((err: { statusCode?: number }) => {
+      if (err.statusCode !== 304 && err.statusCode !== 404) throw new BuildError(`could not stop the running database: ${String(err)}`);
+    });
+  }
+  return live;
+}
+
+/** After a failed redeploy: the stopped containers start again on the same volume. */
+export async function restartStopped(d: DeployDeps, service: ServiceRecord, stopped: readonly DeploymentRecord[], say: Say): Promise<void> {
+  for (const old of stopped) {
+    try {
+      await d.docker.getContainer(old.containerId!).start();
+      // a restarted container gets a new ephemeral loopback port: point the host port at it
+      const port = service.internalPort !== null ? await publishedPort(d.docker, old.containerId!, `${service.internalPort}/tcp`) : null;
+      if (port !== null) {
+        await d.store.deployments.update(old.id, { upstreamPort: port });
+        await d.proxies.get(service.id)?.switchTo(port);
+      }
+      say(`Started the previous database container ${old.containerName ?? old.containerId} again`);
+    } catch (err) {
+      if ((err as { statusCode?: number }).statusCode !== 304) say(`Could not start the previous database container again: ${(err as Error).message}`, 'stderr');
+    }
+  }
+}

@@ -1,0 +1,47 @@
+// The named volume that holds a database service's data: created with ownership labels, kept
+// across redeploys, removed only when the service itself is deleted.
+import type Docker from 'dockerode';
+import type { Labels, Ownership } from './labels.js';
+
+export function serviceVolumeName(serviceId: string): string {
+  return `berth-data-${serviceId}`;
+}
+
+export async function ensureServiceVolume(docker: Docker, own: Ownership, owner: { projectId: string; serviceId: string }): Promise<string> {
+  const name = serviceVolumeName(owner.serviceId);
+  try {
+    const info = (await docker.getVolume(name).inspect()) as { Labels?: Labels | null };
+    if (!own.owns(info.Labels, { serviceId: owner.serviceId })) throw new Error(`volume ${name} exists but Berth did not create it for this service`);
+    return name;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+  }
+  await docker.createVolume({ Name: name, Labels: own.labels(owner) });
+  return name;
+}
+
+/** Removes the service's volume when its labels prove it is this service's; false when there is none. */
+export async function removeServiceVolume(docker: Docker, own: Ownership, serviceId: string): Promise<boolean> {
+  const volume = docker.getVolume(serviceVolumeName(serviceId));
+  let info: { Labels?: Labels | null };
+  try {
+    info = (await volume.inspect()) as { Labels?: Labels | null };
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return false;
+    throw err;
+  }
+  if (!own.owns(info.Labels, { serviceId })) return false;
+  await volume.remove();
+  return true;
+}
+
+/** Volumes this daemon made, with the service each belongs to. */
+export async function listOwnedVolumes(docker: Docker, own: Ownership): Promise<{ name: string; serviceId: string }[]> {
+  const res = (await docker.listVolumes({ filters: own.filter({}) })) as { Volumes?: { Name: string; Labels?: Labels | null }[] | null };
+  const out: { name: string; serviceId: string }[] = [];
+  for (const v of res.Volumes ?? []) {
+    const serviceId = own.ownerOf(v.Labels)?.serviceId;
+    if (serviceId) out.push({ name: v.Name, serviceId });
+  }
+  return out;
+}
