@@ -9,6 +9,7 @@ import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
 import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
+import { pickColumns, primaryKeyMatch } from './sql-columns.js';
 
 const EXACT_COUNT_BELOW = 100_000;
 const CONNECT_TIMEOUT_MS = 5_000;
@@ -287,33 +288,18 @@ class MysqlAdapter implements DatabaseAdapter {
     };
   }
 
-  private pick(columns: MyColumn[], values: Row, what: string): [MyColumn, Cell][] {
-    if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new InvalidInput(`${what} must be an object`);
-    return Object.entries(values).map(([name, cell]) => {
-      const column = columns.find((c) => c.name === name);
-      if (!column) throw new InvalidInput(`unknown column ${JSON.stringify(name)}`);
-      return [column, cell];
-    });
-  }
 
   private keyMatch(columns: MyColumn[], primaryKey: string[], key: Row, params: unknown[]): string {
-    if (!primaryKey.length) throw new InvalidInput('this table has no primary key, so its rows cannot be addressed one by one');
-    const given = this.pick(columns, key, 'primaryKey');
-    if (given.length !== primaryKey.length || !given.every(([c]) => c.primary)) {
-      throw new InvalidInput(`primaryKey must name exactly the primary key columns: ${primaryKey.join(', ')}`);
-    }
-    return given
-      .map(([c, cell]) => {
-        params.push(param(cell));
-        return `${ident(c.name)} = ?`;
-      })
-      .join(' AND ');
+    return primaryKeyMatch(columns, primaryKey, key, ident, (c, cell) => {
+      params.push(param(cell));
+      return '?';
+    });
   }
 
   async insertRow(table: string, values: Row): Promise<Row> {
     const t = await this.resolve(table);
     const { columns, primaryKey } = await this.columns(t.name);
-    const given = this.pick(columns, values, 'values');
+    const given = pickColumns(columns, values, 'values');
     const sql = `INSERT INTO ${this.qualified(t.name)} (${given.map(([c]) => ident(c.name)).join(', ')}) VALUES (${given.map(() => '?').join(', ')})`;
     const { header } = await this.run(sql, given.map(([, cell]) => param(cell)));
     const keyCell = (name: string): Cell => {
@@ -328,7 +314,7 @@ class MysqlAdapter implements DatabaseAdapter {
   async updateRow(table: string, primaryKey: Row, values: Row): Promise<void> {
     const t = await this.resolve(table);
     const { columns, primaryKey: pk } = await this.columns(t.name);
-    const given = this.pick(columns, values, 'values');
+    const given = pickColumns(columns, values, 'values');
     if (!given.length) throw new InvalidInput('values must name at least one column to update');
     const params: unknown[] = given.map(([, cell]) => param(cell));
     const set = given.map(([c]) => `${ident(c.name)} = ?`).join(', ');

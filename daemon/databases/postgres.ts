@@ -8,6 +8,7 @@ import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
 import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from './encoding.js';
+import { pickColumns, primaryKeyMatch } from './sql-columns.js';
 
 /** Below this many estimated rows a table is counted exactly. */
 const EXACT_COUNT_BELOW = 100_000;
@@ -374,34 +375,18 @@ class PostgresAdapter implements DatabaseAdapter {
     return v instanceof Date ? v.toISOString() : v;
   }
 
-  private pick(columns: PgColumn[], values: Row, what: string): [PgColumn, Cell][] {
-    if (values === null || typeof values !== 'object' || Array.isArray(values)) throw new InvalidInput(`${what} must be an object`);
-    return Object.entries(values).map(([name, cell]) => {
-      const column = columns.find((c) => c.name === name);
-      if (!column) throw new InvalidInput(`unknown column ${JSON.stringify(name)}`);
-      return [column, cell];
-    });
-  }
 
-  /** `"a" = $n and "b" = $n+1` for exactly the table's primary key. */
   private keyMatch(columns: PgColumn[], primaryKey: string[], key: Row, params: unknown[]): string {
-    if (!primaryKey.length) throw new InvalidInput('this table has no primary key, so its rows cannot be addressed one by one');
-    const given = this.pick(columns, key, 'primaryKey');
-    if (given.length !== primaryKey.length || !given.every(([c]) => c.primary)) {
-      throw new InvalidInput(`primaryKey must name exactly the primary key columns: ${primaryKey.join(', ')}`);
-    }
-    return given
-      .map(([c, cell]) => {
-        params.push(this.param(c, cell));
-        return `${ident(c.name)} = $${params.length}`;
-      })
-      .join(' and ');
+    return primaryKeyMatch(columns, primaryKey, key, ident, (c, cell) => {
+      params.push(this.param(c, cell));
+      return `$${params.length}`;
+    });
   }
 
   async insertRow(table: string, values: Row): Promise<Row> {
     const t = await this.resolve(table);
     const { columns, primaryKey } = await this.columns(t);
-    const given = this.pick(columns, values, 'values');
+    const given = pickColumns(columns, values, 'values');
     const params = given.map(([c, cell]) => this.param(c, cell));
     const body = given.length
       ? `(${given.map(([c]) => ident(c.name)).join(', ')}) values (${params.map((_, i) => `$${i + 1}`).join(', ')})`
@@ -414,7 +399,7 @@ class PostgresAdapter implements DatabaseAdapter {
   async updateRow(table: string, primaryKey: Row, values: Row): Promise<void> {
     const t = await this.resolve(table);
     const { columns, primaryKey: pk } = await this.columns(t);
-    const given = this.pick(columns, values, 'values');
+    const given = pickColumns(columns, values, 'values');
     if (!given.length) throw new InvalidInput('values must name at least one column to update');
     const params: unknown[] = [];
     const set = given

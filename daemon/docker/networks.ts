@@ -6,7 +6,18 @@ export function projectNetworkName(projectId: string): string {
   return `berth-${projectId}`;
 }
 
-export async function ensureProjectNetwork(docker: Docker, own: Ownership, projectId: string): Promise<string> {
+/** Creations in flight, per project: the Engine accepts two networks of one name, so concurrent deployments of a project must not both create it. */
+const creating = new Map<string, Promise<string>>();
+
+export function ensureProjectNetwork(docker: Docker, own: Ownership, projectId: string): Promise<string> {
+  const pending = creating.get(projectId);
+  if (pending) return pending;
+  const work = createOnce(docker, own, projectId).finally(() => creating.delete(projectId));
+  creating.set(projectId, work);
+  return work;
+}
+
+async function createOnce(docker: Docker, own: Ownership, projectId: string): Promise<string> {
   const name = projectNetworkName(projectId);
   try {
     const info = (await docker.getNetwork(name).inspect()) as { Labels?: Labels };

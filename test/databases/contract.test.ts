@@ -216,6 +216,34 @@ describe('database contract', function () {
     });
   });
 
+  describe('bad input to the database endpoints', function () {
+    it('answers 400 for malformed bodies and queries, and changes nothing', async () => {
+      const id = services.get('postgres')!.id;
+      const before = (await reader.databaseRows(id, { table: 'public.items' })).total;
+      const cases: [string, string, unknown][] = [
+        ['POST', 'query', { sql: 5 }],
+        ['POST', 'query', { sql: '' }],
+        ['POST', 'query', {}],
+        ['POST', 'rows', { table: 'public.items', values: [1, 2] }],
+        ['POST', 'rows', { table: 'public.items' }],
+        ['POST', 'rows', { values: { id: 50 } }],
+        ['PATCH', 'rows', { table: 'public.items', primaryKey: { id: 1 } }],
+        ['PATCH', 'rows', { table: 'public.items', primaryKey: { id: 1 }, values: {} }],
+        ['DELETE', 'rows', { table: 'public.items', primaryKey: 'id=1' }],
+        ['DELETE', 'rows', { table: 'public.items', primaryKey: {} }],
+      ];
+      for (const [method, path, body] of cases) {
+        const res = await t.admin.request(method, `/api/services/${id}/database/${path}`, body);
+        expect(res.status, `${method} ${path} ${JSON.stringify(body)}: ${JSON.stringify(res.body)}`).to.equal(400);
+      }
+      for (const q of ['', '?table=', '?table=public.items&limit=0', '?table=public.items&limit=abc', '?table=public.items&offset=-1', '?table=public.items&table=x']) {
+        const res = await reader.request('GET', `/api/services/${id}/database/rows${q}`);
+        expect(res.status, q).to.equal(400);
+      }
+      expect((await reader.databaseRows(id, { table: 'public.items' })).total).to.equal(before);
+    });
+  });
+
   describe('database endpoints on services that cannot answer', function () {
     it('a service that is not a database answers 400; a database not deployed answers 409', async () => {
       const { service: web } = await t.admin.createService(projectId, { name: uniq('img'), dockerImage: 'berth-test/httpd:latest', internalPort: 8080 });
