@@ -44,6 +44,16 @@ import { dnsProviderFor } from './integrations/dns/registry.js';
 import { systemRoutes } from './http/routes/system.js';
 import { BuildPlans } from './build/autobuild/preview.js';
 import { buildPlanRoutes } from './http/routes/build-plan.js';
+import { BackupStorage } from './core/backup-storage.js';
+import { s3Store } from './backups/s3-store.js';
+import { backupStorageRoutes } from './http/routes/backup-storage.js';
+import { Backups } from './backups/backups.js';
+import { recoverInterrupted } from './backups/recover.js';
+import { BackupScheduler } from './backups/schedule.js';
+import { backupTool } from './backups/tools/index.js';
+import { importPostgresUrl } from './backups/tools/import-postgres.js';
+import { importRedisUrl } from './backups/tools/import-redis.js';
+import { backupRoutes } from './http/routes/backups.js';
 
 export interface RunningDaemon {
   url: string;
@@ -51,6 +61,9 @@ export interface RunningDaemon {
   core: Core;
   store: Store;
   engine: DockerDeploymentEngine;
+  backups: Backups;
+  /** Scheduled backups; `tick(date)` runs what is due at that time (tests drive it). */
+  backupScheduler: BackupScheduler;
   /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
   proxy: CaddyProxy;
   stop(): Promise<void>;
@@ -100,6 +113,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       databaseImages: config.images,
       ca,
       openAdapter,
+      backupsDir: join(config.dataDir, 'backups'),
     },
     config.buildConcurrency,
   );
@@ -164,6 +178,32 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   moreRoutes.push(buildPlanRoutes(new BuildPlans({ store, gitBaseUrl: config.gitBaseUrl, images: config.autobuildImages, workDir: join(config.dataDir, 'builds') })));
   // Database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA.
   moreRoutes.push(databaseRoutes(new Databases({ store, catalog: core.catalog, open: openAdapter, ca, publicIp: () => systemSettings.publicIp() })));
+  // Remote backup storage (S3-compatible), a sealed system setting; `remote()` gives the runner its store.
+  const backupStorage = new BackupStorage(store.settings, systemClock, s3Store);
+  moreRoutes.push(backupStorageRoutes(backupStorage));
+  // Backups, restores and imports with the engines' own tools inside the database containers.
+  const backupsDir = join(config.dataDir, 'backups'); // the engine removes a deleted service's folder
+  await recoverInterrupted(store, systemClock, backupsDir);
+  const backups = new Backups({
+    store,
+    docker,
+    clock: systemClock,
+    dir: backupsDir,
+    tool: backupTool,
+    remote: () => backupStorage.remote(),
+    live: async (service) => {
+      const live = (await store.deployments.listByService(service.id)).find((x) => x.status === 'running' && x.containerId);
+      if (!live || service.hostPort === null) return null;
+      return { containerId: live.containerId!, env: Object.fromEntries(await core.catalog.resolvedEnv(service)), hostPort: service.hostPort };
+    },
+    restarted: (serviceId) => engine.containerRestarted(serviceId),
+    importPostgres: importPostgresUrl,
+    importRedis: importRedisUrl,
+    log,
+  });
+  moreRoutes.push(backupRoutes(backups));
+  const backupScheduler = new BackupScheduler(store, backups, log);
+  backupScheduler.start();
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
@@ -184,15 +224,19 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     core,
     store,
     engine,
+    backups,
+    backupScheduler,
     proxy,
     async stop() {
       clearInterval(trimTimer);
+      backupScheduler.stop();
       proxy.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
       await engine.shutdown();
+      await backups.shutdown();
       await store.close();
     },
   };

@@ -32,6 +32,12 @@ import type {
   DbCell,
   DbRow,
   PostgresTls,
+  BackupStorageInput,
+  BackupStorageStatus,
+  Backup,
+  BackupSettings,
+  BackupStorageKind,
+  DataImport,
 } from './types.js';
 import { readSse, type SseEvent } from './sse.js';
 
@@ -296,6 +302,51 @@ export class BerthClient {
   /** The Berth CA that signs database certificates, as PEM text. */
   databaseCaPem(serviceId: string): Promise<string> {
     return this.call('GET', `/api/services/${enc(serviceId)}/database/tls/ca`);
+  }
+
+  // Remote (S3-compatible) backup storage
+  backupStorage(): Promise<BackupStorageStatus> {
+    return this.call('GET', '/api/system/backup-storage');
+  }
+  putBackupStorage(input: BackupStorageInput): Promise<BackupStorageStatus> {
+    return this.call('PUT', '/api/system/backup-storage', input);
+  }
+  deleteBackupStorage(): Promise<{ ok: true }> {
+    return this.call('DELETE', '/api/system/backup-storage');
+  }
+
+  // Backups, restores, downloads and imports of database services
+  listBackups(serviceId: string): Promise<{ backups: Backup[]; settings: BackupSettings; remote: { connected: boolean } }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/backups`);
+  }
+  createBackup(serviceId: string, storage: BackupStorageKind = 'disk'): Promise<{ backup: Backup }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/database/backups`, { storage });
+  }
+  patchBackupSettings(serviceId: string, patch: Partial<Omit<BackupSettings, 'serviceId' | 'createdAt' | 'updatedAt'>>): Promise<{ settings: BackupSettings }> {
+    return this.call('PATCH', `/api/services/${enc(serviceId)}/database/backups/settings`, patch);
+  }
+  restoreBackup(serviceId: string, backupId: string): Promise<{ ok: true; restoredAt: string; backup: { id: string; status: string } }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}/restore`);
+  }
+  /** The backup file's bytes. */
+  async downloadBackup(serviceId: string, backupId: string): Promise<{ bytes: Buffer; headers: Headers }> {
+    const res = await fetch(`${this.baseUrl}/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}/download`, {
+      headers: this.token ? { authorization: `Bearer ${this.token}` } : {},
+    });
+    if (res.status >= 400) {
+      const err = ((await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } }).error;
+      throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `HTTP ${res.status}`);
+    }
+    return { bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+  }
+  deleteBackup(serviceId: string, backupId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}`);
+  }
+  listImports(serviceId: string): Promise<{ imports: DataImport[] }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/database/imports`);
+  }
+  importFrom(serviceId: string, source: 'postgres-url' | 'redis-url', sourceUrl: string): Promise<{ result: { id: string; status: string; source: string; createdAt: string } }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/database/import/${source}`, { sourceUrl });
   }
 
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */

@@ -39,6 +39,14 @@ export class Catalog {
     return { services, resolver: new EnvResolver(services, env) };
   }
 
+  /** A service's own variables with their references resolved (leniently: as written when they cannot be). */
+  async resolvedEnv(service: ServiceRecord): Promise<Map<string, string>> {
+    const { resolver } = await this.resolver(service.projectId);
+    const vars = new Map<string, string>();
+    for (const e of await this.store.env.listByService(service.id)) vars.set(e.key, resolver.resolveLenient(e.value));
+    return vars;
+  }
+
   /** Connection variables of the project's database services, except `excludeServiceId`'s own. */
   async databaseVariables(projectId: string, excludeServiceId: string | null): Promise<DatabaseVariableSuggestion[]> {
     const services = await this.store.services.list([projectId]);

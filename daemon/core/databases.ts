@@ -117,9 +117,7 @@ export class Databases {
     const engine = service.databaseEngine!;
     const live = (await this.d.store.deployments.listByService(service.id)).some((x) => x.status === 'running');
     if (!live || service.hostPort === null) throw new DatabaseUnavailable(`${service.name} is not running: deploy it first`);
-    const { resolver } = await this.d.catalog.resolver(service.projectId);
-    const vars = new Map<string, string>();
-    for (const e of await this.d.store.env.listByService(service.id)) vars.set(e.key, resolver.resolveLenient(e.value));
+    const vars = await this.d.catalog.resolvedEnv(service);
     const adapter = await this.d.open(engine, { host: '127.0.0.1', port: service.hostPort, ...databaseLogin(engine, vars) });
     try {
       return await work(adapter, engine);

@@ -1,5 +1,6 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
+import type { BackupsRepo } from '../backups/records.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { AiProviderRepo } from './ai-providers.js';
 import type { DnsProviderRepo } from './dns.js';
@@ -92,6 +93,9 @@ export interface SettingsRepo {
   set(key: string, value: string, at: string): Promise<void>;
   /** Removes the key (a setting back to its default); no error when it was not set. */
   delete(key: string): Promise<void>;
+  /** Like get/set for a secret value: sealed at rest with the store's box, plain text in memory. */
+  getSealed(key: string): Promise<string | null>;
+  setSealed(key: string, plain: string, at: string): Promise<void>;
 }
 
 export interface Store {
@@ -108,6 +112,8 @@ export interface Store {
   dnsProviders: DnsProviderRepo;
   /** Not cached: see store/logs-repo.ts. */
   logs: LogsRepo;
+  /** Backups, their settings and data imports. Not cached: their state changes while jobs run. */
+  backups: BackupsRepo;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
   isUniqueViolation(err: unknown): boolean;
   close(): Promise<void>;

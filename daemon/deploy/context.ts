@@ -37,4 +37,6 @@ export interface DeployDeps {
   /** Signs the database services' TLS certificates. */
   ca: BerthCa;
   openAdapter: OpenAdapter;
+  /** Where database backups live, one folder per service (removed with the service). */
+  backupsDir: string;
 }

@@ -1,9 +1,11 @@
 // The deployment engine: the queue, aborts, clean-up when services and projects go, and the
 // start-up reconciliation of what Docker holds against the store.
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { DeploymentEngine } from '../core/deployment-engine.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { isDockerUnreachable } from '../docker/client.js';
-import { listOwnedContainers, removeOwnedContainer } from '../docker/containers.js';
+import { listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
@@ -64,6 +66,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     await this.d.proxies.remove(service.id);
     this.d.runtimeLogs.stop(service.id);
     this.d.ca.forget(service.id);
+    // backup files on disk go with the service (their rows go by cascade); remote copies stay
+    rmSync(join(this.d.backupsDir, service.id), { recursive: true, force: true });
     await this.whenDockerAnswers(`removing the containers of service ${service.id}`, () => this.removeDockerObjects(service));
   }
 
@@ -97,6 +101,17 @@ export class DockerDeploymentEngine implements DeploymentEngine {
       if (!isDockerUnreachable(err)) throw err;
       this.d.log(`${what}: the Docker Engine is not reachable (${(err as Error).message}); reconciliation at the next start removes what is left`);
     }
+  }
+
+  /** After something else restarted a service's live container (a restore): the host port follows its new published port. */
+  async containerRestarted(serviceId: string): Promise<void> {
+    const service = await this.d.store.services.get(serviceId);
+    const live = (await this.d.store.deployments.listByService(serviceId)).find((x) => x.status === 'running' && x.containerId);
+    if (!service || !live || service.internalPort === null) return;
+    const port = await publishedPort(this.d.docker, live.containerId!, `${service.internalPort}/tcp`);
+    if (port === null) return;
+    await this.d.store.deployments.update(live.id, { upstreamPort: port });
+    await this.d.proxies.get(serviceId)?.switchTo(port);
   }
 
   /** Aborts whatever the queue holds for a service (its rows are already gone or going). */

@@ -105,6 +105,9 @@ export async function removeOwnedImage(docker: Docker, own: Ownership, ref: stri
 export async function removeIntermediateImages(docker: Docker, ids: readonly string[], retryForMs = 15_000): Promise<void> {
   const deadline = Date.now() + retryForMs;
   for (const id of [...ids].reverse()) {
+    // A step line also names the base image of each FROM and cached layers: a tagged image is
+    // never ours to remove (a user's pulled `node:20` must survive a failed build).
+    if (await isTagged(docker, id)) continue;
     for (;;) {
       try {
         await docker.getImage(id).remove({ noprune: false });
@@ -116,5 +119,14 @@ export async function removeIntermediateImages(docker: Docker, ids: readonly str
         await new Promise((r) => setTimeout(r, 300));
       }
     }
+  }
+}
+
+async function isTagged(docker: Docker, id: string): Promise<boolean> {
+  try {
+    const info = await docker.getImage(id).inspect();
+    return (info.RepoTags ?? []).some((t) => t !== '<none>:<none>');
+  } catch {
+    return false; // already gone
   }
 }

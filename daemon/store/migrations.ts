@@ -174,7 +174,62 @@ const dnsProviders: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders];
+const backups: Migration = {
+  name: '005_backups',
+  async up(knex) {
+    await knex.schema.createTable('backups', (t) => {
+      t.string('id').primary();
+      t.string('service_id').notNullable().references('services.id').onDelete('CASCADE');
+      t.string('engine').notNullable();
+      t.string('status').notNullable();
+      t.string('trigger').notNullable();
+      t.string('storage').notNullable();
+      t.string('format').notNullable();
+      t.text('local_path');
+      t.text('remote_key');
+      t.integer('size_bytes').notNullable();
+      t.string('checksum').notNullable();
+      t.text('error');
+      t.string('created_at').notNullable();
+      t.string('started_at').notNullable();
+      t.string('finished_at');
+      t.index(['service_id', 'created_at']);
+    });
+    await knex.schema.createTable('backup_settings', (t) => {
+      t.string('service_id').primary().references('services.id').onDelete('CASCADE');
+      t.string('storage').notNullable();
+      t.boolean('automatic_enabled').notNullable();
+      t.boolean('daily_enabled').notNullable();
+      t.boolean('weekly_enabled').notNullable();
+      t.boolean('monthly_enabled').notNullable();
+      t.integer('keep_daily').notNullable();
+      t.integer('keep_weekly').notNullable();
+      t.integer('keep_monthly').notNullable();
+      t.string('created_at').notNullable();
+      t.string('updated_at').notNullable();
+    });
+    await knex.schema.createTable('imports', (t) => {
+      t.string('id').primary();
+      t.string('service_id').notNullable().references('services.id').onDelete('CASCADE');
+      t.string('engine').notNullable();
+      t.string('source').notNullable();
+      t.text('source_label').notNullable();
+      t.string('status').notNullable();
+      t.text('error');
+      t.text('log').notNullable(); // JSON array of lines
+      t.string('created_at').notNullable();
+      t.string('started_at').notNullable();
+      t.string('finished_at');
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('imports');
+    await knex.schema.dropTableIfExists('backup_settings');
+    await knex.schema.dropTableIfExists('backups');
+  },
+};
+
+const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigrations: async () => migrations,

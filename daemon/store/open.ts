@@ -14,6 +14,7 @@ import { settingsRepo } from './settings-repo.js';
 import { logsRepo } from './logs-repo.js';
 import { aiProviderRepo } from './ai-providers-repo.js';
 import { dnsProviderRepo } from './dns-providers-repo.js';
+import { backupsRepo } from './backups-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -50,10 +51,11 @@ export function storeOver(knex: Knex, box: SecretBox): Store {
     env: envRepo(knex, box),
     domains: domainRepo(knex),
     deployments: deploymentRepo(knex),
-    settings: settingsRepo(knex),
+    settings: settingsRepo(knex, box),
     logs: logsRepo(knex),
     aiProviders: aiProviderRepo(knex, box),
     dnsProviders: dnsProviderRepo(knex, box),
+    backups: backupsRepo(knex),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),
   };

@@ -9,6 +9,7 @@ import type { Store } from '../core/store.js';
 const READS = new Set([
   'list',
   'get',
+  'getSealed',
   'getBySlug',
   'findByTokenHash',
   'slugs',

@@ -84,6 +84,35 @@ const endpoints: Record<string, Endpoint> = {
   },
   'GET /api/services/:serviceId/database/tls': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/tls`, level: 'read' },
   'GET /api/services/:serviceId/database/tls/ca': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/tls/ca`, level: 'read' },
+  'GET /api/services/:serviceId/database/backups': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/backups`, level: 'read' },
+  // Not deployed: allowed means past auth and scope, which answers 409.
+  'POST /api/services/:serviceId/database/backups': { method: 'POST', path: (t) => `/api/services/${t.db.id}/database/backups`, body: () => ({ storage: 'disk' }), level: 'write', allowed: [409] },
+  'PATCH /api/services/:serviceId/database/backups/settings': {
+    method: 'PATCH',
+    path: (t) => `/api/services/${t.db.id}/database/backups/settings`,
+    body: () => ({ automaticEnabled: true, dailyEnabled: true }),
+    level: 'write',
+  },
+  // No backup of that id: allowed means past auth and scope, which answers 404.
+  'POST /api/services/:serviceId/database/backups/:backupId/restore': { method: 'POST', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}/restore`, level: 'write', allowed: [404] },
+  'GET /api/services/:serviceId/database/backups/:backupId/download': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}/download`, level: 'read', allowed: [404] },
+  'DELETE /api/services/:serviceId/database/backups/:backupId': { method: 'DELETE', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}`, level: 'write', allowed: [404] },
+  'GET /api/services/:serviceId/database/imports': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/imports`, level: 'read' },
+  'POST /api/services/:serviceId/database/import/postgres-url': {
+    method: 'POST',
+    path: (t) => `/api/services/${t.db.id}/database/import/postgres-url`,
+    body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }),
+    level: 'write',
+    allowed: [409],
+  },
+  // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).
+  'POST /api/services/:serviceId/database/import/redis-url': {
+    method: 'POST',
+    path: (t) => `/api/services/${t.db.id}/database/import/redis-url`,
+    body: () => ({ sourceUrl: 'redis://127.0.0.1:9' }),
+    level: 'write',
+    allowed: [400],
+  },
   'GET /api/services/:serviceId/deployments': { method: 'GET', path: (t) => `/api/services/${t.web.id}/deployments`, level: 'read' },
   'POST /api/services/:serviceId/env': { method: 'POST', path: (t) => `/api/services/${t.web.id}/env`, body: () => ({ key: 'NEW_KEY', value: 'v' }), level: 'write' },
   'DELETE /api/services/:serviceId/env/:envId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/env/${t.env.id}`, level: 'write' },
@@ -137,6 +166,16 @@ const endpoints: Record<string, Endpoint> = {
   },
   // Spaceship is never connected here: allowed means past auth, which answers 404.
   'DELETE /api/system/dns-providers/:providerId': { method: 'DELETE', path: () => '/api/system/dns-providers/spaceship', level: 'admin', allProjectsOnly: true, allowed: [404] },
+  // Nothing listens on port 9: the storage is saved and reported as not connected (200).
+  'GET /api/system/backup-storage': { method: 'GET', path: () => '/api/system/backup-storage', level: 'read', allProjectsOnly: true },
+  'PUT /api/system/backup-storage': {
+    method: 'PUT',
+    path: () => '/api/system/backup-storage',
+    body: () => ({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', bucket: 'berth-backups', accessKeyId: 'AKPLACEHOLDER', secretAccessKey: 'placeholder-secret' }),
+    level: 'admin',
+    allProjectsOnly: true,
+  },
+  'DELETE /api/system/backup-storage': { method: 'DELETE', path: () => '/api/system/backup-storage', level: 'admin', allProjectsOnly: true },
   // Namecheap is never connected here: allowed means past auth and scope, which answers 400.
   'POST /api/services/:serviceId/domains/:domainId/dns-records': {
     method: 'POST',

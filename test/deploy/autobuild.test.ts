@@ -25,7 +25,7 @@ function requireLangImages(): void {
 }
 
 const STAND_INS: Record<string, string> = {
-  BERTH_AUTOBUILD_IMAGE_NODE: 'berth-test/node:latest',
+  BERTH_AUTOBUILD_IMAGE_NODE: 'berth-test/node-autobuild:latest',
   BERTH_AUTOBUILD_IMAGE_PYTHON: 'berth-test/python:latest',
   BERTH_AUTOBUILD_IMAGE_GO: 'berth-test/go:latest',
   BERTH_AUTOBUILD_IMAGE_JAVA: 'berth-test/java:latest',
@@ -148,7 +148,7 @@ describe('autobuild: deploying repositories without a Dockerfile', function () {
     return (await t.admin.createService(projectId, { name: uniq('svc'), repoFullName: repo, internalPort: 8080, ...extra })).service;
   }
 
-  async function deploy(svc: Service, statuses = ['running']): Promise<{ dep: Deployment; log: string }> {
+  async function deploy(svc: Service, statuses = ['running', 'failed']): Promise<{ dep: Deployment; log: string }> {
     const { deployment } = await t.admin.deploy(svc.id);
     const dep = await waitForDeployment(t.admin, svc.id, deployment.id, statuses, 280_000);
     const log = (await t.admin.deploymentLogs(deployment.id)).logs.map((l) => l.line).join('\n');
@@ -198,7 +198,7 @@ describe('autobuild: deploying repositories without a Dockerfile', function () {
     const svc = await service(FIXTURES.vite);
     const { dep, log } = await deploy(svc);
     expect(dep.status, log).to.equal('running');
-    expect(log).to.include('FROM berth-test/node:latest AS build');
+    expect(log).to.include('FROM berth-test/node-autobuild:latest AS build');
     expect(log).to.include('FROM berth-test/caddy:latest');
     const page = await httpText(`http://127.0.0.1:${svc.hostPort}/`);
     const script = /src="(\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];

@@ -191,12 +191,12 @@ describe('deployments on Docker', function () {
     expect(logs.map((l) => l.line).join('\n')).to.match(/buildMethod is dockerfile, but there is no Dockerfile at Dockerfile/);
   });
 
-  it('auto without a Dockerfile fails clearly until autobuild exists, and records detectedBuildMethod', async () => {
-    const service = await gitService({ 'index.html': 'plain\n' });
+  it('auto without a Dockerfile runs autobuild, which fails clearly on a repository it cannot place, and records detectedBuildMethod', async () => {
+    const service = await gitService({ 'README.md': 'nothing to build\n' });
     const dep = await deployAndWait(service, ['failed', 'running']);
     expect(dep.status).to.equal('failed');
     const { logs } = await t.admin.deploymentLogs(dep.id);
-    expect(logs.at(-1)!.line).to.match(/autobuild analyzer is not available yet/);
+    expect(logs.at(-1)!.line).to.match(/autobuild could not tell what kind of project this is: it looked for/);
     expect((await t.admin.overview(service.id)).service.detectedBuildMethod).to.equal('autobuild');
   });
 

@@ -7,7 +7,9 @@
 #   java    `java`, `javac` and `jar` on PATH (OpenJDK 17)
 #   rust    `cargo` and `rustc` on PATH (Debian's Rust)
 #   static  `caddy` on PATH and a writable /etc/caddy (as in caddy:2-alpine), on busybox
-# The Node.js stand-in is test/setup/docker.sh's berth-test/node (busybox, the host's node and npm).
+#   node    `node` and `npm` on PATH and /usr/bin/env for npm's bin scripts: test/setup/docker.sh's
+#           berth-test/node (busybox, the host's node and npm) plus /usr/bin/env
+# Needs test/setup/docker.sh to have run first (it builds berth-test/node).
 # Images are tagged by the hash of what they are built from (berth-test/<name>:<hash> and :latest),
 # skipped when present, and built under a lock so suites running at once do not collide.
 # Prints one line per image: <name> <reference>. Needs a running Docker Engine.
@@ -58,6 +60,27 @@ $(apt_install openjdk-17-jdk-headless)"
 
 build rust "FROM $base
 $(apt_install cargo rustc libc6-dev)"
+
+# node: test/setup/docker.sh's berth-test/node (busybox, the host's node and npm) plus what the
+# official node images also have and npm packages rely on: /usr/bin/env (bin scripts start with
+# #!/usr/bin/env node) and the rest of glibc's small libraries (rollup's native module needs librt).
+node_id=$(docker image inspect --format '{{.Id}}' berth-test/node:latest | cut -c8-19)
+glibc_libs="librt.so.1 libresolv.so.2 libutil.so.1 libanl.so.1"
+node_hash=$( (echo "$node_id"; echo v2; for l in $glibc_libs; do sha256sum "/lib/x86_64-linux-gnu/$l"; done) | sha256sum | cut -c1-12)
+node_image="berth-test/node-autobuild:$node_hash"
+if ! docker image inspect "$node_image" >/dev/null 2>&1; then
+  log "building $node_image"
+  started=$(date +%s)
+  dir=$(mktemp -d)
+  mkdir -p "$dir/lib"
+  for l in $glibc_libs; do cp "$(readlink -f "/lib/x86_64-linux-gnu/$l")" "$dir/lib/$l"; done
+  printf 'FROM berth-test/node:latest\nCOPY lib/ /lib/x86_64-linux-gnu/\nRUN mkdir -p /usr/bin && ln -s /bin/env /usr/bin/env\n' > "$dir/Dockerfile"
+  docker build -q -t "$node_image" "$dir" >/dev/null
+  rm -rf "$dir"
+  log "built $node_image in $(($(date +%s) - started)) s"
+fi
+docker tag "$node_image" berth-test/node-autobuild:latest
+echo "node $node_image"
 
 # static: the host's caddy (dynamically linked) with the libraries it needs, on busybox.
 caddy_bin=$(readlink -f "$(command -v caddy)")

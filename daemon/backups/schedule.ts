@@ -1,0 +1,91 @@
+// Scheduled backups: node-cron wakes the scheduler every minute and it takes whatever is due by
+// the clock it is given, so a test can drive the clock and a daemon that was down at 03:00 takes
+// the missed backup when it starts. Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st
+// 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
+// backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
+import cron, { type ScheduledTask } from 'node-cron';
+import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from './records.js';
+import { SCHEDULE_KINDS } from './records.js';
+import type { Backups } from './backups.js';
+import type { Store } from '../core/store.js';
+
+const HOUR = 3;
+
+/** The most recent slot of a schedule at or before `now`. */
+export function lastSlot(kind: ScheduleKind, now: Date): Date {
+  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), HOUR));
+  if (kind === 'monthly') d.setUTCDate(1);
+  if (kind === 'weekly') d.setUTCDate(d.getUTCDate() - d.getUTCDay());
+  if (d > now) {
+    if (kind === 'daily') d.setUTCDate(d.getUTCDate() - 1);
+    if (kind === 'weekly') d.setUTCDate(d.getUTCDate() - 7);
+    if (kind === 'monthly') d.setUTCMonth(d.getUTCMonth() - 1);
+  }
+  return d;
+}
+
+const enabled = (s: BackupSettingsRecord, kind: ScheduleKind) => s.automaticEnabled && (kind === 'daily' ? s.dailyEnabled : kind === 'weekly' ? s.weeklyEnabled : s.monthlyEnabled);
+const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind) => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
+
+export class BackupScheduler {
+  private task: ScheduledTask | null = null;
+  private ticking: Promise<void> = Promise.resolve();
+
+  constructor(
+    private store: Store,
+    private backups: Backups,
+    private log: (message: string, err?: unknown) => void,
+  ) {}
+
+  start(): void {
+    this.task = cron.schedule('* * * * *', () => void this.tick(new Date()));
+    void this.tick(new Date());
+  }
+
+  stop(): void {
+    void this.task?.stop();
+    this.task = null;
+  }
+
+  /** Starts the backups due at `now`, then prunes what retention no longer keeps. One tick at a time. */
+  tick(now: Date): Promise<void> {
+    this.ticking = this.ticking.then(() => this.runDue(now)).catch((err: unknown) => this.log('scheduled backups', err));
+    return this.ticking;
+  }
+
+  private async runDue(now: Date): Promise<void> {
+    for (const settings of await this.store.backups.listAutomatic()) {
+      const service = await this.store.services.get(settings.serviceId);
+      if (!service) continue;
+      const history = await this.store.backups.listByService(service.id);
+      await this.prune(settings, history);
+      for (const kind of SCHEDULE_KINDS) {
+        if (!enabled(settings, kind)) continue;
+        const slot = lastSlot(kind, now).toISOString();
+        if (history.some((b) => b.trigger === kind && b.createdAt >= slot)) continue;
+        if (this.backups.isBusy(service.id)) break; // the next tick takes it
+        try {
+          await this.backups.start(service, settings.storage, kind, now.toISOString());
+        } catch (err) {
+          this.log(`scheduled ${kind} backup of ${service.name}`, err);
+        }
+        break; // one job per service at a time
+      }
+    }
+  }
+
+  /** Keeps the newest N succeeded backups of each schedule; failed scheduled ones go after a day's worth of retries. */
+  private async prune(settings: BackupSettingsRecord, history: readonly BackupRecord[]): Promise<void> {
+    for (const kind of SCHEDULE_KINDS) {
+      const succeeded = history.filter((b) => b.trigger === kind && b.status === 'succeeded');
+      for (const old of succeeded.slice(keepOf(settings, kind))) {
+        try {
+          await this.backups.removeFiles(old);
+          await this.store.backups.delete(old.id);
+        } catch (err) {
+          this.log(`pruning backup ${old.id}`, err);
+        }
+      }
+    }
+  }
+}
