@@ -44,7 +44,7 @@ export async function writeWhole(finalPath: string, produce: (out: Writable) => 
   } catch (err) {
     sink.destroy();
     await file.close().catch(() => undefined);
-    await rm(tmp, { force: true });
+    await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
 }

@@ -157,8 +157,9 @@ export class Backups {
         finishedAt: this.d.clock.now(),
       });
     } catch (err) {
-      await rm(path, { force: true });
+      // the failure is recorded whatever the clean-up meets (the folder may be what failed)
       await this.d.store.backups.update(record.id, { status: 'failed', error: messageOf(err), finishedAt: this.d.clock.now() });
+      await rm(path, { force: true }).catch((e: unknown) => this.d.log(`removing the file of failed backup ${record.id}`, e));
     }
   }
 

@@ -4,7 +4,7 @@
 // retention, and imports from a second PostgreSQL and a second Redis.
 import { expect } from 'chai';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiError } from '../../shared/client.js';
 import type { Backup, DatabaseEngine, Service } from '../../shared/types.js';
@@ -181,6 +181,7 @@ describe('database backups', function () {
 
     it('an unwritable backup directory ends failed with the error and leaves no file', async () => {
       const dir = join(t.dataDir, 'backups', id);
+      mkdirSync(dir, { recursive: true });
       renameSync(dir, `${dir}.moved`);
       writeFileSync(dir, 'not a directory');
       try {

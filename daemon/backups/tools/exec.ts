@@ -4,10 +4,11 @@
 // array and credentials travel in the exec's Env, never in argv (argv is visible in `ps` and in
 // `docker inspect` of the exec).
 import type Docker from 'dockerode';
-import type { Duplex, Readable } from 'node:stream';
-import { Transform, Writable } from 'node:stream';
+import type { Duplex } from 'node:stream';
+import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { randomBytes } from 'node:crypto';
 
 const STDERR_TAIL_BYTES = 4096;
 /** How long to wait for Docker to record the exit code once the stream has ended. */
@@ -274,5 +275,73 @@ export class DockerStreamDemux extends Transform {
 
   override _flush(done: (err?: Error | null) => void): void {
     done(this.headerFill !== 0 || this.remaining !== 0 ? new Error('the Docker exec stream ended in the middle of a frame') : null);
+  }
+}
+
+/**
+ * Reads the first `n` bytes of `input` (fewer when it is shorter) without losing them: `rest`
+ * yields the whole input again, pulled on demand (backpressure is kept). For magic-number checks
+ * before a restore touches any data.
+ */
+export async function readHead(input: Readable, n: number): Promise<{ head: Buffer; rest: Readable }> {
+  const it = input[Symbol.asyncIterator]() as AsyncIterator<Buffer | string>;
+  const seen: Buffer[] = [];
+  let size = 0;
+  let done = false;
+  while (size < n) {
+    const next = await it.next();
+    if (next.done) {
+      done = true;
+      break;
+    }
+    const chunk = typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+    seen.push(chunk);
+    size += chunk.length;
+  }
+  const buffered = Buffer.concat(seen);
+  async function* replay(): AsyncGenerator<Buffer> {
+    try {
+      if (buffered.length > 0) yield buffered;
+      while (!done) {
+        const next = await it.next();
+        if (next.done) return;
+        yield typeof next.value === 'string' ? Buffer.from(next.value) : next.value;
+      }
+    } finally {
+      if (!done) await it.return?.();
+    }
+  }
+  return { head: buffered.subarray(0, n), rest: Readable.from(replay(), { objectMode: false }) };
+}
+
+/** A pass-through stage that keeps the last `limit` bytes it saw (for trailer checks). */
+export class TailKeeper extends Transform {
+  readonly tail: TailBuffer;
+  constructor(limit: number) {
+    super();
+    this.tail = new TailBuffer(limit);
+  }
+  override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null, data?: Buffer) => void): void {
+    this.tail.push(chunk);
+    done(null, chunk);
+  }
+}
+
+/**
+ * Runs `fn` with a file inside the container holding `content` (a client config with a password:
+ * the tools that cannot read one from the environment read it from there), mode 0600 in /tmp,
+ * removed afterwards. The content travels through the exec's stdin, never argv.
+ */
+export async function withSecretFile<T>(docker: Docker, containerId: string, content: string, fn: (path: string) => Promise<T>): Promise<T> {
+  const path = `/tmp/berth-${randomBytes(8).toString('hex')}.conf`;
+  await execInContainer(docker, containerId, {
+    tool: 'sh (writing a client config)',
+    cmd: ['sh', '-c', 'umask 077; cat > "$1"', 'berth-secret', path],
+    stdin: Readable.from([Buffer.from(content)]),
+  });
+  try {
+    return await fn(path);
+  } finally {
+    await execInContainer(docker, containerId, { tool: 'rm', cmd: ['rm', '-f', path] }).catch(() => undefined);
   }
 }
