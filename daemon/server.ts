@@ -45,14 +45,13 @@ import { systemRoutes } from './http/routes/system.js';
 import { BuildPlans } from './build/autobuild/preview.js';
 import { buildPlanRoutes } from './http/routes/build-plan.js';
 import { BackupStorage } from './core/backup-storage.js';
-import { s3Store } from './backups/s3-store.js';
+import { lazyS3Store } from './backups/lazy-s3-store.js';
 import { backupStorageRoutes } from './http/routes/backup-storage.js';
 import { Backups } from './backups/backups.js';
 import { recoverInterrupted } from './backups/recover.js';
 import { BackupScheduler } from './backups/schedule.js';
 import { backupTool } from './backups/tools/index.js';
 import { importPostgresUrl } from './backups/tools/import-postgres.js';
-import { importRedisUrl } from './backups/tools/import-redis.js';
 import { backupRoutes } from './http/routes/backups.js';
 
 export interface RunningDaemon {
@@ -179,7 +178,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   // Database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA.
   moreRoutes.push(databaseRoutes(new Databases({ store, catalog: core.catalog, open: openAdapter, ca, publicIp: () => systemSettings.publicIp() })));
   // Remote backup storage (S3-compatible), a sealed system setting; `remote()` gives the runner its store.
-  const backupStorage = new BackupStorage(store.settings, systemClock, s3Store);
+  const backupStorage = new BackupStorage(store.settings, systemClock, lazyS3Store);
   moreRoutes.push(backupStorageRoutes(backupStorage));
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backupsDir = join(config.dataDir, 'backups'); // the engine removes a deleted service's folder
@@ -198,7 +197,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     },
     restarted: (serviceId) => engine.containerRestarted(serviceId),
     importPostgres: importPostgresUrl,
-    importRedis: importRedisUrl,
+    // ioredis loads only when a redis import runs
+    importRedis: async (...args) => (await import('./backups/tools/import-redis.js')).importRedisUrl(...args),
     log,
   });
   moreRoutes.push(backupRoutes(backups));

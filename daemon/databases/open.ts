@@ -1,27 +1,23 @@
 // The adapter for an engine: the one place that knows which driver serves which engine.
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { Connection, DatabaseAdapter } from './adapter.js';
-import { openClickhouse } from './clickhouse.js';
-import { openMongo } from './mongodb.js';
-import { openMysql } from './mysql.js';
-import { openPostgres } from './postgres.js';
-import { openRedis } from './redis.js';
 
 export type OpenAdapter = (engine: DatabaseEngine, conn: Connection) => Promise<DatabaseAdapter>;
 
-export const openAdapter: OpenAdapter = (engine, conn) => {
+/** Each driver is loaded on first use: a daemon that never browses MongoDB never loads its driver (idle memory). */
+export const openAdapter: OpenAdapter = async (engine, conn) => {
   switch (engine) {
     case 'postgres':
     case 'timescale':
-      return openPostgres(conn);
+      return (await import('./postgres.js')).openPostgres(conn);
     case 'mysql':
-      return openMysql(conn);
+      return (await import('./mysql.js')).openMysql(conn);
     case 'redis':
-      return openRedis(conn);
+      return (await import('./redis.js')).openRedis(conn);
     case 'mongodb':
-      return openMongo(conn);
+      return (await import('./mongodb.js')).openMongo(conn);
     case 'clickhouse':
-      return openClickhouse(conn);
+      return (await import('./clickhouse.js')).openClickhouse(conn);
   }
 };
 

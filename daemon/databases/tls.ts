@@ -2,15 +2,25 @@
 // (key 0600), signing a server certificate per database service whose names cover its public
 // hostname, its name on the project network and 127.0.0.1. @peculiar/x509 builds the X.509
 // structures on Node's WebCrypto (ECDSA P-256), so no openssl binary is needed at run time.
-import 'reflect-metadata'; // @peculiar/x509's dependency injection (tsyringe) needs it loaded first
-import * as x509 from '@peculiar/x509';
 import { webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 
 const crypto = webcrypto as unknown as Crypto;
-x509.cryptoProvider.set(crypto);
+
+type X509 = typeof import('@peculiar/x509');
+let loaded: Promise<X509> | null = null;
+/** The X.509 library, loaded on first use (it is only needed when a certificate is made). */
+function x509lib(): Promise<X509> {
+  loaded ??= (async () => {
+    await import('reflect-metadata'); // @peculiar/x509's dependency injection (tsyringe) needs it first
+    const lib = await import('@peculiar/x509');
+    lib.cryptoProvider.set(crypto);
+    return lib;
+  })();
+  return loaded;
+}
 
 const ALG = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
 const DAY = 24 * 3600 * 1000;
@@ -46,6 +56,7 @@ export class BerthCa {
 
   private async ensureCa(): Promise<void> {
     if (this.hasCa()) return;
+    const x509 = await x509lib();
     mkdirSync(this.tlsDir, { recursive: true, mode: 0o700 });
     const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
     const cert = await x509.X509CertificateGenerator.createSelfSigned({
@@ -73,6 +84,7 @@ export class BerthCa {
   /** Issues (or re-issues) the server certificate of one service, into `<tlsDir>/services/<id>/`. */
   async issueServer(serviceId: string, names: readonly string[]): Promise<ServerCertificate> {
     await this.ensureCa();
+    const x509 = await x509lib();
     const caCert = new x509.X509Certificate(readFileSync(this.caCertPath, 'utf8'));
     const caKey = await importKey(readFileSync(this.caKeyPath, 'utf8'));
     const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
@@ -104,11 +116,13 @@ export class BerthCa {
 }
 
 async function pemOfKey(key: CryptoKey): Promise<string> {
+  const x509 = await x509lib();
   const der = Buffer.from(await crypto.subtle.exportKey('pkcs8', key));
   return x509.PemConverter.encode(der, 'PRIVATE KEY') + '\n';
 }
 
 async function importKey(pem: string): Promise<CryptoKey> {
+  const x509 = await x509lib();
   const der = x509.PemConverter.decodeFirst(pem);
   return crypto.subtle.importKey('pkcs8', der, ALG, false, ['sign']);
 }
