@@ -113,6 +113,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       ca,
       openAdapter,
       backupsDir: join(config.dataDir, 'backups'),
+      publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
     },
     config.buildConcurrency,
   );

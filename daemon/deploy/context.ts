@@ -39,4 +39,6 @@ export interface DeployDeps {
   openAdapter: OpenAdapter;
   /** Where database backups live, one folder per service (removed with the service). */
   backupsDir: string;
+  /** The address a public database is reached at when it has no hostname (its TLS certificate covers it). */
+  publicIp: () => Promise<string>;
 }

@@ -19,7 +19,7 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
   const volume = await ensureServiceVolume(d.docker, d.own, { projectId: service.projectId, serviceId: service.id });
   let tlsDir: string | null = null;
   if (servesTls(engine)) {
-    const names = [service.databasePublicHostname ?? '', service.slug, 'localhost', '127.0.0.1'];
+    const names = [service.databasePublicHostname ?? '', service.slug, 'localhost', '127.0.0.1', await d.publicIp()];
     const cert = await d.ca.issueServer(service.id, names);
     tlsDir = cert.dir;
     say(`TLS on, with a certificate from the Berth CA for ${cert.names.join(', ')}`);
