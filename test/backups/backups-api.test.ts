@@ -203,7 +203,7 @@ describe('database backups', function () {
       const live = (await t.admin.listDeployments(id)).deployments.find((d) => d.status === 'running')!;
       const { backup: started } = await t.admin.createBackup(id, 'disk');
       const dir = join(t.dataDir, 'backups', id);
-      await until('the dump to be written', async () => readdirSync(dir).some((f) => f.startsWith(started.id) && f.endsWith('.partial')), 60_000, 20);
+      await until('the dump to be written', async () => existsSync(dir) && readdirSync(dir).some((f) => f.startsWith(started.id) && f.endsWith('.partial')), 60_000, 20);
       docker('stop', '-t', '0', live.containerName!);
       try {
         const backup = await finished(id, started.id);

@@ -2,7 +2,7 @@
 // reason, and its partial file is gone.
 import { expect } from 'chai';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BerthClient } from '../../shared/client.js';
@@ -58,7 +58,7 @@ describe('daemon killed mid-backup', function () {
 
     const { backup } = await client.createBackup(service.id, 'disk');
     const dir = join(dataDir, 'backups', service.id);
-    await until('the dump to be written', async () => readdirSync(dir).some((f) => f.endsWith('.partial')), 60_000, 20);
+    await until('the dump to be written', async () => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.partial')), 60_000, 20);
     const exited = new Promise((r) => child!.once('exit', r));
     child!.kill('SIGKILL');
     await exited;
