@@ -3,6 +3,7 @@
 // server, failures that must end `failed` with no file, schedules on a driven clock with
 // retention, and imports from a second PostgreSQL and a second Redis.
 import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -270,14 +271,7 @@ describe('database backups', function () {
       const password = `pw-${randomBytes(8).toString('hex')}`;
       containers.push(name);
       docker('run', '-d', '--name', name, '--network', `berth-${projectId}`, '-e', `POSTGRES_PASSWORD=${password}`, '-e', 'POSTGRES_USER=src', '-e', 'POSTGRES_DB=srcdb', images.BERTH_IMAGE_POSTGRES!);
-      await until('the source to answer', async () => {
-        try {
-          docker('exec', name, 'psql', '-U', 'src', '-d', 'srcdb', '-c', 'SELECT 1');
-          return true;
-        } catch {
-          return false;
-        }
-      }, 120_000, 500);
+      await until('the source to answer', async () => spawnSync('docker', ['exec', name, 'psql', '-U', 'src', '-d', 'srcdb', '-c', 'SELECT 1'], { stdio: 'ignore' }).status === 0, 120_000, 500);
       docker('exec', name, 'psql', '-U', 'src', '-d', 'srcdb', '-c', "CREATE TABLE imported (id int PRIMARY KEY, v text); INSERT INTO imported VALUES (1, 'one'), (2, 'twö')");
       const url = `postgresql://src:${password}@${name}:5432/srcdb`;
       const { result } = await t.admin.importFrom(target.id, 'postgres-url', url);
