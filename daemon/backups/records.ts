@@ -1,5 +1,5 @@
 // What the store keeps about backups, their per-service settings, and data imports.
-import type { DatabaseEngine } from '../../shared/types.js';
+import type { Backup, BackupSettings, DataImport } from '../../shared/types.js';
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export type BackupStorage = (typeof BACKUP_STORAGES)[number];
@@ -8,57 +8,15 @@ export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
 export type ScheduleKind = Exclude<BackupTrigger, 'manual'>;
 export const SCHEDULE_KINDS: readonly ScheduleKind[] = ['daily', 'weekly', 'monthly'];
 
-export interface BackupRecord {
-  id: string;
-  serviceId: string;
-  engine: DatabaseEngine;
-  status: BackupStatus;
-  trigger: BackupTrigger;
-  storage: BackupStorage;
-  format: string;
-  localPath: string | null;
-  remoteKey: string | null;
-  sizeBytes: number;
-  checksum: string;
-  error: string | null;
-  createdAt: string;
-  startedAt: string;
-  finishedAt: string | null;
-}
-
-export interface BackupSettingsRecord {
-  serviceId: string;
-  storage: BackupStorage;
-  automaticEnabled: boolean;
-  dailyEnabled: boolean;
-  weeklyEnabled: boolean;
-  monthlyEnabled: boolean;
-  /** How many succeeded backups of each schedule to keep. */
-  keepDaily: number;
-  keepWeekly: number;
-  keepMonthly: number;
-  createdAt: string;
-  updatedAt: string;
-}
+/** The stored records are the API's resources, field for field (shared/types.ts). */
+export type BackupRecord = Backup;
+export type BackupSettingsRecord = BackupSettings;
 
 export const DEFAULT_KEEP: Record<ScheduleKind, number> = { daily: 7, weekly: 4, monthly: 12 };
 
 export type ImportSource = 'postgres-url' | 'redis-url';
 
-export interface ImportRecord {
-  id: string;
-  serviceId: string;
-  engine: DatabaseEngine;
-  source: ImportSource;
-  sourceLabel: string;
-  status: BackupStatus;
-  error: string | null;
-  /** Progress lines, newest last (never a credential). */
-  log: string[];
-  createdAt: string;
-  startedAt: string;
-  finishedAt: string | null;
-}
+export type ImportRecord = DataImport;
 
 export interface BackupsRepo {
   insert(b: BackupRecord): Promise<void>;

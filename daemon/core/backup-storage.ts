@@ -8,25 +8,13 @@ import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput } from './errors.js';
 import type { SettingsRepo } from './store.js';
+import type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } from '../../shared/types.js';
 
 /** The settings key; its value is sealed. */
 export const BACKUP_STORAGE_KEY = 'backupStorage';
 
-export interface BackupStorageView {
-  endpoint: string;
-  region: string;
-  bucket: string;
-  prefix: string;
-  accessKeyId: string;
-  hasSecret: boolean;
-  forcePathStyle: boolean;
-}
-
-export interface BackupStorageStatus {
-  storage: BackupStorageView | null;
-  connected: boolean;
-  detail: string;
-}
+/** The API's shapes: the settings without their secret, and the status GET and PUT answer. */
+export type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } from '../../shared/types.js';
 
 /** As given by a client (shape-checked at the edge); checked and normalised here. */
 export interface BackupStorageInput {
