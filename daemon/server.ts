@@ -21,7 +21,6 @@ import { DaemonEvents } from './deploy/events.js';
 import { EventHub } from './events/hub.js';
 import { eventRoutes } from './http/routes/events.js';
 import { LogBook } from './deploy/log-book.js';
-import { PortProxies } from './deploy/port-proxy.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
 import { Ownership } from './docker/labels.js';
@@ -93,6 +92,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
   const own = new Ownership(await instanceId(store));
   const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
+  const proxy = new CaddyProxy({ store, adminUrl: config.caddyAdmin, httpAddr: config.proxyHttpAddr, httpsAddr: config.proxyHttpsAddr, log });
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -102,7 +103,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       log,
       buildLogs,
       runtimeLogs,
-      proxies: new PortProxies(),
+      dataPlane: proxy,
       events,
       gitBaseUrl: config.gitBaseUrl,
       buildCaFile: config.buildCaFile,
@@ -117,8 +118,6 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     },
     config.buildConcurrency,
   );
-  // Caddy through its admin API; when it is not running, every result says so and a timer retries.
-  const proxy = new CaddyProxy({ store, adminUrl: config.caddyAdmin, httpAddr: config.proxyHttpAddr, httpsAddr: config.proxyHttpsAddr, log });
   const core = buildCore({
     store,
     clock: systemClock,
@@ -214,9 +213,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   proxy.setDashboardUpstream(`${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`);
-  // Start-up: make Caddy match the store (not awaited; an unreachable Caddy starts the retry timer).
-  void proxy.apply().then((r) => {
-    if (!r.ok) log(`reverse proxy: ${r.detail}`);
+  // Start-up: Caddy (resumed from its autosave) normally runs exactly what the store describes and
+  // is left alone; it is loaded only when it differs (not awaited; an unreachable Caddy is logged
+  // loudly and starts the retry timer).
+  void proxy.sync().then((r) => {
+    if (r.state === 'loaded') log(`reverse proxy: Caddy did not run the current routing; ${r.result.detail}`);
+    else if (r.state === 'refused' || r.state === 'failed') log(`reverse proxy: ${r.result.detail}`);
   });
   proxy.watch();
   return {

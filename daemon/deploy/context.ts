@@ -9,7 +9,8 @@ import type { Store } from '../core/store.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
 import type { LogBook } from './log-book.js';
-import type { PortProxies } from './port-proxy.js';
+import type { ProxyResult } from '../../shared/types.js';
+import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
 
 export interface DeployDeps {
@@ -22,7 +23,8 @@ export interface DeployDeps {
   log: (message: string, err?: unknown) => void;
   buildLogs: LogBook;
   runtimeLogs: RuntimeLogs;
-  proxies: PortProxies;
+  /** Caddy: routes each web service's host port and hostnames to its live container. */
+  dataPlane: DataPlane;
   events: DaemonEvents;
   gitBaseUrl: string;
   buildCaFile: string | null;
@@ -41,4 +43,14 @@ export interface DeployDeps {
   backupsDir: string;
   /** The address a public database is reached at when it has no hostname (its TLS certificate covers it). */
   publicIp: () => Promise<string>;
+}
+
+/** What the deployment engine asks of the data plane (daemon/proxy/caddy.ts). */
+export interface DataPlane {
+  /** Loads the routing the store describes. */
+  apply(): Promise<ProxyResult>;
+  /** Routes a service to a new container before the store records it live. */
+  routeAhead(serviceId: string, upstreamPort: number): Promise<LoadOutcome>;
+  /** Ends routeAhead's override once the store says the same (or the container was dropped). */
+  settle(serviceId: string, upstreamPort: number): void;
 }

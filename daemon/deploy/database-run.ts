@@ -62,12 +62,9 @@ export async function restartStopped(d: DeployDeps, service: ServiceRecord, stop
   for (const old of stopped) {
     try {
       await d.docker.getContainer(old.containerId!).start();
-      // a restarted container gets a new ephemeral loopback port: point the host port at it
+      // the Engine publishes its host port again (an older container may come back on another port)
       const port = service.internalPort !== null ? await publishedPort(d.docker, old.containerId!, `${service.internalPort}/tcp`) : null;
-      if (port !== null) {
-        await d.store.deployments.update(old.id, { upstreamPort: port });
-        await d.proxies.get(service.id)?.switchTo(port);
-      }
+      if (port !== null) await d.store.deployments.update(old.id, { upstreamPort: port });
       say(`Started the previous database container ${old.containerName ?? old.containerId} again`);
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 304) say(`Could not start the previous database container again: ${(err as Error).message}`, 'stderr');

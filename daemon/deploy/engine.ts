@@ -14,6 +14,7 @@ import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
 import { reconcile } from './reconcile.js';
+import { isRoutedWeb } from '../proxy/caddy.js';
 import { runDeployment } from './run-deployment.js';
 import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
 
@@ -63,7 +64,6 @@ export class DockerDeploymentEngine implements DeploymentEngine {
 
   async serviceDeleted(service: ServiceRecord): Promise<void> {
     await this.stopWork(service.id);
-    await this.d.proxies.remove(service.id);
     this.d.runtimeLogs.stop(service.id);
     this.d.ca.forget(service.id);
     // backup files on disk go with the service (their rows go by cascade); remote copies stay
@@ -103,15 +103,16 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     }
   }
 
-  /** After something else restarted a service's live container (a restore): the host port follows its new published port. */
+  /** After something else restarted a service's live container (a restore): the store (and Caddy, for web services) follow its published port. */
   async containerRestarted(serviceId: string): Promise<void> {
     const service = await this.d.store.services.get(serviceId);
     const live = (await this.d.store.deployments.listByService(serviceId)).find((x) => x.status === 'running' && x.containerId);
     if (!service || !live || service.internalPort === null) return;
     const port = await publishedPort(this.d.docker, live.containerId!, `${service.internalPort}/tcp`);
     if (port === null) return;
+    if (port === live.upstreamPort) return;
     await this.d.store.deployments.update(live.id, { upstreamPort: port });
-    await this.d.proxies.get(serviceId)?.switchTo(port);
+    if (isRoutedWeb(service)) await this.d.dataPlane.apply();
   }
 
   /** Aborts whatever the queue holds for a service (its rows are already gone or going). */
@@ -123,7 +124,6 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   async shutdown(): Promise<void> {
     this.stopWatch();
     this.d.runtimeLogs.stopAll();
-    await this.d.proxies.closeAll();
     await this.d.buildLogs.flush();
     await this.d.runtimeLogs.book.flush();
   }

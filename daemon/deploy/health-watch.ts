@@ -1,7 +1,7 @@
 // Keeps `reachable` true to what it says after a deployment: every interval, each live container's
 // port is probed, and the service row changes only when the answer does. A container that Docker
-// restarted (after a crash, or dockerd or the host restarting) comes back on a new ephemeral port:
-// the host-port proxy is pointed at it.
+// restarted keeps its fixed published port; should it ever move (a container from an older Berth
+// published on an ephemeral port), the store and Caddy follow it.
 import { publishedPort } from '../docker/containers.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import type { DeployDeps } from './context.js';
@@ -13,13 +13,13 @@ async function probe(port: number, service: ServiceRecord): Promise<boolean> {
   return (await waitUntilAnswering(port, kind, 3000, new AbortController().signal, async () => true)) === 'answering';
 }
 
-/** The container's current published port, followed by the proxy when it moved. */
+/** The container's current published port, followed by Caddy when it moved. */
 async function currentPort(d: DeployDeps, dep: DeploymentRecord, service: ServiceRecord): Promise<number | null> {
   if (!dep.containerId || service.internalPort === null) return null;
   const port = await publishedPort(d.docker, dep.containerId, `${service.internalPort}/tcp`).catch(() => null);
   if (port !== null && port !== dep.upstreamPort) {
     await d.store.deployments.update(dep.id, { upstreamPort: port });
-    await d.proxies.get(service.id)?.switchTo(port);
+    await d.dataPlane.apply();
   }
   return port;
 }

@@ -37,11 +37,8 @@ export async function reconcile(d: DeployDeps): Promise<void> {
     }
     live.add(dep.containerId!);
     const port = service.internalPort !== null ? await publishedPort(d.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
-    if (port !== null && service.hostPort !== null) {
-      await d.store.deployments.update(dep.id, { upstreamPort: port });
-      const proxy = await d.proxies.ensure(service.id, service.hostPort, service.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1', service.kind === 'database' ? 'tcp' : 'http');
-      await proxy.switchTo(port);
-    }
+    // Adopted as it runs: Caddy keeps routing to it (the start-up sync loads only what differs).
+    if (port !== null && port !== dep.upstreamPort) await d.store.deployments.update(dep.id, { upstreamPort: port });
     // reachable is checked, not assumed: the adopted container must answer now
     const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
     await setServiceState(d, service.id, { status: 'active', reachable: answering });

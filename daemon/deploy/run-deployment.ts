@@ -17,10 +17,15 @@ import { removeDanglingBuildStages } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
 import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from './database-run.js';
 import { keepFailedContainerOutput } from './failed-output.js';
+import { drained } from './drain.js';
+import { publishFor } from './publish.js';
+import { isRoutedWeb } from '../proxy/caddy.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
 const DATABASE_MIN_START_MS = 180_000;
+/** How long an old container may keep finishing requests after a swap. */
+const DRAIN_GRACE_MS = 30_000;
 
 interface Created {
   imageTag: string | null;
@@ -53,6 +58,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
     if (service.kind === 'database') stopped = await stopLiveDatabase(d, service, dep, say);
     say(`Starting container ${name} from ${image}`);
+    const publish = await publishFor(d.store, service);
     const container = await runContainer(d.docker, {
       name,
       image,
@@ -61,7 +67,14 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       network,
       alias: service.slug,
       internalPort: service.internalPort,
+      publish,
       ...database,
+    }).catch((err: unknown) => {
+      const message = (err as Error).message ?? String(err);
+      if (publish && /address already in use|port is already allocated/i.test(message)) {
+        throw new BuildError(`port ${publish.hostIp}:${publish.hostPort} is in use by another program: ${message}`);
+      }
+      throw err;
     });
     created.containerId = container.id;
     await d.store.deployments.update(dep.id, { containerName: name, containerId: container.id, upstreamPort: container.upstreamPort });
@@ -234,7 +247,10 @@ async function waitForContainer(
   }
 }
 
-/** Points the host port at the new container, then retires the previous deployment. */
+/**
+ * Points the service's host port and hostnames at the new container (Caddy loads the new upstream;
+ * requests already on the old container finish there), then retires the previous deployment.
+ */
 async function goLive(
   d: DeployDeps,
   service: ServiceRecord,
@@ -243,32 +259,32 @@ async function goLive(
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
 ): Promise<void> {
   const previous = (await d.store.deployments.listByService(service.id)).filter((x) => x.status === 'running' && x.id !== dep.id);
-  let drained: Promise<void> = Promise.resolve();
-  if (service.hostPort !== null && container.upstreamPort !== null) {
-    const bindHost = service.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1';
-    const mode = service.kind === 'database' ? 'tcp' : 'http';
-    let proxy;
-    try {
-      proxy = await d.proxies.ensure(service.id, service.hostPort, bindHost, mode);
-    } catch (err) {
-      throw new BuildError((err as Error).message);
+  const routed = isRoutedWeb(service) && container.upstreamPort !== null ? container.upstreamPort : null;
+  try {
+    if (routed !== null) {
+      const outcome = await d.dataPlane.routeAhead(service.id, routed);
+      if (outcome.state === 'refused' || outcome.state === 'failed') throw new BuildError(`the new container could not be routed: ${outcome.result.detail}`);
+      if (outcome.state === 'unreachable') say(`${outcome.result.detail} (the host port and domains follow the new container then)`, 'stderr');
+      else say(`Caddy routes the host port${service.hostPort !== null ? ` ${service.hostPort}` : ''} and the service's hostnames to the new container`);
     }
-    drained = proxy.switchTo(container.upstreamPort);
+    // The last lines come before the status change: a stream ends with the status, after every line.
+    if (previous.length > 0) say('Previous deployment superseded; it stops once its in-flight requests have finished');
+    say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
+    const now = d.clock.now();
+    await setStatus(d, dep, 'running', { finishedAt: now });
+    await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
+  } finally {
+    if (routed !== null) d.dataPlane.settle(service.id, routed);
   }
-  // The last lines come before the status change: a stream ends with the status, after every line.
-  if (previous.length > 0) say('Previous deployment superseded; it stops once its in-flight requests have finished');
-  say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
-  const now = d.clock.now();
-  await setStatus(d, dep, 'running', { finishedAt: now });
-  await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
   await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
-  // Retire the old containers in the background: in-flight requests finish first.
-  void drained.then(() => retire(d, service.id, previous)).catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err));
+  // Retire the old containers in the background: Caddy's in-flight requests on them finish first.
+  void retire(d, service.id, previous, routed !== null).catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err));
 }
 
-async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[]): Promise<void> {
+async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean): Promise<void> {
   for (const dep of old) {
+    if (drain && dep.upstreamPort !== null) await drained(dep.upstreamPort, DRAIN_GRACE_MS);
     if (dep.containerId) await removeOwnedContainer(d.docker, d.own, dep.containerId, { serviceId });
     if (dep.imageTag && dep.buildMethod !== 'image') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId });
   }

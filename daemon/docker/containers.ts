@@ -11,8 +11,13 @@ export interface RunSpec {
   labels: Labels;
   network: string;
   alias: string;
-  /** Port inside the container to publish on an ephemeral loopback port; null for none. */
+  /** Port inside the container to publish; null for none. */
   internalPort: number | null;
+  /**
+   * Where Docker publishes internalPort. A fixed port (not an ephemeral one) survives a restart of
+   * the container, dockerd or the host, so Caddy's saved routes stay right without the daemon.
+   */
+  publish?: { hostIp: string; hostPort: number };
   volumes?: { name: string; target: string }[];
   /** Read-only bind mounts of host directories. */
   binds?: { source: string; target: string }[];
@@ -39,7 +44,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     ExposedPorts: port ? { [port]: {} } : {},
     HostConfig: {
       RestartPolicy: { Name: 'unless-stopped' },
-      PortBindings: port ? { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] } : {},
+      PortBindings: port ? { [port]: [{ HostIp: spec.publish?.hostIp ?? '127.0.0.1', HostPort: spec.publish ? String(spec.publish.hostPort) : '' }] } : {},
       NetworkMode: spec.network,
       Mounts: [
         ...(spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })),
@@ -48,7 +53,13 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     },
     NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: [spec.alias] } } },
   });
-  await container.start();
+  try {
+    await container.start();
+  } catch (err) {
+    // never leave a created container behind (its labels would make it debris anyway)
+    await container.remove({ force: true, v: false }).catch(() => undefined);
+    throw err;
+  }
   return { id: container.id, name: spec.name, upstreamPort: port ? await publishedPort(docker, container.id, port) : null };
 }
 

@@ -1,19 +1,35 @@
 // Caddy's whole JSON configuration, generated from what Berth routes. Pure: the same input always
-// gives the same config, so a load either replaces everything or (when Caddy refuses it) nothing.
+// gives the same config, so a load either replaces everything or (when Caddy refuses it) nothing,
+// and comparing it with what Caddy runs says whether a load is needed at all.
+// Caddy is the data plane: every route goes straight to a live container's published port, so
+// apps keep answering while the daemon is down or restarting.
 
-/** The Caddy server that carries Berth's routes; its absence means Caddy lost the config. */
+/** The Caddy server that carries Berth's hostname routes; its absence means Caddy lost the config. */
 export const CADDY_SERVER_NAME = 'berth';
+/** The server on the plain HTTP address in the HTTPS modes (redirects, ACME challenges). */
+export const CADDY_HTTP_SERVER_NAME = 'berth_http';
+/** One server per web service's host port: `berth_port_<hostPort>`. */
+export const HOST_PORT_SERVER_PREFIX = 'berth_port_';
 
 export type HttpsMode = 'acme' | 'internal' | 'http';
 
 export interface ProxyRoute {
   hostname: string;
-  /** Host and port the route forwards to, e.g. 127.0.0.1:20001. */
+  /** Host and port of the live container, e.g. 127.0.0.1:41234; null when nothing is live (503). */
+  upstream: string | null;
+}
+
+export interface HostPortRoute {
+  hostPort: number;
+  /** 127.0.0.1, or 0.0.0.0 for all addresses. */
+  bindHost: string;
+  /** Host and port of the live container. */
   upstream: string;
 }
 
 export interface CaddyConfigInput {
   routes: readonly ProxyRoute[];
+  hostPorts: readonly HostPortRoute[];
   httpsMode: HttpsMode;
   acmeEmail: string | null;
   /** host:port or :port */
@@ -27,20 +43,64 @@ export function portOf(addr: string): number {
   return Number(addr.slice(addr.lastIndexOf(':') + 1));
 }
 
+const TEXT = { 'Content-Type': ['text/plain; charset=utf-8'] };
+
 const NOT_FOUND_ROUTE = {
-  handle: [{ handler: 'static_response', status_code: 404, body: 'no service is routed for this hostname\n', headers: { 'Content-Type': ['text/plain; charset=utf-8'] } }],
+  handle: [{ handler: 'static_response', status_code: 404, body: 'no service is routed for this hostname\n', headers: TEXT }],
 };
 
-export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
-  const routes = [
-    ...input.routes.map((r) => ({
+const NOT_LIVE = { handler: 'static_response', status_code: 503, body: 'no running deployment for this service\n', headers: TEXT };
+
+/**
+ * Forwards to one upstream. X-Forwarded-For keeps what came in and appends the client's address
+ * (every source is "trusted" for that header only); X-Forwarded-Proto and -Host are always set from
+ * what Caddy itself saw, never taken from the client. A status Go cannot write back (below 100)
+ * becomes a 502, and control bytes in response header values are dropped: a malformed answer from
+ * an app reaches the client as a clean response or a 502, never as a broken connection.
+ */
+export function proxyHandler(dial: string): Record<string, unknown> {
+  return {
+    handler: 'reverse_proxy',
+    upstreams: [{ dial }],
+    trusted_proxies: ['0.0.0.0/0', '::/0'],
+    headers: {
+      request: { set: { 'X-Forwarded-Proto': ['{http.request.scheme}'], 'X-Forwarded-Host': ['{http.request.hostport}'] } },
+      response: { replace: { '*': [{ search_regexp: '[\\x00-\\x08\\x0a-\\x1f\\x7f]', replace: '' }] } },
+    },
+    handle_response: [
+      {
+        match: { status_code: [0] },
+        routes: [{ handle: [{ handler: 'static_response', status_code: 502, body: 'the service answered with an invalid HTTP status\n', headers: TEXT }] }],
+      },
+    ],
+  };
+}
+
+function hostnameRoutes(routes: readonly ProxyRoute[]): unknown[] {
+  return [
+    ...routes.map((r) => ({
       match: [{ host: [r.hostname] }],
-      handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: r.upstream }] }],
+      handle: [r.upstream === null ? NOT_LIVE : proxyHandler(r.upstream)],
       terminal: true,
     })),
     NOT_FOUND_ROUTE,
   ];
+}
+
+/** One plain-HTTP server per web service's host port, straight to its live container. */
+function hostPortServers(hostPorts: readonly HostPortRoute[]): Record<string, unknown> {
+  const servers: Record<string, unknown> = {};
+  for (const p of [...hostPorts].sort((a, b) => a.hostPort - b.hostPort)) {
+    const listen = p.bindHost === '0.0.0.0' ? `:${p.hostPort}` : `${p.bindHost}:${p.hostPort}`;
+    servers[`${HOST_PORT_SERVER_PREFIX}${p.hostPort}`] = { listen: [listen], routes: [{ handle: [proxyHandler(p.upstream)] }], automatic_https: { disable: true } };
+  }
+  return servers;
+}
+
+export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
+  const routes = hostnameRoutes(input.routes);
   const admin = { listen: input.adminListen };
+  const ports = hostPortServers(input.hostPorts);
 
   if (input.httpsMode === 'http') {
     return {
@@ -48,7 +108,7 @@ export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
       apps: {
         http: {
           http_port: portOf(input.httpAddr),
-          servers: { [CADDY_SERVER_NAME]: { listen: [input.httpAddr], routes, automatic_https: { disable: true } } },
+          servers: { [CADDY_SERVER_NAME]: { listen: [input.httpAddr], routes, automatic_https: { disable: true } }, ...ports },
         },
       },
     };
@@ -64,7 +124,8 @@ export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
         servers: {
           [CADDY_SERVER_NAME]: { listen: [input.httpsAddr], routes },
           // Caddy adds its HTTP->HTTPS redirects (and answers ACME HTTP challenges) here.
-          berth_http: { listen: [input.httpAddr], routes: [] },
+          [CADDY_HTTP_SERVER_NAME]: { listen: [input.httpAddr], routes: [] },
+          ...ports,
         },
       },
       tls: { automation: { policies: [{ issuers: [issuer] }] } },

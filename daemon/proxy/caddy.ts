@@ -1,11 +1,15 @@
-// The reverse proxy: Caddy driven through its admin API. Every apply generates the whole config from
+// The data plane: Caddy driven through its admin API. Every apply generates the whole config from
 // the store and POSTs it to /load, which Caddy applies atomically (a refused config leaves the
-// previous one in force). When Caddy cannot be reached the store is still the truth: a timer retries
-// until Caddy is back, and the daemon applies once at start-up.
+// previous one in force) and autosaves, so a restarted Caddy (`caddy run --resume`) carries on
+// with Berth's routes before the daemon is back. When Caddy cannot be reached the store is still
+// the truth: a timer retries until Caddy is back. At start-up and on a timer the daemon compares
+// what Caddy runs (GET /config/) with what it would load, and loads only when they differ.
+import { isDeepStrictEqual } from 'node:util';
 import type { ProxyResult } from '../../shared/types.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
-import { CADDY_SERVER_NAME, caddyConfig, type HttpsMode, type ProxyRoute } from './caddy-config.js';
+import type { ServiceRecord } from '../core/records.js';
+import { caddyConfig, type HostPortRoute, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export interface CaddyProxyOptions {
   store: Store;
@@ -18,6 +22,13 @@ export interface CaddyProxyOptions {
   timeoutMs?: number;
 }
 
+/** How a load ended, beyond what the API reports. */
+export type LoadState = 'loaded' | 'unchanged' | 'refused' | 'unreachable' | 'failed';
+export interface LoadOutcome {
+  result: ProxyResult;
+  state: LoadState;
+}
+
 export async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMode; acmeEmail: string | null }> {
   const acmeEmail = (await store.settings.get('acmeEmail'))?.trim() || null;
   const raw = (await store.settings.get('httpsMode'))?.trim();
@@ -25,11 +36,33 @@ export async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMod
   return { httpsMode, acmeEmail };
 }
 
-/** Every hostname Berth routes, each to a host port on this machine; the first claim of a hostname wins. */
-export async function routesFromStore(store: Store, dashboardUpstream: string | null): Promise<ProxyRoute[]> {
+/** Services whose host port and hostnames Caddy serves (HTTP): not databases, not workers. */
+export function isRoutedWeb(s: ServiceRecord): boolean {
+  return s.hostPort !== null && s.runtimeMode !== 'worker' && s.kind !== 'database';
+}
+
+/**
+ * Each web service's live upstream: the published port of its newest running deployment, unless
+ * `ahead` names one (a new container going live before the store says so).
+ */
+async function liveUpstreams(store: Store, ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
+  const running = [...(await store.deployments.listByStatus(['running']))].filter((d) => d.upstreamPort !== null);
+  running.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const out = new Map<string, string>();
+  for (const d of running) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
+  for (const [serviceId, port] of ahead) out.set(serviceId, `127.0.0.1:${port}`);
+  return out;
+}
+
+/** Every hostname and host port Berth routes, each to a live container; the first claim of a hostname wins. */
+export async function routingFromStore(
+  store: Store,
+  dashboardUpstream: string | null,
+  ahead: ReadonlyMap<string, number> = new Map(),
+): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
   const routes: ProxyRoute[] = [];
   const taken = new Set<string>();
-  const add = (hostname: string, upstream: string) => {
+  const add = (hostname: string, upstream: string | null) => {
     const h = hostname.toLowerCase();
     if (taken.has(h)) return;
     taken.add(h);
@@ -38,27 +71,36 @@ export async function routesFromStore(store: Store, dashboardUpstream: string | 
   const dashboardHostname = (await store.settings.get('dashboardHostname'))?.trim();
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);
 
-  const services = (await store.services.list()).filter((s) => s.hostPort !== null && s.runtimeMode !== 'worker' && s.kind !== 'database');
+  const services = (await store.services.list()).filter(isRoutedWeb);
+  const live = await liveUpstreams(store, ahead);
   const byId = new Map(services.map((s) => [s.id, s]));
   const domains = [...(await store.domains.listAll())].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.hostname.localeCompare(b.hostname));
   for (const d of domains) {
-    const s = byId.get(d.serviceId);
-    if (s) add(d.hostname, `127.0.0.1:${s.hostPort}`);
+    if (byId.has(d.serviceId)) add(d.hostname, live.get(d.serviceId) ?? null);
   }
   const rootDomain = (await store.settings.get('rootDomain'))?.trim().replace(/^\.+|\.+$/g, '');
+  const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   if (rootDomain) {
-    const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    for (const s of ordered) add(`${s.slug}.${rootDomain}`, `127.0.0.1:${s.hostPort}`);
+    for (const s of ordered) add(`${s.slug}.${rootDomain}`, live.get(s.id) ?? null);
   }
-  return routes;
+  const hostPorts: HostPortRoute[] = [];
+  for (const s of ordered) {
+    const upstream = live.get(s.id);
+    if (upstream) hostPorts.push({ hostPort: s.hostPort!, bindHost: s.databasePublicEnabled ? '0.0.0.0' : '127.0.0.1', upstream });
+  }
+  return { routes, hostPorts };
 }
 
 export class CaddyProxy implements ProxyPort {
   private queue: Promise<unknown> = Promise.resolve();
-  private next: Promise<ProxyResult> | null = null;
+  private next: Promise<LoadOutcome> | null = null;
+  private nextForces = false;
   private retryTimer: NodeJS.Timeout | null = null;
+  private watchTimer: NodeJS.Timeout | null = null;
   private dashboardUpstream: string | null = null;
+  private ahead = new Map<string, number>();
   private stopped = false;
+  private warnedUnreachable = false;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
 
@@ -72,43 +114,59 @@ export class CaddyProxy implements ProxyPort {
     this.dashboardUpstream = upstream;
   }
 
+  /** Loads the configuration the store describes (the API's `proxy` result). */
+  async apply(): Promise<ProxyResult> {
+    return (await this.run(true)).result;
+  }
+
+  /** Loads only when what Caddy runs differs from what the store describes (start-up, watch). */
+  sync(): Promise<LoadOutcome> {
+    return this.run(false);
+  }
+
+  /**
+   * Routes a service's host port and hostnames to a new container before the store records it
+   * live; `settle` ends the override once it does (or the new container is dropped).
+   */
+  routeAhead(serviceId: string, upstreamPort: number): Promise<LoadOutcome> {
+    this.ahead.set(serviceId, upstreamPort);
+    return this.run(true);
+  }
+
+  settle(serviceId: string, upstreamPort: number): void {
+    if (this.ahead.get(serviceId) === upstreamPort) this.ahead.delete(serviceId);
+  }
+
   /** One load at a time; callers arriving while one waits to start share it (it reads the latest store). */
-  apply(): Promise<ProxyResult> {
-    if (this.next) return this.next;
-    const run: Promise<ProxyResult> = this.queue.then(() => {
+  private run(force: boolean): Promise<LoadOutcome> {
+    if (this.next) {
+      if (force) this.nextForces = true;
+      return this.next;
+    }
+    this.nextForces = force;
+    const run: Promise<LoadOutcome> = this.queue.then(() => {
       if (this.next === run) this.next = null;
-      return this.load();
+      return this.load(this.nextForces);
     });
     this.next = run;
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  private watchTimer: NodeJS.Timeout | null = null;
-
-  /**
-   * Notices a Caddy that lost Berth's configuration (it restarted, or someone loaded another one)
-   * and loads it again: every interval, Caddy is asked whether Berth's server is still there.
-   */
+  /** Notices a Caddy whose configuration is not Berth's (restarted empty, or someone loaded another one) and loads it again. */
   watch(intervalMs = 15_000): void {
     this.watchTimer = setInterval(() => {
-      void fetch(`${this.o.adminUrl}/config/apps/http/servers/${CADDY_SERVER_NAME}`, { signal: AbortSignal.timeout(5000) })
-        .then(async (res) => {
-          const body = res.ok ? ((await res.json()) as unknown) : null;
-          if (body === null && !this.stopped && !this.retryTimer) {
-            const r = await this.apply();
-            if (r.ok) this.o.log(`Caddy had lost Berth's configuration; re-applied: ${r.detail}`);
-          }
-        })
-        .catch(() => undefined); // unreachable: the next change or the retry timer handles it
+      if (this.stopped || this.retryTimer) return;
+      void this.sync().then((r) => {
+        if (r.state === 'loaded') this.o.log(`Caddy did not run Berth's configuration; re-applied: ${r.result.detail}`);
+      });
     }, intervalMs);
     this.watchTimer.unref();
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
-    this.retryTimer = null;
+    this.cancelRetry();
     if (this.watchTimer) clearInterval(this.watchTimer);
   }
 
@@ -117,27 +175,67 @@ export class CaddyProxy implements ProxyPort {
     return `${url.hostname}:${url.port || (url.protocol === 'https:' ? '443' : '80')}`;
   }
 
-  private async load(): Promise<ProxyResult> {
-    let body: string;
+  /** The configuration the store describes right now. */
+  async desired(): Promise<Record<string, unknown>> {
+    const { routes, hostPorts } = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead);
+    const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
+    return caddyConfig({ routes, hostPorts, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
+  }
+
+  /** What Caddy runs now; null when it cannot be read. */
+  async running(): Promise<unknown> {
+    const res = await fetch(`${this.o.adminUrl}/config/`, { signal: AbortSignal.timeout(this.timeoutMs) });
+    if (!res.ok) throw new Error(`GET /config/ answered ${res.status}`);
+    return res.json();
+  }
+
+  private async load(force: boolean): Promise<LoadOutcome> {
+    let config: Record<string, unknown>;
     try {
-      const routes = await routesFromStore(this.o.store, this.dashboardUpstream);
-      const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
-      body = JSON.stringify(caddyConfig({ routes, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() }));
+      config = await this.desired();
     } catch (err) {
-      return { ok: false, detail: `the proxy configuration could not be generated: ${(err as Error).message}` };
+      return { state: 'failed', result: { ok: false, detail: `the proxy configuration could not be generated: ${(err as Error).message}` } };
     }
-    const url = `${this.o.adminUrl}/load`;
-    let res: Response;
     try {
-      res = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body, signal: AbortSignal.timeout(this.timeoutMs) });
+      if (!force && isDeepStrictEqual(await this.running(), config)) {
+        this.reachable();
+        return { state: 'unchanged', result: { ok: true, detail: 'Caddy already runs this configuration' } };
+      }
+      const res = await fetch(`${this.o.adminUrl}/load`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(config),
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      const text = await res.text().catch(() => '');
+      this.reachable();
+      if (res.ok) return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
+      return { state: 'refused', result: { ok: false, detail: `Caddy refused the configuration (${res.status}); the previous configuration stays in force: ${caddyError(text)}` } };
     } catch (err) {
-      this.scheduleRetry();
-      return { ok: false, detail: `Caddy is not reachable at ${this.o.adminUrl}: ${reason(err)}; the change is saved and will be applied when it is back` };
+      this.unreachable(err);
+      return {
+        state: 'unreachable',
+        result: { ok: false, detail: `Caddy is not reachable at ${this.o.adminUrl}: ${reason(err)}; the change is saved and will be applied when it is back` },
+      };
     }
-    const text = await res.text().catch(() => '');
+  }
+
+  private unreachable(err: unknown): void {
+    if (!this.warnedUnreachable) {
+      this.warnedUnreachable = true;
+      // Loud on purpose: without Caddy no host port and no domain answers (there is no fallback).
+      this.o.log(
+        `ERROR: Caddy is not reachable at ${this.o.adminUrl} (${reason(err)}): no app's host port or domain answers until it runs. ` +
+          'Start it with `caddy run --resume` (installers/ensure-caddy.sh); Berth retries every few seconds.',
+      );
+    }
+    this.scheduleRetry();
+  }
+
+  private reachable(): void {
+    if (this.warnedUnreachable) this.o.log(`Caddy answers again at ${this.o.adminUrl}`);
+    this.warnedUnreachable = false;
     this.cancelRetry();
-    if (res.ok) return { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` };
-    return { ok: false, detail: `Caddy refused the configuration (${res.status}); the previous configuration stays in force: ${caddyError(text)}` };
   }
 
   private scheduleRetry(): void {
@@ -145,8 +243,8 @@ export class CaddyProxy implements ProxyPort {
     this.retryTimer = setTimeout(() => {
       this.retryTimer = null;
       if (this.stopped) return;
-      void this.apply().then((r) => {
-        if (r.ok) this.o.log(`Caddy is reachable again; routing re-applied: ${r.detail}`);
+      void this.sync().then((r) => {
+        if (r.state === 'loaded' || r.state === 'unchanged') this.o.log(`Caddy is reachable again; routing checked: ${r.result.detail}`);
       });
     }, this.retryMs);
     this.retryTimer.unref();

@@ -12,6 +12,7 @@ import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { slowBuildApp, webApp } from '../helpers/apps.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { TestCaddy } from '../helpers/caddy.js';
 import { httpText, until, waitForDeployment } from '../helpers/wait.js';
 
 describe('daemon killed mid-build', function () {
@@ -21,6 +22,7 @@ describe('daemon killed mid-build', function () {
   let dataDir: string;
   let child: ChildProcess | null = null;
   let client: BerthClient;
+  let caddy: TestCaddy;
 
   async function startDaemon(port: number, env: Record<string, string> = {}): Promise<void> {
     child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
@@ -32,7 +34,7 @@ describe('daemon killed mid-build', function () {
         BERTH_BOOTSTRAP_KEY: secret,
         BERTH_GIT_BASE_URL: git.baseUrl,
         BERTH_PORT_RANGE: '46000-46999',
-        BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+        ...caddy.env,
         ...env,
       },
       stdio: 'ignore',
@@ -51,6 +53,9 @@ describe('daemon killed mid-build', function () {
     this.timeout(600_000);
     requireDocker();
     git = await startGitServer();
+    // host ports answer through Caddy, the data plane
+    caddy = await TestCaddy.create();
+    await caddy.start();
     dataDir = mkdtempSync(join(tmpdir(), 'berth-crash-'));
   });
   after(async () => {
@@ -59,6 +64,7 @@ describe('daemon killed mid-build', function () {
       child.kill('SIGTERM');
     }
     await git?.stop();
+    await caddy?.dispose();
     rmSync(dataDir, { recursive: true, force: true });
   });
 

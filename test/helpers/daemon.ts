@@ -7,11 +7,14 @@ import { join } from 'node:path';
 import { BerthClient } from '../../shared/client.js';
 import { readConfig } from '../../daemon/config.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
+import { TestCaddy } from './caddy.js';
 
 export interface TestDaemon {
   daemon: RunningDaemon;
   dataDir: string;
   url: string;
+  /** The daemon's own Caddy (the data plane); null when the suite opted out. */
+  caddy: TestCaddy | null;
   /** A client holding an all-projects write key. */
   admin: BerthClient;
   /** A client with no key. */
@@ -23,7 +26,17 @@ export interface TestDaemon {
 
 let portBlock = 0;
 
+/**
+ * Every test daemon gets a Caddy of its own (admin API and proxy addresses on free loopback ports),
+ * stopped with it: host ports answer only through Caddy. A suite that sets BERTH_CADDY_ADMIN itself
+ * (e.g. to http://127.0.0.1:1, a closed port: "no Caddy") gets none.
+ */
 export async function startTestDaemon(env: Record<string, string> = {}): Promise<TestDaemon> {
+  let caddy: TestCaddy | null = null;
+  if (env.BERTH_CADDY_ADMIN === undefined) {
+    caddy = await TestCaddy.create();
+    await caddy.start();
+  }
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
   const bootstrap = `test_${randomBytes(24).toString('hex')}`;
   // Each daemon in one test process gets its own slice of host ports.
@@ -34,17 +47,23 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: bootstrap,
     BERTH_PORT_RANGE: `${base}-${base + 1999}`,
-    // Never a real Caddy by accident (a developer's own on :2019): port 1 refuses connections.
-    BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+    ...(caddy?.env ?? {}),
     ...env,
   });
   const logs: string[] = [];
-  const daemon = await startDaemon(config, (m, err) => logs.push(`${m} ${err instanceof Error ? err.stack : ''}`));
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(config, (m, err) => logs.push(`${m} ${err instanceof Error ? err.stack : ''}`));
+  } catch (err) {
+    await caddy?.dispose();
+    throw err;
+  }
   const admin = new BerthClient(daemon.url, bootstrap);
   return {
     daemon,
     dataDir,
     url: daemon.url,
+    caddy,
     admin,
     anonymous: new BerthClient(daemon.url, null),
     async clientWith(access, projects) {
@@ -53,6 +72,7 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     },
     async stop() {
       await daemon.stop();
+      await caddy?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
       // the error funnel logs every 500 as "<METHOD> <path> failed"
       const internal = logs.filter((l) => /^[A-Z]+ \S+ failed/.test(l));
