@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Makes sure a Caddy answers on its admin API (BERTH_CADDY_ADMIN, default http://127.0.0.1:2019):
 # installs Debian's caddy when missing and starts it (through systemd where there is one, else
-# directly). Berth loads its whole configuration through the admin API, so Caddy starts empty.
-# Without root it only reports what is missing.
+# directly). Caddy is Berth's data plane: every app's host port and domains are served by it, so it
+# always runs with `--resume`: it starts with the configuration Berth last loaded (Caddy autosaves
+# every load), and apps answer after a reboot before the daemon is back. Without root it only
+# reports what is missing.
 set -euo pipefail
 
 log() { echo "berth: $*" >&2; }
@@ -12,7 +14,7 @@ answers() { curl -fsS -o /dev/null --max-time 2 "$admin/config/" 2>/dev/null || 
 if answers; then exit 0; fi
 
 if [ "$(id -u)" != 0 ]; then
-  log "no Caddy answers at $admin and installing or starting one needs root; domains will not route until it runs"
+  log "ERROR: no Caddy answers at $admin and installing or starting one needs root; no app's host port or domain answers until it runs"
   exit 0
 fi
 
@@ -22,15 +24,21 @@ if ! command -v caddy >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q caddy >/dev/null
 fi
 
-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
-  systemctl start caddy
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1 && systemctl cat caddy-api.service >/dev/null 2>&1; then
+  # Debian's caddy-api unit runs `caddy run --resume`; its Caddyfile unit would forget Berth's routes
+  log "starting caddy-api.service (caddy run --resume)"
+  systemctl disable --now caddy.service >/dev/null 2>&1 || true
+  systemctl enable --now caddy-api.service
 else
   listen="${admin#*://}"
-  log "starting caddy with its admin API on $listen (log: /var/log/berth-caddy.log)"
-  conf=$(mktemp /tmp/berth-caddy-XXXXXX.json)
+  # a fixed place: the autosave written next to it survives reboots ($XDG_CONFIG_HOME/caddy/autosave.json)
+  confdir="${XDG_CONFIG_HOME:-${HOME:-/root}/.config}/caddy"
+  mkdir -p "$confdir"
+  conf="$confdir/berth-admin.json"
   printf '{"admin":{"listen":"%s"}}\n' "$listen" > "$conf"
-  (setsid caddy run --config "$conf" >/var/log/berth-caddy.log 2>&1 &)
+  log "starting caddy --resume with its admin API on $listen (log: /var/log/berth-caddy.log)"
+  (setsid caddy run --resume --config "$conf" >>/var/log/berth-caddy.log 2>&1 &)
 fi
 for _ in $(seq 1 40); do answers && exit 0; sleep 0.25; done
-log "Caddy did not come up at $admin; see /var/log/berth-caddy.log (Berth still runs and re-applies its routes when Caddy answers)"
+log "ERROR: Caddy did not come up at $admin; see /var/log/berth-caddy.log. No app's host port or domain answers until it runs (Berth re-applies its routes when Caddy answers)"
 exit 0
