@@ -107,8 +107,11 @@ describe('hostile app answers and X-Forwarded-For through Caddy', function () {
     await daemonHealthy();
   });
 
-  it('a control byte in a header name: 502; in a header value: the byte is dropped and a strict client reads the answer', async () => {
-    expect(await get(service.hostPort!, '/control-name')).to.include({ status: 502 });
+  it('a control byte in a header: a strict client reads a clean answer (the byte or the header dropped); a non-HTTP answer: 502', async () => {
+    // node's own HTTP parser (strict) reads both answers: no control byte reached it
+    const name = await get(service.hostPort!, '/control-name');
+    expect(name).to.include({ status: 200, text: 'name' });
+    expect(Object.keys((name as { headers: Record<string, unknown> }).headers).filter((k) => /[^a-z0-9-]/.test(k))).to.deep.equal([]);
     const value = await get(service.hostPort!, '/control-value');
     expect(value).to.include({ status: 200, text: 'value' });
     expect((value as { headers: Record<string, unknown> }).headers['x-bad']).to.equal('ab');
