@@ -62,6 +62,9 @@ export function proxyHandler(dial: string): Record<string, unknown> {
   return {
     handler: 'reverse_proxy',
     upstreams: [{ dial }],
+    // Idle connections to an upstream close soon: after a swap, the old container is stopped once
+    // no connection to it remains (deploy/drain.ts), and a reload leaves the old pool's idle ones open.
+    transport: { protocol: 'http', keep_alive: { idle_timeout: '3s' } },
     trusted_proxies: ['0.0.0.0/0', '::/0'],
     headers: {
       request: { set: { 'X-Forwarded-Proto': ['{http.request.scheme}'], 'X-Forwarded-Host': ['{http.request.hostport}'] } },
