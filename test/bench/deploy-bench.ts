@@ -19,6 +19,7 @@ import type { Deployment, Service } from '../../shared/types.js';
 import { webApp } from '../helpers/apps.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { TestCaddy } from '../helpers/caddy.js';
 
 const ROUNDS = 5; // plus one warm-up round that is not counted
 const LAG_LINES = 200;
@@ -77,13 +78,13 @@ async function waitForText(port: number, text: string, timeoutMs = 120_000): Pro
   }
 }
 
-async function startDaemon(git: GitServer): Promise<BerthClient> {
+async function startDaemon(git: GitServer, caddy: TestCaddy): Promise<BerthClient> {
   const port = await freePort();
   const key = randomBytes(24).toString('hex');
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
     env: {
       ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'),
-      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: '43000-43999', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: '43000-43999', ...caddy.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -235,7 +236,11 @@ async function main(): Promise<void> {
   if (setup.status !== 0) throw new Error('test/setup/docker.sh failed');
   const git = await startGitServer();
   cleanups.push(() => git.stop());
-  const client = await startDaemon(git);
+  // host ports answer through Caddy, the data plane
+  const caddy = await TestCaddy.create();
+  await caddy.start();
+  cleanups.push(() => caddy.dispose());
+  const client = await startDaemon(git, caddy);
   const { project } = await client.createProject({ name: 'deploy bench' });
   cleanups.push(async () => void (await client.deleteProject(project.id))); // Berth removes its containers and images
   console.log(`fixture: webApp (busybox httpd); ${ROUNDS} rounds after a warm-up, order alternating; ms per phase\n`);
