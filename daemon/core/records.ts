@@ -99,7 +99,7 @@ export interface DeploymentRecord {
   /** The branch this deployment builds (the service's, or one given for this deployment only). */
   branch: string | null;
   containerId: string | null;
-  /** The container's published loopback port; the host-port proxy forwards to it. */
+  /** The container's published port: Caddy routes a web service's host port and hostnames to it. */
   upstreamPort: number | null;
   buildMethod: 'dockerfile' | 'autobuild' | 'image' | null;
 }

@@ -120,7 +120,7 @@ const deploymentsRun: Migration = {
   async up(knex) {
     await knex.schema.alterTable('deployments', (t) => {
       t.string('container_id');
-      t.integer('upstream_port'); // the container's published loopback port, behind the host-port proxy
+      t.integer('upstream_port'); // the container's published port (Caddy routes to it)
       t.string('build_method');
       t.index(['status']);
     });
