@@ -204,6 +204,19 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     expect(after.autosaveMtime, 'the daemon found nothing to load').to.equal(resumed.autosaveMtime);
   });
 
+  it('a container restarted while the daemon is down (as after a reboot) comes back on the same port, and Caddy serves it without the daemon', async () => {
+    const id = docker('ps', '-q', '--no-trunc', '--filter', `label=dev.berth.service=${web.id}`);
+    const published = docker('port', id, '8080/tcp');
+    await stopDaemon('SIGTERM');
+    docker('restart', '-t', '1', id);
+    expect(docker('port', id, '8080/tcp')).to.equal(published);
+    await until('the host port to answer again, through Caddy alone', async () => {
+      const [viaPort, viaDomain] = [await httpProbe(web.hostPort!)(), await httpProbe(caddy.httpPort, hostname)()];
+      return viaPort.ok && viaDomain.ok && viaPort.text === current;
+    }, 20_000, 100);
+    await startDaemon();
+  });
+
   it('with no Caddy running, the daemon says so loudly and host ports do not answer (no fallback)', async () => {
     await stopDaemon('SIGTERM');
     await caddy.stop();
