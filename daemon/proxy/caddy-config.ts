@@ -64,7 +64,8 @@ export function proxyHandler(dial: string): Record<string, unknown> {
     upstreams: [{ dial }],
     // Idle connections to an upstream close soon: after a swap, the old container is stopped once
     // no connection to it remains (deploy/drain.ts), and a reload leaves the old pool's idle ones open.
-    transport: { protocol: 'http', keep_alive: { idle_timeout: '3s' } },
+    // (giving keep_alive drops Caddy's default pool size to Go's 2 per host: keep a real pool)
+    transport: { protocol: 'http', keep_alive: { idle_timeout: '3s', max_idle_conns_per_host: 128 } },
     trusted_proxies: ['0.0.0.0/0', '::/0'],
     headers: {
       request: { set: { 'X-Forwarded-Proto': ['{http.request.scheme}'], 'X-Forwarded-Host': ['{http.request.hostport}'] } },

@@ -1,9 +1,10 @@
 // `npm run bench:dataplane`: what Caddy as the data plane costs next to talking to the container
-// directly, in one run. A small Node app is deployed through Berth (daemon started through
-// installers/run-daemon.sh, a real Caddy run with --resume); autocannon (10 connections,
-// keep-alive) then loads (a) the container's own published port and (b) the service's host port
-// (Caddy), alternating over rounds; prints requests/s and p99 of both and the ratio b/a (target
-// >= 0.9). Then how long Caddy takes to load the whole configuration with many services (one
+// directly, in one run. Two apps are deployed through Berth (daemon started through
+// installers/run-daemon.sh, a real Caddy run with --resume): a Node server that does nothing per
+// request (the proxy's worst case) and the deploy tests' busybox httpd fixture. For each,
+// autocannon (10 connections, keep-alive) loads (a) the container's own published port and (b) the
+// service's host port (Caddy), alternating over rounds; prints requests/s and p99 of both and the
+// ratio b/a (target >= 0.9). Then how long Caddy takes to load the whole configuration with many services (one
 // /load), next to a PATCH of one upstream by path.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +17,7 @@ import { caddyConfig } from '../../daemon/proxy/caddy-config.js';
 import { TestCaddy, freePort } from '../helpers/caddy.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { webApp } from '../helpers/apps.js';
 
 const ROUNDS = 3;
 const SECONDS = 8;
@@ -60,6 +62,39 @@ async function load(port: number, seconds: number): Promise<{ rps: number; p99: 
   const r = await autocannon({ url: `http://127.0.0.1:${port}/`, connections: CONNECTIONS, duration: seconds });
   if (r.errors || r.timeouts || r.non2xx) throw new Error(`port ${port}: ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`);
   return { rps: r.requests.average, p99: r.latency.p99 };
+}
+
+/** Waits until the service's deployment runs; returns its container's own published port. */
+async function deployed(client: BerthClient, serviceId: string): Promise<number> {
+  for (let status = ''; status !== 'running'; await sleep(500)) {
+    status = (await client.listDeployments(serviceId)).deployments[0]?.status ?? '';
+    if (status === 'failed') throw new Error('the bench app failed to deploy');
+  }
+  const id = docker('ps', '-q', '--filter', `label=dev.berth.service=${serviceId}`);
+  return Number(/:(\d+)\s*$/m.exec(docker('port', id, '8080/tcp'))![1]);
+}
+
+/** The same load on the container's own port (a) and the host port through Caddy (b), alternating. */
+async function compare(label: string, direct: number, hostPort: number): Promise<void> {
+  console.log(`${label}: container port ${direct}, host port ${hostPort}`);
+  await load(direct, 2);
+  await load(hostPort, 2);
+  const a: { rps: number; p99: number }[] = [];
+  const b: { rps: number; p99: number }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
+    for (const side of order) {
+      const r = await load(side === 'a' ? direct : hostPort, SECONDS);
+      (side === 'a' ? a : b).push(r);
+      console.log(`  round ${round + 1} ${side === 'a' ? 'direct   ' : 'host port'}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms`);
+    }
+  }
+  const [ra, rb] = [median(a.map((x) => x.rps)), median(b.map((x) => x.rps))];
+  const [pa, pb] = [median(a.map((x) => x.p99)), median(b.map((x) => x.p99))];
+  const ratio = rb / ra;
+  console.log(`  direct to the container: ${ra.toFixed(0)} req/s, p99 ${pa} ms`);
+  console.log(`  through the host port (Caddy): ${rb.toFixed(0)} req/s, p99 ${pb} ms`);
+  console.log(`  ratio host port / direct: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}\n`);
 }
 
 async function timeMs(fn: () => Promise<Response>): Promise<number> {
@@ -110,36 +145,17 @@ async function main(): Promise<void> {
   const { project } = await client.createProject({ name: 'dataplane bench' });
   cleanups.push(async () => void (await client.deleteProject(project.id)));
   const { service } = await client.createService(project.id, { name: 'echo', repoFullName: 'bench/dataplane', internalPort: 8080 });
-  const { deployment } = await client.deploy(service.id);
-  for (let status = ''; status !== 'running'; await sleep(500)) {
-    status = (await client.listDeployments(service.id)).deployments.find((d) => d.id === deployment.id)?.status ?? '';
-    if (status === 'failed') throw new Error('the bench app failed to deploy');
-  }
-  const id = docker('ps', '-q', '--filter', `label=dev.berth.service=${service.id}`);
-  const direct = Number(/:(\d+)\s*$/m.exec(docker('port', id, '8080/tcp'))![1]);
-  const hostPort = service.hostPort!;
-  console.log(`app: node http server answering "ok"; container port 127.0.0.1:${direct}, host port ${hostPort} (Caddy); ${CONNECTIONS} connections, ${ROUNDS} rounds x ${SECONDS} s each, order alternating`);
-
-  await load(direct, 2);
-  await load(hostPort, 2);
-  const a: { rps: number; p99: number }[] = [];
-  const b: { rps: number; p99: number }[] = [];
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = round % 2 === 0 ? (['a', 'b'] as const) : (['b', 'a'] as const);
-    for (const side of order) {
-      const r = await load(side === 'a' ? direct : hostPort, SECONDS);
-      (side === 'a' ? a : b).push(r);
-      console.log(`  round ${round + 1} ${side === 'a' ? 'direct   ' : 'host port'}: ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms`);
-    }
-  }
-  const [ra, rb] = [median(a.map((x) => x.rps)), median(b.map((x) => x.rps))];
-  const [pa, pb] = [median(a.map((x) => x.p99)), median(b.map((x) => x.p99))];
-  const ratio = rb / ra;
-  console.log(`\ndirect to the container: ${ra.toFixed(0)} req/s, p99 ${pa} ms`);
-  console.log(`through the host port (Caddy): ${rb.toFixed(0)} req/s, p99 ${pb} ms`);
-  console.log(`ratio host port / direct: ${ratio.toFixed(2)} (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}\n`);
-
-  await measureLoads(caddy, `127.0.0.1:${direct}`);
+  await client.deploy(service.id);
+  const echo = await deployed(client, service.id);
+  // the deploy tests' fixture: busybox httpd, a process per connection (an app with real per-request cost)
+  await git.commit('bench/httpd', webApp('httpd ok'));
+  const { service: httpd } = await client.createService(project.id, { name: 'httpd', repoFullName: 'bench/httpd', internalPort: 8080 });
+  await client.deploy(httpd.id);
+  await deployed(client, httpd.id);
+  console.log(`${CONNECTIONS} connections (keep-alive), ${ROUNDS} rounds x ${SECONDS} s per side, order alternating\n`);
+  await compare('node http server answering "ok" (no work per request: the proxy\'s worst case)', echo, service.hostPort!);
+  await compare('busybox httpd serving a file (the deploy tests\' webApp fixture)', await deployed(client, httpd.id), httpd.hostPort!);
+  await measureLoads(caddy, `127.0.0.1:${echo}`);
 }
 
 try {
