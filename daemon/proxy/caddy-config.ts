@@ -58,7 +58,7 @@ const NOT_LIVE = { handler: 'static_response', status_code: 503, body: 'no runni
  * becomes a 502, and control bytes in response header values are dropped: a malformed answer from
  * an app reaches the client as a clean response or a 502, never as a broken connection.
  */
-export function proxyHandler(dial: string): Record<string, unknown> {
+function proxyHandler(dial: string): Record<string, unknown> {
   return {
     handler: 'reverse_proxy',
     upstreams: [{ dial }],
