@@ -260,10 +260,12 @@ async function goLive(
 ): Promise<void> {
   const previous = (await d.store.deployments.listByService(service.id)).filter((x) => x.status === 'running' && x.id !== dep.id);
   const routed = isRoutedWeb(service) && container.upstreamPort !== null ? container.upstreamPort : null;
+  let loaded = false;
   try {
     if (routed !== null) {
       const outcome = await d.dataPlane.routeAhead(service.id, routed);
       if (outcome.state === 'refused' || outcome.state === 'failed') throw new BuildError(`the new container could not be routed: ${outcome.result.detail}`);
+      loaded = outcome.state === 'loaded' || outcome.state === 'unchanged';
       if (outcome.state === 'unreachable') say(`${outcome.result.detail} (the host port and domains follow the new container then)`, 'stderr');
       else say(`Caddy routes the host port${service.hostPort !== null ? ` ${service.hostPort}` : ''} and the service's hostnames to the new container`);
     }
@@ -273,9 +275,13 @@ async function goLive(
     const now = d.clock.now();
     await setStatus(d, dep, 'running', { finishedAt: now });
     await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
-  } finally {
+  } catch (err) {
     if (routed !== null) d.dataPlane.settle(service.id, routed);
+    // Caddy already routes to the container that is about to be removed: back to what the store says
+    if (loaded) await d.dataPlane.apply();
+    throw err;
   }
+  if (routed !== null) d.dataPlane.settle(service.id, routed);
   await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
   // Retire the old containers in the background: Caddy's in-flight requests on them finish first.
