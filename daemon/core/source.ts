@@ -21,8 +21,8 @@ export function checkRepoFullName(value: string): string {
  * never get.
  */
 export function checkGitUrl(value: string): string {
-  if (value.startsWith('-')) throw new InvalidInput('repoUrl must not start with "-"');
-  if (/[\s\0]/.test(value)) throw new InvalidInput('repoUrl must not contain whitespace');
+  if (value.startsWith('-')) throw new InvalidInput('repoUrl must not start with "-"', 'invalid_repo_url');
+  if (/[\s\0]/.test(value)) throw new InvalidInput('repoUrl must not contain whitespace', 'invalid_repo_url');
   if (!isHttpGitUrl(value)) {
     throw new InvalidInput('repoUrl must be an https:// or http:// URL with a host (file://, local paths, ssh, git:// and ext:: are refused)', 'invalid_repo_url');
   }
@@ -31,7 +31,8 @@ export function checkGitUrl(value: string): string {
 
 /** True for an http(s) URL with a host: the only repository URLs Berth clones. */
 export function isHttpGitUrl(value: string): boolean {
-  if (!/^https?:\/\//i.test(value) || /[\s\0]/.test(value)) return false;
+  // the host right after `//`: `http:///srv/x` (no authority) is not read as host "srv"
+  if (!/^https?:\/\/[^/\\]/i.test(value) || /[\s\0]/.test(value)) return false;
   try {
     const url = new URL(value);
     return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
