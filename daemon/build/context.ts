@@ -50,12 +50,13 @@ export interface ContextOptions {
  */
 export function prepareContext(root: string, dockerfile: string, opts: ContextOptions): string {
   let text = readFileSync(join(root, dockerfile), 'utf8');
-  const [key, value] = splitLabel(opts.buildLabel);
-  text = afterEachFrom(text, [`LABEL ${key}="${value}"`]);
   if (opts.caFile) {
     writeBuildFile(root, CA_IN_CONTEXT, readFileSync(opts.caFile), opts.log);
     text = withBuildCa(text);
   }
+  // last, so it lands right after each FROM: every layer the stage commits carries the label
+  const [key, value] = splitLabel(opts.buildLabel);
+  text = afterEachFrom(text, [`LABEL ${key}="${value}"`]);
   writeBuildFile(root, GENERATED_DOCKERFILE, text, opts.log);
   return GENERATED_DOCKERFILE;
 }
