@@ -26,6 +26,8 @@ export function buildProgram(): Command {
   // settings first: subcommands inherit them when they are created
   program
     .exitOverride()
+    // usage errors read like every other error: `berth: <message>` on stderr
+    .configureOutput({ outputError: (text, write) => write(`berth: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError('(add --help for usage)')
     .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups.')
     .version(VERSION, '-V, --version')
