@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { makeProjectWorld, type ProjectWorld } from '../helpers/fixtures.js';
+import { startCloudflareFake } from '../helpers/dns-fakes.js';
+import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
 import { startTlsFront, type TlsFront } from '../helpers/proxies.js';
 
 /** A loopback port with nothing listening (bound, then released). */
@@ -191,6 +192,33 @@ describe('berth CLI: login, contexts, exit codes, --json, env files, pinned cert
     const refused = await cli.run(['env', 'import', target.id, file], { env });
     expect(refused.code).to.equal(1);
     expect((await t.admin.overview(target.id)).env.map((e) => e.key)).to.not.include('GOOD');
+  });
+
+  it('domains add/list/rm, and dns points a domain at the server through a connected provider', async () => {
+    const env = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
+    const cf = await startCloudflareFake(['example.com']);
+    try {
+      await t.admin.patchSystemSettings({ publicIp: '203.0.113.9' });
+      await t.admin.connectDnsProvider('cloudflare', { apiToken: cf.token, baseUrl: cf.baseUrl });
+      const hostname = `${uniq('cli')}.example.com`;
+      const add = await cli.run(['domains', 'add', world.web.id, hostname, '--json'], { env });
+      expect(add.code, add.stderr).to.equal(0);
+      const [{ domain }] = add.json<{ domain: { id: string; hostname: string } }>();
+      expect(domain!.hostname).to.equal(hostname);
+
+      const dns = await cli.run(['dns', hostname, '--provider', 'cloudflare', '--json'], { env });
+      expect(dns.code, dns.stderr).to.equal(0);
+      expect(dns.json()[0]).to.deep.include({ provider: 'cloudflare', action: 'created', hostname, recordType: 'A', targetIp: '203.0.113.9' });
+      expect(cf.records.filter((r) => r.name === hostname).map((r) => r.content)).to.deep.equal(['203.0.113.9']);
+      expect((await cli.run(['dns', hostname, '--provider', 'nope'], { env })).code).to.equal(2);
+      expect((await cli.run(['dns', `other-${hostname}`, '--provider', 'cloudflare'], { env })).code).to.equal(1);
+
+      const rm = await cli.run(['domains', 'rm', world.web.id, hostname], { env });
+      expect(rm.code, rm.stderr).to.equal(0);
+      expect((await t.admin.overview(world.web.id)).domains.map((d) => d.hostname)).to.not.include(hostname);
+    } finally {
+      await cf.stop();
+    }
   });
 
   describe('behind HTTPS with a self-signed certificate', () => {

@@ -11,7 +11,7 @@ import * as failing from '../helpers/failing-apps.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { startTcpRelay } from '../helpers/proxies.js';
-import { httpText } from '../helpers/wait.js';
+import { httpText, until } from '../helpers/wait.js';
 import type { Project, Service } from '../../shared/types.js';
 
 describe('berth deploy and berth logs, on real deployments', function () {
@@ -56,6 +56,15 @@ describe('berth deploy and berth logs, on real deployments', function () {
     expect((await httpText(url)).text).to.equal('hello from the cli\n');
     const deployments = (await t.admin.listDeployments(service.id)).deployments;
     expect(deployments.map((d) => d.status)).to.deep.equal(['running']);
+
+    // the request just made shows in the container's output (httpd -v logs it)
+    const line = await until('the request in berth logs', async () => {
+      const r = await cli.run(['logs', service.id, '-n', '1', '--json'], { env });
+      expect(r.code, r.stderr).to.equal(0);
+      const [l] = r.json<{ line: string; stream: string }>();
+      return l?.line.includes('response:200') ? l : null;
+    }, 20_000, 500);
+    expect(line.line).to.include('response:200');
   });
 
   it('--json prints one object per line: queued, the log lines, then the result', async () => {
@@ -86,6 +95,24 @@ describe('berth deploy and berth logs, on real deployments', function () {
     expect(result).to.include({ type: 'result', status: 'failed' });
     expect(result.explanation.likelyCause).to.match(/^Missing Dockerfile: /);
     expect(result.explanation.summary).to.be.a('string').and.not.equal('');
+
+    const failedId = (await t.admin.listDeployments(service.id)).deployments[0]!.id;
+    const explained = await cli.run(['explain', failedId], { env });
+    expect(explained.code, explained.stderr).to.equal(0);
+    expect(explained.stdout).to.match(/^likely cause: +Missing Dockerfile: /m);
+  });
+
+  it("logs -f follows a worker's output live until its container stops", async () => {
+    const service = await serviceFrom(
+      { Dockerfile: 'FROM berth-test/busybox:latest\nCMD ["sh", "-c", "sleep 2; i=0; while [ $i -lt 4 ]; do i=$((i+1)); echo line $i; sleep 1; done"]\n' },
+      { runtimeMode: 'worker' },
+    );
+    const d = await cli.run(['deploy', service.id, '--quiet'], { env });
+    expect(d.code, d.stderr).to.equal(0);
+    const f = await cli.run(['logs', service.id, '-f'], { env, timeoutMs: 60_000 });
+    expect(f.code, f.stderr).to.equal(0);
+    expect(f.stdout.split('\n').filter((l) => l.startsWith('line '))).to.deep.equal(['line 1', 'line 2', 'line 3', 'line 4']);
+    expect(f.stderr).to.include('not running');
   });
 
   it('a log stream cut in the middle of the build reconnects and still exits 0, with every line exactly once', async () => {
