@@ -9,7 +9,7 @@
 // comparison has to run once the TLS handshake is done, before the socket is handed to undici.
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import { Agent, buildConnector, fetch as undiciFetch } from 'undici';
+import type { Agent } from 'undici';
 
 /** The error a connection with another certificate fails with (the `cause` of fetch's TypeError). */
 export class FingerprintMismatchError extends Error {
@@ -47,9 +47,14 @@ export function certificateFingerprint(der: Buffer): string {
   return createHash('sha256').update(der).digest('hex');
 }
 
-/** An undici dispatcher whose TLS connections succeed only with the pinned certificate. */
-export function pinnedAgent(fingerprint: string): Agent {
+/**
+ * An undici dispatcher whose TLS connections succeed only with the pinned certificate. undici is
+ * imported on first use: it takes longer to load than the rest of the CLI, and only pinned
+ * servers need it.
+ */
+export async function pinnedAgent(fingerprint: string): Promise<Agent> {
   const expected = normalizeFingerprint(fingerprint);
+  const { Agent, buildConnector } = await import('undici');
   const connect = buildConnector({ rejectUnauthorized: false });
   return new Agent({
     connect(opts, callback) {
@@ -71,6 +76,11 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
 /** fetch over a pinned connection (undici's own fetch, so the dispatcher and fetch are one version). */
 export function pinnedFetch(fingerprint: string): FetchLike {
-  const dispatcher = pinnedAgent(fingerprint);
-  return (input, init) => undiciFetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  normalizeFingerprint(fingerprint); // a bad pin fails here, not at the first request
+  let ready: Promise<{ dispatcher: Agent; fetch: typeof import('undici').fetch }> | null = null;
+  return async (input, init) => {
+    ready ??= Promise.all([pinnedAgent(fingerprint), import('undici')]).then(([dispatcher, undici]) => ({ dispatcher, fetch: undici.fetch }));
+    const { dispatcher, fetch } = await ready;
+    return fetch(input, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  };
 }

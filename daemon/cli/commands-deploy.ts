@@ -49,7 +49,7 @@ export function registerDeployCommand(program: Command): void {
       const started = Date.now();
       let lines = 0;
       let lastLine = '';
-      const draw = () => out.progress(`⏳ ${service.slug} · ${Math.round((Date.now() - started) / 1000)}s · ${lines} lines${lastLine ? ` · ${lastLine}` : ''}`);
+      const draw = () => out.progress(`deploying ${service.slug} · ${Math.round((Date.now() - started) / 1000)}s · ${lines} lines${lastLine ? ` · ${lastLine}` : ''}`);
       const ticker = out.interactive ? setInterval(draw, 1000) : null;
       let end;
       try {
