@@ -5,7 +5,7 @@ import { expect } from 'chai';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backup, DatabaseQueryResult, DatabaseTable, Service } from '../../shared/types.js';
+import type { Backup, BackupSettings, DatabaseQueryResult, DatabaseTable, Service } from '../../shared/types.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
@@ -98,5 +98,17 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
     const restored = await cli.run(['backup', 'restore', 'pg', backup!.id, '--yes'], { env, timeoutMs: 200_000 });
     expect(restored.code, restored.stderr).to.equal(0);
     expect((await t.admin.databaseQuery(db.id, 'SELECT v FROM kept')).rows).to.deep.equal([{ v: 'before the backup' }]);
+  });
+
+  it('backup schedule shows the settings and changes only the options given', async () => {
+    const before = (await t.admin.listBackups(db.id)).settings;
+    const set = await cli.run(['backup', 'schedule', 'pg', '--daily', 'on', '--keep-daily', '3', '--json'], { env });
+    expect(set.code, set.stderr).to.equal(0);
+    const [settings] = set.json<BackupSettings>();
+    expect(settings).to.deep.include({ dailyEnabled: true, keepDaily: 3, weeklyEnabled: before.weeklyEnabled, keepWeekly: before.keepWeekly, storage: before.storage });
+    expect((await t.admin.listBackups(db.id)).settings).to.deep.include({ dailyEnabled: true, keepDaily: 3 });
+    const shown = await cli.run(['backup', 'schedule', 'pg'], { env });
+    expect(shown.stdout).to.match(/^daily +on, keep 3$/m);
+    expect((await cli.run(['backup', 'schedule', 'pg', '--daily', 'maybe'], { env })).code).to.equal(2);
   });
 });
