@@ -72,7 +72,7 @@ export function registerDeployCommand(program: Command): void {
 
       if (end === 'running' || end === 'superseded') {
         const { service: now } = await s.client.overview(service.id);
-        const url = now.preferredDomain ? `https://${now.preferredDomain}` : now.primaryUrl;
+        const url = now.primaryUrl; // https://<preferred domain>, else the host port
         out.result({ type: 'result', deploymentId: deployment.id, serviceId: service.id, status: end, url, seconds }, () => url);
         return out.success(`✓ ${service.slug} is ${end} (${seconds}s)`);
       }

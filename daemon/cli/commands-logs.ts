@@ -89,7 +89,7 @@ async function runtimeLogs(s: Session, serviceId: string, o: LogsOptions): Promi
       }
     } catch (err) {
       if (ac.signal.aborted && !o.follow) return;
-      if (err instanceof ApiError || !isNetworkError(err)) throw err;
+      if (!isNetworkError(err)) throw err;
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > 120_000) throw err;
     }

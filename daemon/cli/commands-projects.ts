@@ -29,7 +29,7 @@ export function registerProjectCommands(program: Command): void {
       s.out.line(
         table(
           ['ID', 'PROJECT', 'SLUG', 'STATUS', 'URL'],
-          rows.map(({ project, svc }) => [svc.id, project, svc.slug, svc.status, svc.preferredDomain ? `https://${svc.preferredDomain}` : svc.primaryUrl]),
+          rows.map(({ project, svc }) => [svc.id, project, svc.slug, svc.status, svc.primaryUrl]),
         ),
       );
     });

@@ -52,8 +52,17 @@ function causes(err: unknown): unknown[] {
   return out;
 }
 
+/**
+ * A 502/503/504 that did not come from Berth (no Berth error body): the reverse proxy in front of
+ * an installed daemon answering for a daemon that is down or restarting.
+ */
+export function isGatewayError(err: unknown): boolean {
+  return err instanceof ApiError && [502, 503, 504].includes(err.status) && err.code === 'http_error';
+}
+
 /** True for a failure to reach the server at all (as opposed to an answer that says no). */
 export function isNetworkError(err: unknown): boolean {
+  if (isGatewayError(err)) return true;
   return causes(err).some((e) => {
     const code = (e as { code?: unknown })?.code;
     if (typeof code === 'string' && (NETWORK_CODES.has(code) || code.startsWith('ERR_SSL') || code.startsWith('ERR_TLS') || /CERT|SELF_SIGNED/.test(code))) return true;
@@ -76,6 +85,7 @@ export function describeError(err: unknown, server?: string): { message: string;
   if (mismatch) return { message: (mismatch as Error).message, exitCode: EXIT.auth };
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
   if (err instanceof CommanderError) return { message: err.message, exitCode: EXIT.usage };
+  if (isGatewayError(err)) return { message: `cannot reach the daemon behind ${server ?? 'the server'}: its proxy answered ${(err as ApiError).status}`, exitCode: EXIT.unreachable };
   if (err instanceof ApiError) {
     const exitCode = err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.failed;
     const hint = err.status === 401 ? ' (run `berth login`, or set BERTH_TOKEN)' : '';

@@ -59,8 +59,8 @@ export async function followDeployment(s: Session, serviceId: string, deployment
       }
     } catch (err) {
       if (why === 'deadline') return 'timeout';
-      if (err instanceof ApiError) throw err;
-      if (why !== 'idle' && !isNetworkError(err) && !(err instanceof Error && err.name === 'AbortError')) throw err;
+      if (err instanceof ApiError && !isNetworkError(err)) throw err;
+      if (why !== 'idle' && !isNetworkError(err)) throw err;
       drop = why === 'idle' ? `no data for ${IDLE_MS / 1000} s` : `the connection broke (${(err as Error).message})`;
     } finally {
       if (deadlineTimer) clearTimeout(deadlineTimer);
@@ -80,7 +80,7 @@ export async function followDeployment(s: Session, serviceId: string, deployment
       }
       o.onDrop?.(`${drop}; the deployment is still ${dep.status}, resuming the log after line ${lastEventId ?? 0}`);
     } catch (err) {
-      if (err instanceof ApiError || !isNetworkError(err)) throw err;
+      if (!isNetworkError(err)) throw err;
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > UNREACHABLE_MS) throw err;
       o.onDrop?.(`${drop}; the server does not answer, retrying`);

@@ -4,6 +4,7 @@
 // self-signed certificate is accepted only with its fingerprint.
 import { expect } from 'chai';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -104,6 +105,15 @@ describe('berth CLI: login, contexts, exit codes, --json, env files, pinned cert
     const down = await run(['projects'], { BERTH_SERVER: `http://127.0.0.1:${await closedPort()}`, BERTH_TOKEN: token });
     expect(down.code, down.stderr).to.equal(4);
     expect(down.stderr).to.include('cannot reach');
+    // a reverse proxy answering 502 for a daemon that is down (the installed layout) is unreachable too
+    const gateway = createHttpServer((_req, res) => res.writeHead(502, { 'content-type': 'text/html' }).end('<h1>502 Bad Gateway</h1>'));
+    await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()));
+    try {
+      const proxied = await run(['projects'], { BERTH_SERVER: `http://127.0.0.1:${(gateway.address() as AddressInfo).port}`, BERTH_TOKEN: token });
+      expect(proxied.code, proxied.stderr).to.equal(4);
+    } finally {
+      gateway.close();
+    }
     // the operation failed
     const missing = await run(['env', 'list', 'no-such-service']);
     expect(missing.code).to.equal(1);
