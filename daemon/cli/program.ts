@@ -12,7 +12,7 @@ import { registerLogCommands } from './commands-logs.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { describeError, EXIT, type ExitCode } from './exit-codes.js';
 import { Output } from './output.js';
-import { globalsOf } from './session.js';
+import { globalsOf, resolveTarget } from './session.js';
 
 const EXIT_HELP = `
 Exit codes: 0 ok, 1 the operation failed (a deployment failed, not found, refused input),
@@ -52,7 +52,12 @@ export function buildProgram(): Command {
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')
     .helpOption(false)
     .allowUnknownOption()
-    .allowExcessArguments();
+    .allowExcessArguments()
+    // reached only when global options come first (`berth -q keys list`); cli.ts sends `berth keys ...` straight there
+    .action(async (_o, cmd: Command) => {
+      const { runKeys } = await import('./keys.js');
+      await runKeys(['keys', ...cmd.args]);
+    });
   return program;
 }
 
@@ -68,16 +73,15 @@ export async function runProgram(argv: string[]): Promise<ExitCode> {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;
       return EXIT.usage;
     }
-    const cmd = program.commands.find((c) => c.name() === argv.find((a) => !a.startsWith('-'))) ?? program;
+    // the global options all live on the program, so its parsed options are the ones in force
+    const g = globalsOf(program);
     let server: string | undefined;
-    let json = false;
     try {
-      const g = globalsOf(cmd);
-      server = g.server;
-      json = Boolean(g.json);
+      server = resolveTarget(g).server;
     } catch {
-      // options could not be read: report without them
+      server = g.server; // the error is about the configuration itself
     }
+    const json = Boolean(g.json);
     const { message, exitCode } = describeError(err, server);
     const out = new Output({ json, quiet: false });
     out.error(message);

@@ -93,10 +93,14 @@ export class Session {
   }
 }
 
+export interface Target {
+  server: string;
+  token: string | undefined;
+  fingerprint: string | undefined;
+}
+
 /** Resolves --server/--token/--context, BERTH_SERVER/BERTH_TOKEN/BERTH_CERT_SHA256 and the saved contexts. */
-export function openSession(cmd: Command): Session {
-  const opts = globalsOf(cmd);
-  const out = outputOf(cmd);
+export function resolveTarget(opts: GlobalOptions): Target {
   const config = readCliConfig();
   let context: Context | undefined;
   if (opts.context) {
@@ -110,11 +114,15 @@ export function openSession(cmd: Command): Session {
   server ??= context?.server;
   if (!server) throw usageError('no server: run `berth login URL`, or pass --server / set BERTH_SERVER');
   const sameServer = context && context.server === server ? context : undefined;
-  const token = opts.token ?? sameServer?.token;
-  if (!token) throw new CliError(`no key for ${server}: run \`berth login ${server}\`, or pass --token / set BERTH_TOKEN`, EXIT.auth);
   const envPin = process.env.BERTH_CERT_SHA256 ? normalizeFingerprintOrUsage(process.env.BERTH_CERT_SHA256) : undefined;
-  const fingerprint = envPin ?? sameServer?.fingerprint;
-  return new Session(out, makeClient(server, token, fingerprint), server, opts);
+  return { server, token: opts.token ?? sameServer?.token, fingerprint: envPin ?? sameServer?.fingerprint };
+}
+
+export function openSession(cmd: Command): Session {
+  const opts = globalsOf(cmd);
+  const { server, token, fingerprint } = resolveTarget(opts);
+  if (!token) throw new CliError(`no key for ${server}: run \`berth login ${server}\`, or pass --token / set BERTH_TOKEN`, EXIT.auth);
+  return new Session(outputOf(cmd), makeClient(server, token, fingerprint), server, opts);
 }
 
 export function normalizeFingerprintOrUsage(value: string): string {
