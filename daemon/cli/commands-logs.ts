@@ -39,14 +39,16 @@ async function buildLogs(s: Session, serviceId: string, o: LogsOptions): Promise
     deploymentId = latest.id;
   }
   const print = printer(s);
-  const lines = select((await s.client.deploymentLogs(deploymentId)).logs, o);
-  lines.forEach(print);
+  const all = (await s.client.deploymentLogs(deploymentId)).logs;
+  select(all, o).forEach(print);
   if (!o.follow) return;
-  const lastShown = lines.at(-1)?.id ?? Infinity;
+  // the stream replays from the start: skip what was read above (shown, or cut by -n / --since)
+  const readUpTo = all.at(-1)?.id ?? 0;
   const end = await followDeployment(s, serviceId, deploymentId, {
     deadline: Infinity,
-    // the stream replays from the start; skip what the tail above already showed
-    onLine: (l) => (l.id > lastShown || lastShown === Infinity) && (o.since === undefined || Date.parse(l.createdAt) >= o.since.getTime()) && print(l),
+    onLine: (l) => {
+      if (l.id > readUpTo) print(l);
+    },
     onDrop: (d) => s.out.warn(`log stream: ${d}`),
   });
   s.out.info(`deployment ${deploymentId} ${end}`);
