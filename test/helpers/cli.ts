@@ -21,7 +21,7 @@ export interface CliHome {
   configHome: string;
   /** Working directory of the runs. */
   cwd: string;
-  run(args: string[], opts?: { input?: string; env?: Record<string, string>; timeoutMs?: number; onStdout?: (chunk: string) => void }): Promise<CliRun>;
+  run(args: string[], opts?: { input?: string; env?: Record<string, string>; timeoutMs?: number }): Promise<CliRun>;
   remove(): void;
 }
 
@@ -38,31 +38,26 @@ export function cliHome(): CliHome {
         for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('BERTH_') && k !== 'XDG_CONFIG_HOME') env[k] = v;
         Object.assign(env, { XDG_CONFIG_HOME: configHome, NO_COLOR: '1' }, opts.env);
         mkdirSync(cwd, { recursive: true });
-        {
-          const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-          let stdout = '';
-          let stderr = '';
-          const timer = setTimeout(() => {
-            child.kill('SIGKILL');
-            reject(new Error(`berth ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
-          }, opts.timeoutMs ?? 120_000);
-          child.stdout.setEncoding('utf8').on('data', (c: string) => {
-            stdout += c;
-            opts.onStdout?.(c);
+        const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+        let stdout = '';
+        let stderr = '';
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`berth ${args.join(' ')} did not finish in ${opts.timeoutMs ?? 120_000} ms\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+        }, opts.timeoutMs ?? 120_000);
+        child.stdout.setEncoding('utf8').on('data', (c: string) => (stdout += c));
+        child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+        child.on('error', reject);
+        child.on('close', (code) => {
+          clearTimeout(timer);
+          resolve({
+            code,
+            stdout,
+            stderr,
+            json: <T>() => stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T),
           });
-          child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
-          child.on('error', reject);
-          child.on('close', (code) => {
-            clearTimeout(timer);
-            resolve({
-              code,
-              stdout,
-              stderr,
-              json: <T>() => stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T),
-            });
-          });
-          child.stdin.end(opts.input ?? '');
-        }
+        });
+        child.stdin.end(opts.input ?? '');
       });
     },
     remove() {
