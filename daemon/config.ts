@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
+import type { CloneLimits } from './build/checkout.js';
 import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './build/autobuild/base-images.js';
 
 export interface Config {
@@ -24,6 +25,10 @@ export interface Config {
   /** The images autobuild's generated Dockerfiles start from, per stack (BERTH_AUTOBUILD_IMAGE_<KEY>). */
   autobuildImages: BaseImages;
   buildConcurrency: number;
+  /** Size and time a git clone may take (BERTH_CLONE_MAX_MB, BERTH_CLONE_TIMEOUT). */
+  cloneLimits: CloneLimits;
+  /** Build-plan previews running at once, in all and per key (BERTH_BUILD_PLAN_CONCURRENCY, BERTH_BUILD_PLAN_PER_KEY). */
+  buildPlanConcurrency: { total: number; perKey: number };
   healthTimeoutMs: number;
   /** How often live containers are probed to keep `reachable` true. */
   reachabilityIntervalMs: number;
@@ -141,6 +146,14 @@ export function readConfig(env: Env = process.env): Config {
     buildCaFile,
     autobuildImages,
     buildConcurrency: int('BERTH_BUILD_CONCURRENCY', 2, 1, 64),
+    cloneLimits: {
+      maxBytes: int('BERTH_CLONE_MAX_MB', 2048, 1, 1_048_576) * 1024 * 1024,
+      timeoutMs: int('BERTH_CLONE_TIMEOUT', 600, 1, 86_400) * 1000,
+    },
+    buildPlanConcurrency: {
+      total: int('BERTH_BUILD_PLAN_CONCURRENCY', 2, 1, 64),
+      perKey: int('BERTH_BUILD_PLAN_PER_KEY', 1, 1, 64),
+    },
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),

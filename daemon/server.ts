@@ -108,6 +108,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       gitBaseUrl: config.gitBaseUrl,
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
+      cloneLimits: config.cloneLimits,
       healthTimeoutMs: config.healthTimeoutMs,
       autobuildImages: config.autobuildImages,
       databaseImages: config.images,
@@ -174,7 +175,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const dnsProviders = new DnsProviders(store, systemClock, (record) => dnsProviderFor(record), () => systemSettings.publicIp());
   moreRoutes.push(systemRoutes({ settings: systemSettings, dns: dnsProviders }));
   // Build plans: what autobuild would do with a service's branch, previewed without building.
-  moreRoutes.push(buildPlanRoutes(new BuildPlans({ store, gitBaseUrl: config.gitBaseUrl, images: config.autobuildImages, workDir: join(config.dataDir, 'builds') })));
+  moreRoutes.push(buildPlanRoutes(new BuildPlans({
+        store,
+        gitBaseUrl: config.gitBaseUrl,
+        images: config.autobuildImages,
+        workDir: join(config.dataDir, 'builds'),
+        cloneLimits: config.cloneLimits,
+        concurrency: config.buildPlanConcurrency,
+      })));
   // Database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA.
   moreRoutes.push(databaseRoutes(new Databases({ store, catalog: core.catalog, open: openAdapter, ca, publicIp: () => systemSettings.publicIp() })));
   // Remote backup storage (S3-compatible), a sealed system setting; `remote()` gives the runner its store.

@@ -40,6 +40,7 @@ import type {
   DataImport,
 } from './types.js';
 import { readSse, type SseEvent } from './sse.js';
+import type { FetchLike } from './pinned-tls.js';
 
 export class ApiError extends Error {
   constructor(
@@ -108,18 +109,26 @@ export type PatchServiceInput = Partial<
   >
 >;
 
+export interface ClientOptions {
+  /** The fetch to use (default: the global one); `pinnedFetch` from pinned-tls.ts pins a self-signed certificate. */
+  fetch?: FetchLike;
+}
+
 export class BerthClient {
   readonly baseUrl: string;
+  private readonly fetch: FetchLike;
 
   constructor(
     baseUrl: string,
     private token: string | null = null,
+    private readonly options: ClientOptions = {},
   ) {
     this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.fetch = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   withToken(token: string | null): BerthClient {
-    return new BerthClient(this.baseUrl, token);
+    return new BerthClient(this.baseUrl, token, this.options);
   }
 
   /** One HTTP call; never throws on an HTTP status, only on a network failure. */
@@ -133,7 +142,7 @@ export class BerthClient {
     if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
-    const res = await fetch(this.baseUrl + path, { method, headers, body: payload, signal: opts.signal });
+    const res = await this.fetch(this.baseUrl + path, { method, headers, body: payload, signal: opts.signal });
     const text = await res.text();
     const type = res.headers.get('content-type') ?? '';
     const parsed = type.includes('json') && text ? (JSON.parse(text) as T) : (text as T);
@@ -330,14 +339,20 @@ export class BerthClient {
   }
   /** The backup file's bytes. */
   async downloadBackup(serviceId: string, backupId: string): Promise<{ bytes: Buffer; headers: Headers }> {
-    const res = await fetch(`${this.baseUrl}/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}/download`, {
+    const res = await this.openBackupDownload(serviceId, backupId);
+    return { bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+  }
+  /** The download response, for streaming a big file to disk; throws ApiError on an error status. */
+  async openBackupDownload(serviceId: string, backupId: string, signal?: AbortSignal): Promise<Response> {
+    const res = await this.fetch(`${this.baseUrl}/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}/download`, {
       headers: this.token ? { authorization: `Bearer ${this.token}` } : {},
+      signal,
     });
     if (res.status >= 400) {
       const err = ((await res.json().catch(() => ({}))) as { error?: { code?: string; message?: string } }).error;
       throw new ApiError(res.status, err?.code ?? 'http_error', err?.message ?? `HTTP ${res.status}`);
     }
-    return { bytes: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+    return res;
   }
   deleteBackup(serviceId: string, backupId: string): Promise<{ ok: true }> {
     return this.call('DELETE', `/api/services/${enc(serviceId)}/database/backups/${enc(backupId)}`);
@@ -349,12 +364,21 @@ export class BerthClient {
     return this.call('POST', `/api/services/${enc(serviceId)}/database/import/${source}`, { sourceUrl });
   }
 
+  /** A deployment's build log as SSE: `snapshot`, `log`, `ping`, then `end` {status}; resume with lastEventId. */
+  deploymentStream(deploymentId: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
+    return this.stream(`/api/deployments/${enc(deploymentId)}/stream`, opts);
+  }
+  /** A service's running container output as SSE: `snapshot` (the tail), `log`, `status` {ok, closed}. */
+  runtimeLogStream(serviceId: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
+    return this.stream(`/api/services/${enc(serviceId)}/runtime-logs/stream`, opts);
+  }
+
   /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */
   async *stream(path: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.token !== null) headers.authorization = `Bearer ${this.token}`;
     if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
-    const res = await fetch(this.baseUrl + path, { headers, signal: opts.signal });
+    const res = await this.fetch(this.baseUrl + path, { headers, signal: opts.signal });
     if (!res.ok || !res.body) {
       const text = await res.text();
       let code = 'http_error';

@@ -1,27 +1,48 @@
 // The source checkout step of a deployment: a shallow clone of one branch into an empty
-// directory. git runs from an argv array with an environment that cannot prompt, cannot run
-// arbitrary transports (ext::) and carries the access token only as an HTTP header, so the token
-// never reaches argv, a URL, the build log or an error message.
+// directory. git runs from an argv array with an environment that cannot prompt, speaks only
+// http(s) (never file://, a local path, ssh or ext::), sees none of the host's git identity (no
+// system or global gitconfig, no ~/.ssh, agent or ~/.netrc: HOME is an empty directory of its
+// own) and carries the access token only as an HTTP header, so the token never reaches argv, a
+// URL, the build log or an error message. A clone is bounded in size and time; one over either
+// is killed and leaves nothing behind.
 import { spawn } from 'node:child_process';
-import { checkRepoFullName } from '../core/source.js';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { lstat, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkRepoFullName, isHttpGitUrl } from '../core/source.js';
 import { BuildError } from './build-error.js';
 
+export interface CloneLimits {
+  /** Bytes the clone (objects and checked-out files) may take on disk (BERTH_CLONE_MAX_MB). */
+  maxBytes: number;
+  /** How long the clone may take (BERTH_CLONE_TIMEOUT). */
+  timeoutMs: number;
+}
+
+export const DEFAULT_CLONE_LIMITS: CloneLimits = { maxBytes: 2048 * 1024 * 1024, timeoutMs: 600_000 };
+
 export interface CheckoutRequest {
-  /** Full clone URL (https://, http://, git://, ssh://, file:// or user@host:path). Already validated. */
+  /** Full clone URL: http:// or https:// only (anything else is refused here too, for rows stored before the rule). */
   repoUrl: string;
   branch: string; // already validated (never starts with '-')
   token: string | null; // access token for HTTP(S) clones; null for none
   dest: string; // an existing empty directory to clone into
   signal?: AbortSignal; // abort kills git and rejects with BuildError('checkout aborted')
   log: (line: string) => void; // progress lines for the user's build log
+  limits?: CloneLimits; // DEFAULT_CLONE_LIMITS when omitted
 }
 
 export interface CheckoutResult {
   commitSha: string;
 }
 
-/** Transports git may use; anything else (ext::, fd::, remote helpers) is refused by git itself. */
-const ALLOWED_PROTOCOLS = 'https:http:git:ssh:file';
+/** Transports git may use; anything else (file, ssh, git, ext::, fd::, remote helpers) is refused by git itself. */
+const ALLOWED_PROTOCOLS = 'https:http';
+/** How often the clone's size on disk is measured while git runs. */
+const SIZE_CHECK_INTERVAL_MS = 500;
+/** Variables of the daemon's environment a clone keeps: the search path, locale and the host's HTTP proxy. Nothing else (no HOME, SSH_AUTH_SOCK, GIT_*, XDG_*). */
+const KEPT_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z]+|TZ|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|all_proxy|ALL_PROXY)$/;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
 /** Progress updates (lines ending in a bare \r) are forwarded at most this often. */
 const PROGRESS_INTERVAL_MS = 2000;
@@ -47,24 +68,91 @@ export function cloneUrlFor(source: { repoFullName: string | null; repoUrl: stri
 export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
   const secrets = req.token ? [req.token, basicCredentials(req.token)] : [];
   const redact = (line: string): string => redactLine(line, secrets);
-  const env = gitEnvironment(req.repoUrl, req.token);
-  req.log(`Cloning ${redact(req.repoUrl)} (branch ${req.branch})`);
-
-  const clone = await runGit(
-    ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
-    env,
-    req.signal,
-    forwardTo(req.log, redact),
-  );
-  if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
-
-  const head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
-  const commitSha = head.stdout.trim();
-  if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
-    throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');
+  if (!isHttpGitUrl(req.repoUrl)) {
+    throw new BuildError(`the repository URL ${redact(req.repoUrl.slice(0, 200))} is not http(s); Berth clones only https:// and http:// URLs (or owner/name)`);
   }
-  req.log(`Checked out ${commitSha}`);
-  return { commitSha };
+  const limits = req.limits ?? DEFAULT_CLONE_LIMITS;
+  const home = mkdtempSync(join(tmpdir(), 'berth-git-home-'));
+  try {
+    const env = gitEnvironment(req.repoUrl, req.token, home);
+    req.log(`Cloning ${redact(req.repoUrl)} (branch ${req.branch})`);
+    const timeout = new AbortController();
+    const timer = setTimeout(() => timeout.abort(), limits.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
+    let clone: GitRun;
+    try {
+      clone = await runGit(
+        ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
+        env,
+        signal,
+        forwardTo(req.log, redact),
+        { dir: req.dest, maxBytes: limits.maxBytes },
+      );
+      if (clone.exitCode === 0 && (await sizeOver(req.dest, limits.maxBytes))) clone.tooLarge = true;
+    } catch (err) {
+      emptyDir(req.dest);
+      if (timeout.signal.aborted && !req.signal?.aborted) throw new BuildError(`git clone took longer than ${Math.round(limits.timeoutMs / 1000)} s (BERTH_CLONE_TIMEOUT) and was stopped`);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+    if (clone.tooLarge) {
+      emptyDir(req.dest);
+      throw new BuildError(`the repository is larger than ${megabytes(limits.maxBytes)} MB on disk (BERTH_CLONE_MAX_MB); the clone was stopped and removed`);
+    }
+    if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
+
+    const head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+    const commitSha = head.stdout.trim();
+    if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
+      throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');
+    }
+    req.log(`Checked out ${commitSha}`);
+    return { commitSha };
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+function megabytes(bytes: number): number {
+  return Math.round(bytes / (1024 * 1024));
+}
+
+/** Removes whatever a stopped clone left in `dir` (the directory itself stays, as the caller made it). */
+function emptyDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+}
+
+/**
+ * Whether the files under `dir` take more than `maxBytes` (apparent sizes, symbolic links not
+ * followed). Asynchronous, so measuring a large checkout never blocks the daemon; stops counting
+ * as soon as the cap is passed.
+ */
+export async function sizeOver(dir: string, maxBytes: number): Promise<boolean> {
+  let total = 0;
+  const stack = [dir];
+  while (stack.length > 0) {
+    const current = stack.pop()!;
+    let names: string[];
+    try {
+      names = await readdir(current);
+    } catch {
+      continue; // removed or renamed while git works
+    }
+    for (const name of names) {
+      const path = join(current, name);
+      try {
+        const st = await lstat(path);
+        if (st.isDirectory()) stack.push(path);
+        else total += st.size;
+      } catch {
+        continue;
+      }
+      if (total > maxBytes) return true;
+    }
+  }
+  return false;
 }
 
 function isOwnerName(value: string): boolean {
@@ -80,20 +168,17 @@ function basicCredentials(token: string): string {
   return Buffer.from(`x-access-token:${token}`, 'utf8').toString('base64');
 }
 
-function isHttpUrl(url: string): boolean {
-  return /^https?:\/\//i.test(url);
-}
-
 /**
- * The inherited environment minus any GIT_* variable (a stray GIT_DIR or GIT_CONFIG_* from the
- * daemon's own environment must not steer the clone), plus the settings that make git safe to
- * run unattended on a user-supplied URL.
+ * Only the harmless part of the daemon's environment (KEPT_ENV: never a GIT_*, SSH_AUTH_SOCK or
+ * HOME), plus the settings that make git safe to run unattended on a user-supplied URL: no
+ * system or global gitconfig, and HOME an empty directory, so neither ~/.gitconfig, ~/.netrc,
+ * ~/.git-credentials nor ~/.ssh of the host can lend the clone an identity.
  */
-function gitEnvironment(url: string, token: string | null): NodeJS.ProcessEnv {
+export function gitEnvironment(url: string, token: string | null, home: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [key, value] of Object.entries(process.env)) if (!key.startsWith('GIT_')) env[key] = value;
+  for (const [key, value] of Object.entries(process.env)) if (KEPT_ENV.test(key)) env[key] = value;
   const config: [string, string][] = [];
-  if (token && isHttpUrl(url)) {
+  if (token && isHttpGitUrl(url)) {
     config.push(['http.extraHeader', `Authorization: Basic ${basicCredentials(token)}`]);
     // After a redirect git re-bases every later request on the new host and sends the extra
     // header there too (curl only drops it on the redirected GET itself): with a token, no
@@ -108,12 +193,17 @@ function gitEnvironment(url: string, token: string | null): NodeJS.ProcessEnv {
   });
   return {
     ...env,
+    HOME: home,
+    XDG_CONFIG_HOME: home,
+    GIT_CONFIG_NOSYSTEM: '1',
+    GIT_CONFIG_GLOBAL: '/dev/null',
     GIT_CONFIG_COUNT: String(config.length),
     GIT_TERMINAL_PROMPT: '0',
     GIT_ASKPASS: '', // set but empty: git then neither runs core.askPass nor SSH_ASKPASS
     GIT_PROTOCOL_FROM_USER: '0',
     GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS,
-    GIT_SSH_COMMAND: 'ssh -o BatchMode=yes -o StrictHostKeyChecking=accept-new',
+    // never used (ssh is not an allowed protocol); set so no ssh could ever reach an agent or key
+    GIT_SSH_COMMAND: 'ssh -F /dev/null -o BatchMode=yes -o IdentitiesOnly=yes -o IdentityAgent=none',
   };
 }
 
@@ -144,13 +234,21 @@ interface GitRun {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderrLines: string[];
+  /** Killed because the directory it writes passed the size cap. */
+  tooLarge?: boolean;
 }
 
 /**
  * Runs git in its own process group so an abort can kill the whole tree (git clone leaves the
  * transfer to child processes such as git-remote-http, which would outlive a killed parent).
  */
-function runGit(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal | undefined, onLine: LineSink): Promise<GitRun> {
+function runGit(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal | undefined,
+  onLine: LineSink,
+  watch?: { dir: string; maxBytes: number },
+): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(new BuildError('checkout aborted'));
@@ -164,22 +262,40 @@ function runGit(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal | un
     });
     let stdout = '';
     let aborted = false;
+    let tooLarge = false;
+    let closed = false;
     const onAbort = (): void => {
       aborted = true;
       killGroup(child.pid);
     };
+    // Measures the clone's directory while git writes it; over the cap, git's whole group is killed.
+    const measure = async (): Promise<void> => {
+      if (!watch || closed) return;
+      if (await sizeOver(watch.dir, watch.maxBytes)) {
+        if (closed) return;
+        tooLarge = true;
+        killGroup(child.pid);
+        return;
+      }
+      if (!closed) sizeTimer = setTimeout(() => void measure(), SIZE_CHECK_INTERVAL_MS);
+    };
+    let sizeTimer: NodeJS.Timeout | undefined = watch ? setTimeout(() => void measure(), SIZE_CHECK_INTERVAL_MS) : undefined;
     signal?.addEventListener('abort', onAbort, { once: true });
     child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
     child.stderr.setEncoding('utf8').on('data', (s: string) => splitter.push(s));
     child.on('error', (err: NodeJS.ErrnoException) => {
+      closed = true;
+      clearTimeout(sizeTimer);
       signal?.removeEventListener('abort', onAbort);
       reject(new BuildError(err.code === 'ENOENT' ? 'git is not installed on this server' : `could not run git: ${err.message}`));
     });
     child.on('close', (exitCode, exitSignal) => {
+      closed = true;
+      clearTimeout(sizeTimer);
       signal?.removeEventListener('abort', onAbort);
       splitter.end();
       if (aborted) reject(new BuildError('checkout aborted'));
-      else resolve({ exitCode, signal: exitSignal, stdout, stderrLines });
+      else resolve({ exitCode, signal: exitSignal, stdout, stderrLines, tooLarge });
     });
   });
 }

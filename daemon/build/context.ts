@@ -1,33 +1,69 @@
 // The build context handed to the Engine: the service's directory as a tar stream (tar spawned
-// with an argv array). With an extra CA bundle configured (BERTH_BUILD_CA_FILE), the bundle is
-// added to the context and the Dockerfile gets it after every FROM, so RUN steps that fetch over
-// HTTPS trust it; it is exposed through ARGs, which do not persist into the final image.
+// with an argv array, links stored as links, never followed). The Dockerfile the Engine builds is
+// always Berth's own copy (.berth.Dockerfile): the chosen or generated Dockerfile with, after
+// every FROM, the build label that lets Berth find and remove what a failed build left (never an
+// id read from the build's output), and, with an extra CA bundle configured
+// (BERTH_BUILD_CA_FILE), the bundle, so RUN steps that fetch over HTTPS trust it; it is exposed
+// through ARGs, which do not persist into the final image.
 import { spawn } from 'node:child_process';
-import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import { CA_IN_CONTEXT, GENERATED_DOCKERFILE, writeBuildFile } from './build-files.js';
 
-export const CA_IN_CONTEXT = '.berth-build-ca.pem';
+export { CA_IN_CONTEXT } from './build-files.js';
 export const CA_IN_IMAGE = '/usr/local/share/ca-certificates/berth-build-ca.crt';
-const GENERATED_DOCKERFILE = '.berth.Dockerfile';
 
 const CA_ARGS = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'PIP_CERT', 'GIT_SSL_CAINFO', 'npm_config_cafile'];
 
-/** Inserts the CA after each FROM line of a Dockerfile. */
-export function withBuildCa(dockerfile: string): string {
-  const inject = [`COPY ${CA_IN_CONTEXT} ${CA_IN_IMAGE}`, ...CA_ARGS.map((name) => `ARG ${name}=${CA_IN_IMAGE}`)];
-  return dockerfile
-    .split('\n')
-    .flatMap((line) => (/^\s*FROM\s/i.test(line) ? [line, ...inject] : [line]))
-    .join('\n');
+/** Inserts `lines` after each FROM instruction (after its continuation lines, when it has any). */
+export function afterEachFrom(dockerfile: string, lines: readonly string[]): string {
+  const out: string[] = [];
+  let inFrom = false;
+  for (const line of dockerfile.split('\n')) {
+    out.push(line);
+    if (!inFrom && /^\s*FROM\s/i.test(line)) inFrom = true;
+    if (inFrom && !/\\\s*$/.test(line)) {
+      out.push(...lines);
+      inFrom = false;
+    }
+  }
+  return out.join('\n');
 }
 
-/** Prepares the context dir and returns the Dockerfile path (relative to it) to build with. */
-export function prepareContext(root: string, dockerfile: string, caFile: string | null): string {
-  if (!caFile) return dockerfile;
-  copyFileSync(caFile, join(root, CA_IN_CONTEXT));
-  writeFileSync(join(root, GENERATED_DOCKERFILE), withBuildCa(readFileSync(join(root, dockerfile), 'utf8')));
+/** Inserts the CA after each FROM line of a Dockerfile. */
+export function withBuildCa(dockerfile: string): string {
+  return afterEachFrom(dockerfile, [`COPY ${CA_IN_CONTEXT} ${CA_IN_IMAGE}`, ...CA_ARGS.map((name) => `ARG ${name}=${CA_IN_IMAGE}`)]);
+}
+
+export interface ContextOptions {
+  /** BERTH_BUILD_CA_FILE, or null. */
+  caFile: string | null;
+  /** `key=value` of the label every layer of the build carries (see Ownership.buildLabel). */
+  buildLabel: string;
+  log: (line: string) => void;
+}
+
+/**
+ * Prepares the context dir and returns the Dockerfile path (relative to it) to build with.
+ * `dockerfile` is already known to be a file inside `root` (dockerfile-choice.ts, or Berth's own).
+ */
+export function prepareContext(root: string, dockerfile: string, opts: ContextOptions): string {
+  let text = readFileSync(join(root, dockerfile), 'utf8');
+  if (opts.caFile) {
+    writeBuildFile(root, CA_IN_CONTEXT, readFileSync(opts.caFile), opts.log);
+    text = withBuildCa(text);
+  }
+  // last, so it lands right after each FROM: every layer the stage commits carries the label
+  const [key, value] = splitLabel(opts.buildLabel);
+  text = afterEachFrom(text, [`LABEL ${key}="${value}"`]);
+  writeBuildFile(root, GENERATED_DOCKERFILE, text, opts.log);
   return GENERATED_DOCKERFILE;
+}
+
+function splitLabel(label: string): [string, string] {
+  const i = label.indexOf('=');
+  return [label.slice(0, i), label.slice(i + 1)];
 }
 
 export function tarContext(root: string): Readable {

@@ -15,7 +15,7 @@ import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
-import { checkBranch, checkRelativePath } from './source.js';
+import { checkBranch, checkGitUrl, checkRelativePath } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
@@ -45,6 +45,7 @@ export type ServicePatch = Pick<
   | 'dockerfilePath'
   | 'runtimeMode'
   | 'internalPort'
+  | 'repoUrl'
 > & { name?: string | undefined };
 
 export class Services {
@@ -152,6 +153,8 @@ export class Services {
     const gitOnly = (field: string) => {
       if (!isGit) throw new InvalidInput(`${field} applies to git source services only`);
     };
+    // repoUrl is not a patchable field; a local path or non-http(s) URL in a patch is still refused, never ignored.
+    if (patch.repoUrl != null && patch.repoUrl !== service.repoUrl) checkGitUrl(patch.repoUrl);
     if (patch.name !== undefined && patch.name !== service.name) {
       await this.requireUniqueName(service.projectId, patch.name);
       change.name = patch.name; // the slug stays: URLs and references keep working

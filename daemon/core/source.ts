@@ -4,8 +4,6 @@ import { posix } from 'node:path';
 import { InvalidInput } from './errors.js';
 
 const REPO_FULL_NAME = /^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/;
-const GIT_URL_SCHEMES = ['https:', 'http:', 'git:', 'ssh:', 'file:'];
-const SCP_LIKE = /^[A-Za-z0-9_.-]+@[A-Za-z0-9.-]+:[A-Za-z0-9_./~-]+$/;
 // Docker reference grammar, simplified: [registry[:port]/]path[:tag][@digest]
 const IMAGE_REF = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
 
@@ -16,21 +14,31 @@ export function checkRepoFullName(value: string): string {
   return value;
 }
 
+/**
+ * A repository URL Berth clones: http:// or https:// with a host, nothing else. file://, local
+ * paths (/srv/x, ./x), ext::, ssh://, git:// and user@host:path are refused: a local path would
+ * clone the server's own files, and ssh could only work with the host's identity, which clones
+ * never get.
+ */
 export function checkGitUrl(value: string): string {
-  if (value.startsWith('-')) throw new InvalidInput('repoUrl must not start with "-"');
-  if (/[\s\0]/.test(value)) throw new InvalidInput('repoUrl must not contain whitespace');
-  if (SCP_LIKE.test(value)) return value;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidInput('repoUrl must be a git URL (https://, http://, git://, ssh://, file:// or user@host:path)');
+  if (value.startsWith('-')) throw new InvalidInput('repoUrl must not start with "-"', 'invalid_repo_url');
+  if (/[\s\0]/.test(value)) throw new InvalidInput('repoUrl must not contain whitespace', 'invalid_repo_url');
+  if (!isHttpGitUrl(value)) {
+    throw new InvalidInput('repoUrl must be an https:// or http:// URL with a host (file://, local paths, ssh, git:// and ext:: are refused)', 'invalid_repo_url');
   }
-  if (!GIT_URL_SCHEMES.includes(url.protocol)) {
-    throw new InvalidInput(`repoUrl scheme ${url.protocol} is not supported; use https://, http://, git://, ssh:// or file://`);
-  }
-  if (url.protocol !== 'file:' && !url.hostname) throw new InvalidInput('repoUrl has no host');
   return value;
+}
+
+/** True for an http(s) URL with a host: the only repository URLs Berth clones. */
+export function isHttpGitUrl(value: string): boolean {
+  // the host right after `//`: `http:///srv/x` (no authority) is not read as host "srv"
+  if (!/^https?:\/\/[^/\\]/i.test(value) || /[\s\0]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'https:' || url.protocol === 'http:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 /** git check-ref-format's rules, plus no leading "-" so a branch can never be read as an option. */

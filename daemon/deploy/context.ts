@@ -5,6 +5,7 @@ import type { OpenAdapter } from '../databases/open.js';
 import type { BerthCa } from '../databases/tls.js';
 import type { Clock } from '../core/clock.js';
 import type { BaseImages } from '../build/autobuild/base-images.js';
+import type { CloneLimits } from '../build/checkout.js';
 import type { Store } from '../core/store.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
@@ -30,6 +31,8 @@ export interface DeployDeps {
   buildCaFile: string | null;
   /** Where checkouts live while they build (removed afterwards). */
   buildsDir: string;
+  /** Size and time a clone may take. */
+  cloneLimits: CloneLimits;
   /** How long a new container gets to answer on its port. */
   healthTimeoutMs: number;
   /** The images autobuild's generated Dockerfiles start from (BERTH_AUTOBUILD_IMAGE_<KEY>). */

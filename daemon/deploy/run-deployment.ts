@@ -11,9 +11,9 @@ import { prepareContext, tarContext } from '../build/context.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../build/dockerfile-choice.js';
 import { AUTOBUILD_DOCKERFILE, autobuildFor, describePlan, frameworkOf, writeAutobuildDockerfile } from '../build/autobuild/generate.js';
 import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
-import { buildImage, imageExists, pullImage, removeIntermediateImages, removeOwnedImage } from '../docker/images.js';
+import { buildImage, imageExists, pullImage, removeOwnedImage } from '../docker/images.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
-import { removeDanglingBuildStages } from '../docker/build-leftovers.js';
+import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
 import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from './database-run.js';
 import { keepFailedContainerOutput } from './failed-output.js';
@@ -30,7 +30,8 @@ const DRAIN_GRACE_MS = 30_000;
 interface Created {
   imageTag: string | null;
   builtImage: boolean;
-  intermediateIds: string[];
+  /** A build ran: its leftover layers (found by the build label) go if the deployment fails. */
+  built: boolean;
   containerId: string | null;
 }
 
@@ -40,7 +41,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
   const service = await d.store.services.get(dep.serviceId);
   if (!service) return;
   const say = (line: string, stream: 'stdout' | 'stderr' = 'stdout') => d.buildLogs.append(dep.id, dep.id, line, stream);
-  const created: Created = { imageTag: null, builtImage: false, intermediateIds: [], containerId: null };
+  const created: Created = { imageTag: null, builtImage: false, built: false, containerId: null };
   const workDir = join(d.buildsDir, dep.id);
   let stopped: DeploymentRecord[] = [];
 
@@ -137,7 +138,7 @@ async function produceImage(
   const checkoutDir = mkdtempSync(join(workDir, 'src-'));
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
-  const { commitSha } = await checkout({ repoUrl: url, branch, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l) });
+  const { commitSha } = await checkout({ repoUrl: url, branch, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -162,14 +163,15 @@ async function produceImage(
     say(`Generated Dockerfile (${AUTOBUILD_DOCKERFILE}):`);
     for (const line of generated.trimEnd().split('\n')) say(line);
     say('(end of generated Dockerfile)');
-    dockerfileToBuild = writeAutobuildDockerfile(root, generated);
+    dockerfileToBuild = writeAutobuildDockerfile(root, generated, say);
   } else {
     say(`Building with ${choice.dockerfile} (from ${choice.source})`);
     dockerfileToBuild = choice.dockerfile;
   }
-  const dockerfile = prepareContext(root, dockerfileToBuild, d.buildCaFile);
+  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, buildLabel: d.own.buildLabel(service.id), log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
+  created.built = true;
   const outcome = await buildImage(d.docker, {
     context: tarContext(root),
     dockerfile,
@@ -177,12 +179,12 @@ async function produceImage(
     labels: d.own.imageLabels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
     signal,
     onLine: (line, stream) => say(line, stream),
-    onStep: (id) => created.intermediateIds.push(id),
   });
-  created.builtImage = outcome.imageId !== null;
-  if (choice.method === 'autobuild') {
+  // the tag exists now; cleanUp still removes it only if its labels prove it ours
+  created.builtImage = true;
+  if (choice.method === 'autobuild' && outcome.stageIds.length > 1) {
     // generated Dockerfiles are multi-stage: drop the build stages' leftover layers
-    await removeDanglingBuildStages(d.docker, outcome.intermediateIds).catch((err: unknown) => d.log(`removing build stages of ${dep.id}`, err));
+    await removeBuildLeftovers(d.docker, d.own, service.id, 0).catch((err: unknown) => d.log(`removing build stages of ${dep.id}`, err));
   }
   await d.store.deployments.update(dep.id, { imageTag: tag });
   say(`Built image ${tag}`);
@@ -300,7 +302,7 @@ async function cleanUp(d: DeployDeps, service: ServiceRecord, created: Created):
   try {
     if (created.containerId) await removeOwnedContainer(d.docker, d.own, created.containerId, { serviceId: service.id }, 2);
     if (created.builtImage && created.imageTag) await removeOwnedImage(d.docker, d.own, created.imageTag, { serviceId: service.id });
-    await removeIntermediateImages(d.docker, created.intermediateIds);
+    if (created.built) await removeBuildLeftovers(d.docker, d.own, service.id);
   } catch (err) {
     d.log(`cleaning up after a failed deployment of ${service.id}`, err);
   }

@@ -1,13 +1,16 @@
 // The Engine's image-build response is a stream of JSON objects, one per line, possibly split
-// across chunks: {"stream": "..."} output, {"aux": {"ID": "sha256:..."}} the result,
+// across chunks: {"stream": "..."} output, {"aux": {"ID": "sha256:..."}} the result of a stage,
 // {"error": "...", "errorDetail": {...}} a failed step. This turns it into log lines and a result.
+// Ids come only from the Engine's structured `aux` messages: a build's own output (a RUN step
+// printing " ---> <id>" or "Successfully built <id>") is text for the log and nothing else.
 import type { Readable } from 'node:stream';
 import { BuildError } from '../build/build-error.js';
 
 export interface BuildOutcome {
+  /** The built image: the last `aux.ID` the Engine sent. */
   imageId: string | null;
-  /** Images committed by intermediate steps ("---> 1a2b3c"), so an aborted build can clean up. */
-  intermediateIds: string[];
+  /** Every `aux.ID` the Engine sent, one per finished stage; the last is the image. */
+  stageIds: string[];
 }
 
 interface BuildMessage {
@@ -16,16 +19,12 @@ interface BuildMessage {
   progress?: string;
   error?: string;
   errorDetail?: { message?: string };
-  aux?: { ID?: string };
+  aux?: { ID?: unknown };
 }
 
-export function parseBuildStream(
-  body: Readable,
-  onLine: (line: string, stream: 'stdout' | 'stderr') => void,
-  onStep: (imageId: string) => void = () => undefined,
-): Promise<BuildOutcome> {
+export function parseBuildStream(body: Readable, onLine: (line: string, stream: 'stdout' | 'stderr') => void): Promise<BuildOutcome> {
   return new Promise((resolve, reject) => {
-    const outcome: BuildOutcome = { imageId: null, intermediateIds: [] };
+    const outcome: BuildOutcome = { imageId: null, stageIds: [] };
     let buffer = '';
     let partialLine = '';
     let failed: string | null = null;
@@ -35,13 +34,7 @@ export function parseBuildStream(
       partialLine = parts.pop() ?? '';
       for (const part of parts) {
         const line = part.trimEnd();
-        if (line === '') continue;
-        const step = /^ ---> ([0-9a-f]{12,64})$/.exec(line);
-        if (step) {
-          outcome.intermediateIds.push(step[1]!);
-          onStep(step[1]!);
-        }
-        onLine(line, stream);
+        if (line !== '') onLine(line, stream);
       }
     };
 
@@ -56,7 +49,10 @@ export function parseBuildStream(
       }
       if (msg.stream !== undefined) emitText(msg.stream, 'stdout');
       if (msg.status !== undefined) emitText(`${msg.status}${msg.progress ? ' ' + msg.progress : ''}\n`, 'stdout');
-      if (msg.aux?.ID) outcome.imageId = msg.aux.ID;
+      if (typeof msg.aux?.ID === 'string' && /^sha256:[0-9a-f]{64}$/.test(msg.aux.ID)) {
+        outcome.imageId = msg.aux.ID;
+        outcome.stageIds.push(msg.aux.ID);
+      }
       if (msg.error !== undefined) {
         failed = msg.errorDetail?.message ?? msg.error;
         emitText(`${failed}\n`, 'stderr');
@@ -77,8 +73,6 @@ export function parseBuildStream(
       handle(buffer);
       if (partialLine) emitText('\n', 'stdout');
       if (failed !== null) return reject(new BuildError(`image build failed: ${failed}`));
-      // The classic builder reports the image id in its last line rather than in aux.
-      if (!outcome.imageId) outcome.imageId = outcome.intermediateIds.at(-1) ?? null;
       resolve(outcome);
     });
   });

@@ -15,8 +15,6 @@ export interface BuildImageRequest {
   buildArgs?: Record<string, string>;
   signal: AbortSignal;
   onLine: LineSink;
-  /** Each intermediate image the build commits, as it is committed (for cleanup after an abort). */
-  onStep?: (imageId: string) => void;
 }
 
 export async function imageExists(docker: Docker, ref: string): Promise<boolean> {
@@ -43,7 +41,7 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await parseBuildStream(body, req.onLine, req.onStep);
+    return await parseBuildStream(body, req.onLine);
   } catch (err) {
     if (req.signal.aborted) throw new BuildError('build aborted');
     throw err;
@@ -93,40 +91,5 @@ export async function removeOwnedImage(docker: Docker, own: Ownership, ref: stri
     return true;
   } catch {
     return false;
-  }
-}
-
-/**
- * Removes the unlabelled layer images an interrupted build committed. They are ours because they
- * came out of our own build stream. Right after an abort the Engine may still be tearing down the
- * step's container, which holds the newest layer; that case is retried for a few seconds. An id
- * that another image still needs is left alone.
- */
-export async function removeIntermediateImages(docker: Docker, ids: readonly string[], retryForMs = 15_000): Promise<void> {
-  const deadline = Date.now() + retryForMs;
-  for (const id of [...ids].reverse()) {
-    // A step line also names the base image of each FROM and cached layers: a tagged image is
-    // never ours to remove (a user's pulled `node:20` must survive a failed build).
-    if (await isTagged(docker, id)) continue;
-    for (;;) {
-      try {
-        await docker.getImage(id).remove({ noprune: false });
-        break;
-      } catch (err) {
-        const e = err as { statusCode?: number; message?: string };
-        const inUseByContainer = e.statusCode === 409 && /being used by|used by running container|stopped container/.test(e.message ?? '');
-        if (!inUseByContainer || Date.now() > deadline) break; // gone, needed by another image, or out of time
-        await new Promise((r) => setTimeout(r, 300));
-      }
-    }
-  }
-}
-
-async function isTagged(docker: Docker, id: string): Promise<boolean> {
-  try {
-    const info = await docker.getImage(id).inspect();
-    return (info.RepoTags ?? []).some((t) => t !== '<none>:<none>');
-  } catch {
-    return false; // already gone
   }
 }

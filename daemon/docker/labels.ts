@@ -12,6 +12,13 @@ export const LABEL_DEPLOYMENT = 'dev.berth.deployment';
  * Value: `<instance>/<project>/<service>/<deployment>`.
  */
 export const LABEL_IMAGE_OWNER = 'dev.berth.image-owner';
+/**
+ * Every layer a build commits carries this one (a LABEL step after each FROM of the Dockerfile
+ * Berth builds), value `<instance>/<service>`: what a failed build or a build stage left behind is
+ * found through it, never through ids printed in the build's own output. Per service, not per
+ * deployment, so the layer cache keeps working from one deployment to the next.
+ */
+export const LABEL_BUILD = 'dev.berth.build';
 
 export type Labels = Record<string, string>;
 
@@ -34,6 +41,11 @@ export class Ownership {
   /** The single label an image is built with. */
   imageLabels(owner: Required<Owner>): Labels {
     return { [LABEL_IMAGE_OWNER]: [this.instanceId, owner.projectId, owner.serviceId, owner.deploymentId].join('/') };
+  }
+
+  /** `key=value` of the label every layer of a service's builds carries. */
+  buildLabel(serviceId: string): string {
+    return `${LABEL_BUILD}=${this.instanceId}/${serviceId}`;
   }
 
   /** True when `labels` prove this daemon made the object for every owner id given. */

@@ -68,6 +68,8 @@ export const servicePatch = z.object({
   dockerfilePath: serviceFields.dockerfilePath,
   runtimeMode: serviceFields.runtimeMode,
   internalPort: serviceFields.internalPort,
+  // Not patchable (the spec's PATCH fields leave it out): read only so a non-http(s) one is refused with 400.
+  repoUrl: serviceFields.repoUrl,
 });
 
 export const transfer = z.object({ targetProjectId: text(100).min(1) });

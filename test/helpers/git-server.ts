@@ -2,7 +2,7 @@
 // loopback, so checkout code is exercised over git's smart HTTP protocol (and its auth) exactly
 // as it would be against a hosted forge, without the network.
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import { dirname, join } from 'node:path';
 export interface GitServer {
   /** e.g. http://127.0.0.1:41234, usable as BERTH_GIT_BASE_URL */
   baseUrl: string;
-  /** Creates (or adds a commit to) bare repo <owner>/<name>.git on `branch` with these files; returns the commit sha. A path ending in `#x` is written executable without the suffix. */
+  /** Creates (or adds a commit to) bare repo <owner>/<name>.git on `branch` with these files; returns the commit sha. A path ending in `#x` is written executable without the suffix; one ending in `#link` becomes a symbolic link (without the suffix) whose target is the content. */
   commit(repo: `${string}/${string}`, files: Record<string, string>, opts?: { branch?: string; message?: string }): Promise<string>;
   urlOf(repo: `${string}/${string}`): string;
   /** Requests seen, for asserting what the client sent. */
@@ -64,6 +64,13 @@ async function ensureBareRepo(path: string): Promise<void> {
 
 async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
+    if (name.endsWith('#link')) {
+      const path = join(dir, name.slice(0, -'#link'.length));
+      await mkdir(dirname(path), { recursive: true });
+      await rm(path, { recursive: true, force: true });
+      await symlink(content, path);
+      continue;
+    }
     const executable = name.endsWith('#x');
     const path = join(dir, executable ? name.slice(0, -2) : name);
     await mkdir(dirname(path), { recursive: true });

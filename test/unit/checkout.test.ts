@@ -256,7 +256,7 @@ describe('checkout (unit, real git)', () => {
 
     const marker = join(home, 'pwned');
     const out = await withEnv({ HOME: home }, () => run({ repoUrl: `ext::sh -c touch% ${marker}`, branch: 'main', token: null }));
-    expectBuildError(out, /transport 'ext' not allowed/);
+    expectBuildError(out, /is not http\(s\); Berth clones only https:\/\/ and http:\/\/ URLs/);
     expect(existsSync(marker)).to.equal(false);
   });
 

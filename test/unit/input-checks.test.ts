@@ -16,9 +16,10 @@ describe('input checks (unit)', () => {
 
   it('git URLs and branches that could act as options are refused', () => {
     expect(checkGitUrl('https://github.com/a/b.git')).to.equal('https://github.com/a/b.git');
-    expect(checkGitUrl('git@github.com:a/b.git')).to.equal('git@github.com:a/b.git');
-    expect(checkGitUrl('file:///srv/git/app.git')).to.equal('file:///srv/git/app.git');
-    for (const bad of ['--upload-pack=touch /tmp/x', '-u', 'ext::sh -c touch% /tmp/pwned', 'ftp://host/x', 'https://']) {
+    expect(checkGitUrl('http://127.0.0.1:8080/a/b.git')).to.equal('http://127.0.0.1:8080/a/b.git');
+    // only http(s): local paths and every other transport are refused
+    const local = ['file:///srv/git/app.git', 'FILE:///etc', '/srv/git/app.git', './app', '../app', 'app.git', 'git@github.com:a/b.git', 'ssh://git@localhost/srv/app.git', 'git://localhost/app.git', 'ext::sh -c id'];
+    for (const bad of [...local, '--upload-pack=touch /tmp/x', '-u', 'ext::sh -c touch% /tmp/pwned', 'ftp://host/x', 'https://', 'http:///srv/app.git']) {
       expect(() => checkGitUrl(bad), bad).to.throw(InvalidInput);
     }
     expect(checkBranch('feature/new-ui')).to.equal('feature/new-ui');

@@ -1,6 +1,6 @@
 // What every stack detector gets: the service's files, and a look at the folders above it up to
 // the repository's top (a monorepo keeps its lockfile there).
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { RepoFiles } from './files.js';
 
@@ -13,6 +13,12 @@ export interface DetectContext {
 export function detectContext(root: string, repoRoot: string | undefined): DetectContext {
   const files = new RepoFiles(root);
   const top = resolve(repoRoot ?? root);
+  const realTop = realpathSync(top);
+  // a link that leads outside the repository counts as missing: the plan must not tell what the server holds
+  const insideRepo = (path: string): boolean => {
+    const r = relative(realTop, realpathSync(path));
+    return r !== '..' && !r.startsWith(`..${sep}`);
+  };
   return {
     files,
     aboveHas(name) {
@@ -21,7 +27,8 @@ export function detectContext(root: string, repoRoot: string | undefined): Detec
         const rel = relative(top, dir);
         if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`)) return false;
         dir = dirname(dir);
-        if (existsSync(join(dir, name))) return true;
+        const path = join(dir, name);
+        if (existsSync(path) && insideRepo(path)) return true;
       }
       return false;
     },

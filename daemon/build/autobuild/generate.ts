@@ -1,17 +1,16 @@
 // Autobuild for one service: its record's overrides and runtime mode in, a plan and the generated
 // Dockerfile out. Used by deployments (which then build the file like any Dockerfile) and by the
 // build-plan preview.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { ServiceRecord } from '../../core/records.js';
 import { BuildError } from '../build-error.js';
+import { AUTOBUILD_DOCKERFILE, writeBuildFile } from '../build-files.js';
 import { analyze } from './analyze.js';
 import type { BaseImages } from './base-images.js';
 import { renderDockerfile } from './dockerfile.js';
 import { AnalysisError, STACK_NAMES, type BuildPlan } from './plan.js';
 
 /** Where the generated Dockerfile goes in the build context: beside Berth's other build files (.berth.Dockerfile, .berth-build-ca.pem). */
-export const AUTOBUILD_DOCKERFILE = '.berth-autobuild.Dockerfile';
+export { AUTOBUILD_DOCKERFILE } from '../build-files.js';
 
 export interface Autobuild {
   plan: BuildPlan;
@@ -60,9 +59,9 @@ export function describePlan(plan: BuildPlan): string {
   return `Autobuild detected ${parts.join('; ')}`;
 }
 
-/** Writes the generated Dockerfile into the build context; returns its path relative to the context. */
-export function writeAutobuildDockerfile(root: string, dockerfile: string): string {
-  writeFileSync(join(root, AUTOBUILD_DOCKERFILE), dockerfile);
+/** Writes the generated Dockerfile into the build context (never through a link the repository put there); returns its path relative to the context. */
+export function writeAutobuildDockerfile(root: string, dockerfile: string, log: (line: string) => void): string {
+  writeBuildFile(root, AUTOBUILD_DOCKERFILE, dockerfile, log);
   return AUTOBUILD_DOCKERFILE;
 }
 

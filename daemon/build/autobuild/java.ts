@@ -58,12 +58,8 @@ export function detectJavaSources(ctx: DetectContext): Detection | null {
   if (sources.length === 0) return null;
   let mainClass: string | null = null;
   for (const path of sources) {
-    const text = f.read(path) ?? '';
-    if (!/public\s+static\s+void\s+main\s*\(/.test(text)) continue;
-    const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(text)?.[1];
-    const cls = path.split('/').pop()!.replace(/\.java$/, '');
-    mainClass = pkg ? `${pkg}.${cls}` : cls;
-    break;
+    mainClass = mainClassOf(f.read(path) ?? '');
+    if (mainClass !== null) break;
   }
   return {
     ...common,
@@ -74,4 +70,38 @@ export function detectJavaSources(ctx: DetectContext): Detection | null {
     buildImage: 'java',
     runtime: { kind: 'artifact', image: 'javaRuntime', copy: [{ from: '/app/.berth/classes', to: '/app/.berth/classes' }] },
   };
+}
+
+/**
+ * The binary name of the class declaring `public static void main(` in a Java source, read from
+ * the source itself (not the file name: `server.java` may declare `class Server`): its package,
+ * then the enclosing classes joined by `$` (a nested `Outer.Inner` runs as `Outer$Inner`). Null
+ * when the file declares no main method. Comments, strings and character literals are skipped.
+ */
+export function mainClassOf(source: string): string | null {
+  const code = stripCommentsAndLiterals(source);
+  const pkg = /^\s*package\s+([\w.]+)\s*;/m.exec(code)?.[1];
+  const main = /\b(?:public\s+static|static\s+public)\s+(?:final\s+)?void\s+main\s*\(/g.exec(code);
+  if (!main) return null;
+  // Walk the braces up to the main method, keeping the stack of open type bodies.
+  const open: (string | null)[] = [];
+  let pending: string | null = null;
+  const token = /\b(?:class|interface|enum|record)\s+([A-Za-z_$][\w$]*)|[{}]/g;
+  let m: RegExpExecArray | null;
+  while ((m = token.exec(code)) !== null && m.index < main.index) {
+    if (m[1] !== undefined) pending = m[1];
+    else if (m[0] === '{') {
+      open.push(pending);
+      pending = null;
+    } else open.pop();
+  }
+  const names = open.filter((n): n is string => n !== null);
+  if (names.length === 0) return null;
+  const binary = names.join('$');
+  return pkg ? `${pkg}.${binary}` : binary;
+}
+
+/** The source with comments, string and character literals blanked out (lengths kept). */
+function stripCommentsAndLiterals(source: string): string {
+  return source.replace(/\/\*[\s\S]*?\*\/|\/\/[^\n]*|"""[\s\S]*?"""|"(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'/g, (s) => s.replace(/[^\n]/g, ' '));
 }

@@ -1,15 +1,18 @@
 // The build-plan preview: clone the service's branch into a temporary directory, choose the builder
 // by the same rules as a deployment, run the analyzer, and remove the clone. Nothing is built.
+// A read key is enough to ask, so previews are bounded: the same clone limits as a deployment,
+// and a few at once (in all and per key); one more answers 429 `too_many_build_plans` at once.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildPlanPreview } from '../../../shared/types.js';
 import type { Access } from '../../core/access.js';
 import { BerthError, InvalidInput } from '../../core/errors.js';
 import { visibleService } from '../../core/lookup.js';
+import { checkGitUrl, isHttpGitUrl } from '../../core/source.js';
 import type { ServiceRecord } from '../../core/records.js';
 import type { Store } from '../../core/store.js';
 import { BuildError } from '../build-error.js';
-import { checkout, cloneUrlFor } from '../checkout.js';
+import { checkout, cloneUrlFor, DEFAULT_CLONE_LIMITS, type CloneLimits } from '../checkout.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../dockerfile-choice.js';
 import type { BaseImages } from './base-images.js';
 import { autobuildFor, frameworkOf } from './generate.js';
@@ -20,16 +23,27 @@ export class SourceUnavailable extends BerthError {
   readonly code = 'source_unavailable';
 }
 
+/** Too many build-plan previews are running (in all, or for this key): try again when one has finished. */
+export class TooManyBuildPlans extends BerthError {
+  readonly status = 429;
+  readonly code = 'too_many_build_plans';
+}
+
 export interface BuildPlanDeps {
   store: Store;
   gitBaseUrl: string;
   images: BaseImages;
   /** Where the temporary clones go. */
   workDir: string;
-  cloneTimeoutMs?: number;
+  cloneLimits?: CloneLimits;
+  /** Previews running at once: in all, and per key. */
+  concurrency?: { total: number; perKey: number };
 }
 
 export class BuildPlans {
+  private running = 0;
+  private readonly runningByKey = new Map<string, number>();
+
   constructor(private readonly d: BuildPlanDeps) {}
 
   async preview(access: Access, serviceId: string): Promise<BuildPlanPreview> {
@@ -37,28 +51,55 @@ export class BuildPlans {
     if (service.kind !== 'git') {
       throw new InvalidInput(`only git services have a build plan; this is ${service.kind === 'image' ? 'an image' : 'a database'} service`, 'not_a_git_service');
     }
-    mkdirSync(this.d.workDir, { recursive: true });
-    const dir = mkdtempSync(join(this.d.workDir, 'plan-'));
+    const limit = this.d.concurrency ?? { total: 2, perKey: 1 };
+    const keyId = access.key.id;
+    const mine = this.runningByKey.get(keyId) ?? 0;
+    if (mine >= limit.perKey) {
+      throw new TooManyBuildPlans(`this key already has ${mine} build plan(s) running (at most ${limit.perKey} at once, BERTH_BUILD_PLAN_PER_KEY); try again when it has finished`);
+    }
+    if (this.running >= limit.total) {
+      throw new TooManyBuildPlans(`${this.running} build plans are running (at most ${limit.total} at once, BERTH_BUILD_PLAN_CONCURRENCY); try again shortly`);
+    }
+    this.running++;
+    this.runningByKey.set(keyId, mine + 1);
     try {
-      return await this.inspect(service, dir);
+      mkdirSync(this.d.workDir, { recursive: true });
+      const dir = mkdtempSync(join(this.d.workDir, 'plan-'));
+      try {
+        return await this.inspect(service, dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
     } finally {
-      rmSync(dir, { recursive: true, force: true });
+      this.running--;
+      const left = (this.runningByKey.get(keyId) ?? 1) - 1;
+      if (left > 0) this.runningByKey.set(keyId, left);
+      else this.runningByKey.delete(keyId);
     }
   }
 
   private async inspect(service: ServiceRecord, dir: string): Promise<BuildPlanPreview> {
     let commitSha: string;
+    let repoUrl: string;
+    try {
+      repoUrl = cloneUrlFor(service, this.d.gitBaseUrl);
+    } catch (err) {
+      if (err instanceof BuildError) throw new SourceUnavailable(err.message);
+      throw err;
+    }
+    // a row stored before only http(s) was accepted: refused like a new one, before any git runs
+    if (!isHttpGitUrl(repoUrl)) checkGitUrl(repoUrl);
     try {
       ({ commitSha } = await checkout({
-        repoUrl: cloneUrlFor(service, this.d.gitBaseUrl),
+        repoUrl,
         branch: service.branch,
         token: service.githubToken,
         dest: dir,
-        signal: AbortSignal.timeout(this.d.cloneTimeoutMs ?? 120_000),
         log: () => undefined,
+        limits: this.d.cloneLimits ?? DEFAULT_CLONE_LIMITS,
       }));
     } catch (err) {
-      if (err instanceof BuildError) throw new SourceUnavailable(err.message === 'checkout aborted' ? 'git clone took too long' : err.message);
+      if (err instanceof BuildError) throw new SourceUnavailable(err.message);
       throw err;
     }
     const out: BuildPlanPreview = {

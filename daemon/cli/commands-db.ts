@@ -1,0 +1,180 @@
+// db tables|query, backup list|create|download|restore|schedule.
+import type { Command } from 'commander';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { BACKUP_STORAGES } from '../../shared/constants.js';
+import type { Backup, BackupSettings, BackupStorageKind, DbCell } from '../../shared/types.js';
+import { parseCount, parseDuration, sleep } from './durations.js';
+import { CliError, usageError } from './exit-codes.js';
+import { table } from './output.js';
+import { openSession, type Session } from './session.js';
+
+function cellText(v: DbCell): string {
+  if (v === null) return '';
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
+/** RFC 4180: quote a field holding a comma, quote or line break. */
+function csvField(v: DbCell): string {
+  const t = cellText(v);
+  return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
+}
+
+function storageOption(v: string): BackupStorageKind {
+  if (!(BACKUP_STORAGES as readonly string[]).includes(v)) throw usageError(`--storage must be one of ${BACKUP_STORAGES.join(', ')}`);
+  return v as BackupStorageKind;
+}
+
+async function waitForBackup(s: Session, serviceId: string, backupId: string, deadline: number): Promise<Backup> {
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+    const b = (await s.client.listBackups(serviceId)).backups.find((x) => x.id === backupId);
+    if (!b) throw new CliError(`backup ${backupId} disappeared`);
+    if (b.status !== 'running') return b;
+    if (Date.now() > deadline) throw new CliError(`backup ${backupId} still running after the timeout; it goes on`);
+    await sleep(delay);
+  }
+}
+
+const onOff = (v: string): boolean => {
+  if (v === 'on' || v === 'true') return true;
+  if (v === 'off' || v === 'false') return false;
+  throw usageError('expected on or off');
+};
+
+export function registerDatabaseCommands(program: Command): void {
+  const db = program.command('db').description("a database service's tables and queries");
+
+  db.command('tables')
+    .argument('<service>')
+    .option('--database <n>', "redis's logical database", parseCount)
+    .action(async (ref: string, o: { database?: number }, cmd: Command) => {
+      const s = openSession(cmd);
+      const { tables } = await s.client.databaseTables((await s.service(ref)).id, o);
+      if (s.out.json) return tables.forEach((t) => s.out.event(t));
+      s.out.line(table(['SCHEMA', 'NAME', 'ROWS'], tables.map((t) => [t.schema, t.name, `${t.rowCountEstimated ? '~' : ''}${t.rowCount}`])));
+    });
+
+  db.command('query')
+    .description('run a query (SQL, or the engine’s command language); from stdin when not given')
+    .argument('<service>')
+    .argument('[sql]')
+    .option('--csv', 'print CSV with a header line')
+    .option('--database <n>', "redis's logical database", parseCount)
+    .action(async (ref: string, sqlArg: string | undefined, o: { csv?: boolean; database?: number }, cmd: Command) => {
+      const s = openSession(cmd);
+      const sql = sqlArg ?? readFileSync(0, 'utf8');
+      if (sql.trim() === '') throw usageError('no query given');
+      const res = await s.client.databaseQuery((await s.service(ref)).id, sql, o.database === undefined ? {} : { database: o.database });
+      if (s.out.json) return s.out.result(res, () => '');
+      const names = res.columns.map((c) => c.name);
+      if (o.csv) {
+        s.out.line([names.map((n) => csvField(n)).join(','), ...res.rows.map((r) => names.map((n) => csvField(r[n] ?? null)).join(','))].join('\n'));
+      } else if (names.length > 0) {
+        s.out.line(table(names, res.rows.map((r) => names.map((n) => r[n] ?? null))));
+      }
+      s.out.info(`(${res.rowCount} row${res.rowCount === 1 ? '' : 's'}${res.truncated ? ', truncated' : ''})`);
+    });
+
+  const backup = program.command('backup').description("a database service's backups");
+
+  backup
+    .command('list')
+    .argument('<service>')
+    .action(async (ref: string, _o, cmd: Command) => {
+      const s = openSession(cmd);
+      const { backups } = await s.client.listBackups((await s.service(ref)).id);
+      if (s.out.json) return backups.forEach((b) => s.out.event(b));
+      s.out.line(table(['ID', 'STATUS', 'TRIGGER', 'STORAGE', 'SIZE', 'CREATED'], backups.map((b) => [b.id, b.status, b.trigger, b.storage, b.sizeBytes, b.createdAt])));
+    });
+
+  backup
+    .command('create')
+    .argument('<service>')
+    .option('--storage <kind>', BACKUP_STORAGES.join(', '), storageOption, 'disk')
+    .option('--wait', 'wait until the backup has finished; exit 1 when it failed')
+    .option('--timeout <duration>', 'with --wait, give up after this long', parseDuration)
+    .action(async (ref: string, o: { storage: BackupStorageKind; wait?: boolean; timeout?: number }, cmd: Command) => {
+      const s = openSession(cmd);
+      const service = await s.service(ref);
+      let { backup: b } = await s.client.createBackup(service.id, o.storage);
+      if (o.wait) {
+        s.out.info(`backing up ${service.slug} (${b.id})...`);
+        b = await waitForBackup(s, service.id, b.id, o.timeout === undefined ? Infinity : Date.now() + o.timeout);
+      }
+      s.out.result(b, () => b.id);
+      if (b.status === 'failed') throw new CliError(`backup ${b.id} failed: ${b.error ?? 'unknown error'}`);
+      s.out.success(o.wait ? `backup ${b.id} ${b.status} (${b.sizeBytes} bytes, ${b.checksum})` : `backup ${b.id} started`);
+    });
+
+  backup
+    .command('download')
+    .argument('<service>')
+    .argument('<backup>', 'backup id')
+    .option('-o, --output <file>', 'where to write it (- for stdout; default: the name the server gives)')
+    .action(async (ref: string, backupId: string, o: { output?: string }, cmd: Command) => {
+      const s = openSession(cmd);
+      const res = await s.client.openBackupDownload((await s.service(ref)).id, backupId);
+      const given = /filename="([^"/\\]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+      const file = o.output ?? given ?? `${backupId}.backup`;
+      if (!res.body) throw new CliError('the server sent no body');
+      const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
+      if (file === '-') await pipeline(body, process.stdout, { end: false });
+      else await pipeline(body, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      if (file !== '-') {
+        s.out.result({ file, backupId }, () => '');
+        s.out.success(`wrote ${file}`);
+      }
+    });
+
+  backup
+    .command('restore')
+    .description("replace the database's data with a backup (asks for --yes)")
+    .argument('<service>')
+    .argument('<backup>', 'backup id')
+    .action(async (ref: string, backupId: string, _o, cmd: Command) => {
+      const s = openSession(cmd);
+      if (!s.opts.yes) throw usageError(`restore replaces the data of ${ref} with backup ${backupId}: pass --yes to do it`);
+      const res = await s.client.restoreBackup((await s.service(ref)).id, backupId);
+      s.out.result(res, () => '');
+      s.out.success(`restored ${backupId} at ${res.restoredAt}`);
+    });
+
+  backup
+    .command('schedule')
+    .description('show or change automatic backups')
+    .argument('<service>')
+    .option('--automatic <on|off>', 'automatic backups at all', onOff)
+    .option('--daily <on|off>', 'daily backups', onOff)
+    .option('--weekly <on|off>', 'weekly backups', onOff)
+    .option('--monthly <on|off>', 'monthly backups', onOff)
+    .option('--keep-daily <n>', 'how many daily backups to keep', parseCount)
+    .option('--keep-weekly <n>', 'how many weekly backups to keep', parseCount)
+    .option('--keep-monthly <n>', 'how many monthly backups to keep', parseCount)
+    .option('--storage <kind>', BACKUP_STORAGES.join(', '), storageOption)
+    .action(async (ref: string, o: Record<string, unknown>, cmd: Command) => {
+      const s = openSession(cmd);
+      const service = await s.service(ref);
+      const map: Record<string, keyof BackupSettings> = {
+        automatic: 'automaticEnabled',
+        daily: 'dailyEnabled',
+        weekly: 'weeklyEnabled',
+        monthly: 'monthlyEnabled',
+        keepDaily: 'keepDaily',
+        keepWeekly: 'keepWeekly',
+        keepMonthly: 'keepMonthly',
+        storage: 'storage',
+      };
+      const patch = Object.fromEntries(Object.entries(map).filter(([opt]) => o[opt] !== undefined).map(([opt, field]) => [field, o[opt]]));
+      const settings = Object.keys(patch).length > 0 ? (await s.client.patchBackupSettings(service.id, patch)).settings : (await s.client.listBackups(service.id)).settings;
+      s.out.result(settings, () =>
+        [
+          `automatic  ${settings.automaticEnabled ? 'on' : 'off'} (storage ${settings.storage})`,
+          `daily      ${settings.dailyEnabled ? 'on' : 'off'}, keep ${settings.keepDaily}`,
+          `weekly     ${settings.weeklyEnabled ? 'on' : 'off'}, keep ${settings.keepWeekly}`,
+          `monthly    ${settings.monthlyEnabled ? 'on' : 'off'}, keep ${settings.keepMonthly}`,
+        ].join('\n'),
+      );
+    });
+}

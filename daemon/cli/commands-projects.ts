@@ -1,0 +1,56 @@
+// projects, services, status (the server's metrics).
+import type { Command } from 'commander';
+import { table } from './output.js';
+import { openSession } from './session.js';
+
+const gb = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GB`;
+const mb = (n: number) => `${(n / 1024 ** 2).toFixed(0)} MB`;
+
+export function registerProjectCommands(program: Command): void {
+  program
+    .command('projects')
+    .description('list the projects the key can see')
+    .action(async (_o, cmd: Command) => {
+      const s = openSession(cmd);
+      const projects = await s.projects();
+      if (s.out.json) return projects.forEach(({ services: _services, ...p }) => s.out.event(p));
+      s.out.line(table(['ID', 'SLUG', 'NAME', 'STATUS', 'SERVICES'], projects.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount])));
+    });
+
+  program
+    .command('services')
+    .description('list services (of --project or the linked project, else of every project)')
+    .action(async (_o, cmd: Command) => {
+      const s = openSession(cmd);
+      const scope = await s.scopeProject();
+      const projects = scope ? [scope] : await s.projects();
+      const rows = projects.flatMap((p) => p.services.map((svc) => ({ project: p.slug, svc })));
+      if (s.out.json) return rows.forEach((r) => s.out.event(r.svc));
+      s.out.line(
+        table(
+          ['ID', 'PROJECT', 'SLUG', 'STATUS', 'URL'],
+          rows.map(({ project, svc }) => [svc.id, project, svc.slug, svc.status, svc.primaryUrl]),
+        ),
+      );
+    });
+
+  program
+    .command('status')
+    .description("the server's health and metrics (CPU, memory, disks, containers)")
+    .action(async (_o, cmd: Command) => {
+      const s = openSession(cmd);
+      const [health, m] = await Promise.all([s.client.health(), s.client.systemMetrics()]);
+      s.out.result({ server: s.server, version: health.version, metrics: m }, () => {
+        const lines = [`server   ${s.server} (berth ${health.version})`, `sampled  ${m.collectedAt}`];
+        const { cpu, memory, disks } = m.host;
+        if (cpu) lines.push(`cpu      ${cpu.loadPercent.toFixed(0)}% of ${cpu.cores} cores`);
+        if (memory) lines.push(`memory   ${gb(memory.usedBytes)} of ${gb(memory.totalBytes)}`);
+        for (const d of disks ?? []) lines.push(`disk     ${d.mount}: ${gb(d.usedBytes)} of ${gb(d.totalBytes)}`);
+        if (m.services && m.services.length > 0) {
+          lines.push('', table(['CONTAINER', 'CPU', 'MEMORY'], m.services.map((c) => [c.containerName, c.cpuPercent === null ? '-' : `${c.cpuPercent.toFixed(1)}%`, mb(c.memoryBytes)])));
+        }
+        for (const e of m.errors) lines.push(`note     ${e}`);
+        return lines.join('\n');
+      });
+    });
+}

@@ -1,0 +1,114 @@
+// `berth db` and `berth backup` against a real PostgreSQL (the stand-in image) run by a real
+// daemon: queries as a table, CSV and JSON; a backup created with --wait, downloaded byte for
+// byte, and restored with --yes.
+import { expect } from 'chai';
+import { createHash } from 'node:crypto';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Backup, BackupSettings, DatabaseQueryResult, DatabaseTable, Service } from '../../shared/types.js';
+import { cliHome, type CliHome } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { requireDatabaseImages } from '../helpers/databases.js';
+import { uniq } from '../helpers/fixtures.js';
+import { waitForDeployment } from '../helpers/wait.js';
+
+describe('berth db and berth backup, on a real PostgreSQL service', function () {
+  this.timeout(240_000);
+  let t: TestDaemon;
+  let cli: CliHome;
+  let db: Service;
+  let env: Record<string, string>;
+
+  before(async function () {
+    this.timeout(900_000);
+    t = await startTestDaemon(requireDatabaseImages());
+    const { project } = await t.admin.createProject({ name: uniq('cli-db') });
+    db = (await t.admin.createService(project.id, { name: 'pg', repoFullName: 'database:postgres' })).service;
+    const { deployment } = await t.admin.deploy(db.id);
+    const done = await waitForDeployment(t.admin, db.id, deployment.id, ['running', 'failed'], 600_000);
+    if (done.status !== 'running') throw new Error((await t.admin.deploymentLogs(deployment.id)).logs.map((l) => l.line).join('\n'));
+    const { token } = await t.admin.createKey({ name: 'cli', access: 'write', projects: [project.id] });
+    env = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
+    cli = cliHome();
+  });
+  after(async () => {
+    for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
+    await t?.stop();
+    cli?.remove();
+  });
+
+  it('db query runs SQL and prints a table, CSV (quoted as RFC 4180 says) or JSON; db tables lists the table; bad SQL exits 1', async () => {
+    const create = await cli.run(['db', 'query', 'pg', 'CREATE TABLE notes (id int PRIMARY KEY, body text)'], { env });
+    expect(create.code, create.stderr).to.equal(0);
+    const insert = await cli.run(['db', 'query', 'pg'], { env, input: `INSERT INTO notes VALUES (1, 'plain'), (2, 'a, "quoted" one'), (3, NULL)` });
+    expect(insert.code, insert.stderr).to.equal(0);
+
+    const csv = await cli.run(['db', 'query', 'pg', 'SELECT id, body FROM notes ORDER BY id', '--csv'], { env });
+    expect(csv.code, csv.stderr).to.equal(0);
+    expect(csv.stdout).to.equal('id,body\n1,plain\n2,"a, ""quoted"" one"\n3,\n');
+
+    const human = await cli.run(['db', 'query', 'pg', 'SELECT id, body FROM notes ORDER BY id'], { env });
+    expect(human.stdout.split('\n')[0]).to.match(/^id\s+body$/);
+    expect(human.stderr).to.include('(3 rows)');
+
+    const json = await cli.run(['db', 'query', 'pg', 'SELECT id, body FROM notes ORDER BY id', '--json'], { env });
+    const [result] = json.json<DatabaseQueryResult>();
+    expect(result!.rows).to.deep.equal([
+      { id: 1, body: 'plain' },
+      { id: 2, body: 'a, "quoted" one' },
+      { id: 3, body: null },
+    ]);
+
+    const tables = await cli.run(['db', 'tables', db.id, '--json'], { env });
+    expect(tables.code, tables.stderr).to.equal(0);
+    expect(tables.json<DatabaseTable>().map((x) => x.name)).to.include('notes');
+
+    const bad = await cli.run(['db', 'query', 'pg', 'SELECT * FROM no_such_table'], { env });
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr).to.include('no_such_table');
+  });
+
+  it('backup create --wait ends succeeded; download writes the exact bytes; restore --yes brings the data back', async () => {
+    await t.admin.databaseQuery(db.id, 'CREATE TABLE IF NOT EXISTS kept (v text)');
+    await t.admin.databaseQuery(db.id, "INSERT INTO kept VALUES ('before the backup')");
+
+    const created = await cli.run(['backup', 'create', 'pg', '--wait', '--json'], { env, timeoutMs: 200_000 });
+    expect(created.code, created.stderr).to.equal(0);
+    const [backup] = created.json<Backup>();
+    expect(backup!.status).to.equal('succeeded');
+    expect((await t.admin.listBackups(db.id)).backups.find((b) => b.id === backup!.id)!.status).to.equal('succeeded');
+
+    const listed = await cli.run(['backup', 'list', 'pg', '--json'], { env });
+    expect(listed.json<Backup>().map((b) => b.id)).to.include(backup!.id);
+
+    const file = join(cli.cwd, 'pg.backup');
+    const dl = await cli.run(['backup', 'download', 'pg', backup!.id, '-o', file], { env });
+    expect(dl.code, dl.stderr).to.equal(0);
+    const bytes = readFileSync(file);
+    expect(bytes.length).to.equal(backup!.sizeBytes);
+    expect(`sha256:${createHash('sha256').update(bytes).digest('hex')}`).to.equal(backup!.checksum);
+    expect(statSync(file).mode & 0o777).to.equal(0o600);
+    const again = await cli.run(['backup', 'download', 'pg', backup!.id, '-o', file], { env });
+    expect(again.code, 'an existing file is not overwritten').to.equal(1);
+
+    await t.admin.databaseQuery(db.id, "UPDATE kept SET v = 'changed'");
+    const refused = await cli.run(['backup', 'restore', 'pg', backup!.id], { env });
+    expect(refused.code).to.equal(2);
+    expect((await t.admin.databaseQuery(db.id, 'SELECT v FROM kept')).rows).to.deep.equal([{ v: 'changed' }]);
+    const restored = await cli.run(['backup', 'restore', 'pg', backup!.id, '--yes'], { env, timeoutMs: 200_000 });
+    expect(restored.code, restored.stderr).to.equal(0);
+    expect((await t.admin.databaseQuery(db.id, 'SELECT v FROM kept')).rows).to.deep.equal([{ v: 'before the backup' }]);
+  });
+
+  it('backup schedule shows the settings and changes only the options given', async () => {
+    const before = (await t.admin.listBackups(db.id)).settings;
+    const set = await cli.run(['backup', 'schedule', 'pg', '--daily', 'on', '--keep-daily', '3', '--json'], { env });
+    expect(set.code, set.stderr).to.equal(0);
+    const [settings] = set.json<BackupSettings>();
+    expect(settings).to.deep.include({ dailyEnabled: true, keepDaily: 3, weeklyEnabled: before.weeklyEnabled, keepWeekly: before.keepWeekly, storage: before.storage });
+    expect((await t.admin.listBackups(db.id)).settings).to.deep.include({ dailyEnabled: true, keepDaily: 3 });
+    const shown = await cli.run(['backup', 'schedule', 'pg'], { env });
+    expect(shown.stdout).to.match(/^daily +on, keep 3$/m);
+    expect((await cli.run(['backup', 'schedule', 'pg', '--daily', 'maybe'], { env })).code).to.equal(2);
+  });
+});
