@@ -132,7 +132,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   });
 
   if (config.bootstrapKey !== null) {
-    await core.keys.ensureBootstrap(config.bootstrapKey);
+    for (const id of await core.keys.ensureBootstrap(config.bootstrapKey)) {
+      log(`BERTH_BOOTSTRAP_KEY changed: revoked key ${id}, made for its earlier value`);
+    }
   } else if ((await core.keys.count()) === 0) {
     // First start with no key at all: issue one and hand it over through a file only root can read,
     // never through the log.
