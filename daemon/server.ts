@@ -114,6 +114,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       openAdapter,
       backupsDir: join(config.dataDir, 'backups'),
       publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
+      limits: config.limits,
+      buildLimits: config.buildLimits,
     },
     config.buildConcurrency,
   );
@@ -129,6 +131,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     engine,
     buildLogs,
     events: hub,
+    limits: config.limits,
   });
 
   if (config.bootstrapKey !== null) {

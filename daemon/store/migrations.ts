@@ -261,8 +261,27 @@ function keyedKeyHashes(ctx: MigrationContext): Migration {
   };
 }
 
+/** Per-service container limits; null columns follow the server's defaults (core/limits.ts). */
+const serviceLimits: Migration = {
+  name: '007_service_limits',
+  async up(knex) {
+    await knex.schema.alterTable('services', (t) => {
+      t.integer('limit_memory_mb');
+      t.float('limit_cpus');
+      t.integer('limit_pids');
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('services', (t) => {
+      t.dropColumn('limit_memory_mb');
+      t.dropColumn('limit_cpus');
+      t.dropColumn('limit_pids');
+    });
+  },
+};
+
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx)];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,
