@@ -1,11 +1,12 @@
 // Configuration: BERTH_* environment variables, read and validated once at start. A bad value
 // stops the daemon with a message naming the variable.
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
 import type { CloneLimits } from './build/checkout.js';
+import type { LimitPolicy, LimitValues } from './core/limits.js';
 import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './build/autobuild/base-images.js';
 
 export interface Config {
@@ -34,6 +35,10 @@ export interface Config {
   reachabilityIntervalMs: number;
   /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
   logRetentionLines: number;
+  /** Container limits: defaults per kind, what selected-projects keys may set (BERTH_DEFAULT_*, BERTH_MAX_*). */
+  limits: LimitPolicy;
+  /** What one image build may use (BERTH_BUILD_MEMORY_MB, BERTH_BUILD_CPUS). */
+  buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
 }
 
 export class ConfigError extends Error {}
@@ -131,6 +136,29 @@ export function readConfig(env: Env = process.env): Config {
     return Number(raw);
   };
 
+  // Container limits. CPUs are fractions of a core; Docker refuses more than the host has.
+  const hostCpus = availableParallelism();
+  const cpus = (name: string, fallback: number) => {
+    const raw = value(name);
+    if (raw === undefined) return fallback;
+    const n = Number(raw);
+    if (!/^[0-9]+(\.[0-9]{1,2})?$/.test(raw) || n < 0.01 || n > hostCpus) throw new ConfigError(`${name} must be a number of CPUs from 0.01 to ${hostCpus} (this host's), got "${raw}"`);
+    return n;
+  };
+  const hostMemoryMb = Math.floor(totalmem() / 1024 / 1024);
+  const limits: LimitPolicy = {
+    app: { memoryMb: int('BERTH_DEFAULT_MEMORY_MB', 1024, 32, 1024 * 1024), cpus: cpus('BERTH_DEFAULT_CPUS', Math.min(1, hostCpus)), pids: int('BERTH_DEFAULT_PIDS', 512, 16, 4_194_304) },
+    database: {
+      memoryMb: int('BERTH_DEFAULT_DATABASE_MEMORY_MB', 2048, 32, 1024 * 1024),
+      cpus: cpus('BERTH_DEFAULT_DATABASE_CPUS', Math.min(2, hostCpus)),
+      pids: int('BERTH_DEFAULT_DATABASE_PIDS', 4096, 16, 4_194_304),
+    },
+    max: { memoryMb: int('BERTH_MAX_MEMORY_MB', hostMemoryMb, 32, 1024 * 1024), cpus: cpus('BERTH_MAX_CPUS', hostCpus), pids: int('BERTH_MAX_PIDS', 4096, 16, 4_194_304) },
+    hostCpus,
+  };
+  // a build may use most of the host, never all of it: the daemon and the live apps keep a share
+  const buildLimits = { memoryMb: int('BERTH_BUILD_MEMORY_MB', 4096, 64, 1024 * 1024), cpus: cpus('BERTH_BUILD_CPUS', Math.max(0.5, hostCpus - 0.5)) };
+
   return {
     host,
     port: listenPort,
@@ -157,5 +185,7 @@ export function readConfig(env: Env = process.env): Config {
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
+    limits,
+    buildLimits,
   };
 }

@@ -116,6 +116,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       openAdapter,
       backupsDir: join(config.dataDir, 'backups'),
       publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
+      limits: config.limits,
+      buildLimits: config.buildLimits,
     },
     config.buildConcurrency,
   );
@@ -129,10 +131,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     engine,
     buildLogs,
     events: hub,
+    limits: config.limits,
   });
 
   if (config.bootstrapKey !== null) {
-    await core.keys.ensureBootstrap(config.bootstrapKey);
+    for (const id of await core.keys.ensureBootstrap(config.bootstrapKey)) {
+      log(`BERTH_BOOTSTRAP_KEY changed: revoked key ${id}, made for its earlier value`);
+    }
   } else if ((await core.keys.count()) === 0) {
     // First start with no key at all: issue one and hand it over through a file only root can read,
     // never through the log.

@@ -89,6 +89,8 @@ export interface CreateServiceInput {
   databasePublicHostname?: string | null;
   postgresLogicalReplicationEnabled?: boolean;
   env?: { key: string; value: string }[];
+  /** Container limits; a null field goes back to the server's default. */
+  limits?: { memoryMb?: number | null; cpus?: number | null; pids?: number | null };
 }
 
 export type PatchServiceInput = Partial<
@@ -106,6 +108,7 @@ export type PatchServiceInput = Partial<
     | 'dockerfilePath'
     | 'runtimeMode'
     | 'internalPort'
+    | 'limits'
   >
 >;
 

@@ -34,6 +34,13 @@ export type RuntimeMode = 'web' | 'worker' | 'static';
 export type ServiceStatus = 'idle' | 'building' | 'active' | 'failed';
 export type DatabaseEngine = 'postgres' | 'timescale' | 'mysql' | 'redis' | 'mongodb' | 'clickhouse';
 
+/** A container's resource limits: memory in MiB (no swap beyond it), CPUs (1.0 = one core), processes. */
+export interface ServiceLimits {
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+}
+
 export interface Service {
   id: string;
   projectId: string;
@@ -67,6 +74,8 @@ export interface Service {
   lastDeployedAt: Timestamp | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
+  /** The limits its containers run with (the service's own, else the server's defaults). */
+  limits: ServiceLimits;
 }
 
 export interface EnvVar {

@@ -5,6 +5,7 @@ import { connectionVariableNames } from './engines.js';
 import { EnvResolver, publicName } from './env-references.js';
 import type { ProjectRecord, ServiceRecord } from './records.js';
 import type { Store } from './store.js';
+import type { LimitPolicy } from './limits.js';
 import { projectView, serviceView } from './views.js';
 
 /** The name to write in `${name.VAR}`: the service's name when it fits the reference syntax, else its slug. */
@@ -13,7 +14,10 @@ export function referenceName(s: Pick<ServiceRecord, 'name' | 'slug'>): string {
 }
 
 export class Catalog {
-  constructor(private store: Store) {}
+  constructor(
+    private store: Store,
+    readonly limits: LimitPolicy,
+  ) {}
 
   async projectViews(projects: readonly ProjectRecord[]): Promise<Project[]> {
     if (projects.length === 0) return [];
@@ -30,7 +34,7 @@ export class Catalog {
 
   async serviceViews(services: readonly ServiceRecord[]): Promise<Service[]> {
     const domains = await this.store.domains.listByServices(services.map((s) => s.id));
-    return services.map((s) => serviceView(s, domains));
+    return services.map((s) => serviceView(s, domains, this.limits));
   }
 
   async resolver(projectId: string): Promise<{ services: ServiceRecord[]; resolver: EnvResolver }> {

@@ -8,6 +8,7 @@ import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
 import type { PortProbe, PortRange } from './host-ports.js';
 import { KeyService } from './keys.js';
+import type { LimitPolicy } from './limits.js';
 import { Projects } from './projects.js';
 import type { ProxyPort } from './proxy.js';
 import { Services } from './services.js';
@@ -23,6 +24,8 @@ export interface CoreDeps {
   engine: DeploymentEngine;
   buildLogs: LogReader;
   events: EventSink;
+  /** Container limits: the server's defaults and maxima. */
+  limits: LimitPolicy;
 }
 
 export interface Core {
@@ -36,7 +39,7 @@ export interface Core {
 }
 
 export function buildCore(deps: CoreDeps): Core {
-  const catalog = new Catalog(deps.store);
+  const catalog = new Catalog(deps.store, deps.limits);
   return {
     keys: new KeyService(deps.store, deps.clock),
     projects: new Projects(deps.store, deps.clock, deps.proxy, catalog, deps.engine),

@@ -1,6 +1,6 @@
-// API keys: issued with a secret shown once, stored as a SHA-256 hash (secrets are 256-bit random,
-// so a slow hash adds nothing), checked on every request.
-import { createHash, randomBytes } from 'node:crypto';
+// API keys: issued with a secret shown once, stored only as a keyed hash (the store's hashToken;
+// crypto/token-hash.ts says why a fast one), checked on every request.
+import { randomBytes } from 'node:crypto';
 import type { KeyAccess, KeyProjects } from '../../shared/types.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound, Unauthorized } from './errors.js';
@@ -17,10 +17,6 @@ export interface NewKey {
   name?: string | undefined;
   access: KeyAccess;
   projects: KeyProjects;
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 export function newToken(): string {
@@ -41,7 +37,11 @@ export class KeyService {
     return this.store.keys.list();
   }
 
-  async create(input: NewKey, token = newToken()): Promise<{ key: KeyRecord; token: string }> {
+  create(input: NewKey): Promise<{ key: KeyRecord; token: string }> {
+    return this.insert(input, newToken(), false);
+  }
+
+  private async insert(input: NewKey, token: string, bootstrap: boolean): Promise<{ key: KeyRecord; token: string }> {
     const projects = input.projects === 'all' ? 'all' : [...new Set(input.projects)];
     if (projects !== 'all') {
       if (projects.length === 0) throw new InvalidInput('projects must be "all" or a non-empty list of project ids');
@@ -57,7 +57,7 @@ export class KeyService {
       createdAt: this.clock.now(),
       lastUsedAt: null,
     };
-    await this.store.keys.insert(key, hashToken(token));
+    await this.store.keys.insert(key, this.store.hashToken(token), { bootstrap });
     return { key, token };
   }
 
@@ -69,7 +69,7 @@ export class KeyService {
     if (!token) throw new Unauthorized('an API key is required: send Authorization: Bearer <key>');
     let hash = this.hashes.get(token);
     if (hash === undefined) {
-      hash = hashToken(token);
+      hash = this.store.hashToken(token);
       if (this.hashes.size >= 1000) this.hashes.clear();
       this.hashes.set(token, hash);
     }
@@ -85,10 +85,16 @@ export class KeyService {
     return key;
   }
 
-  /** BERTH_BOOTSTRAP_KEY: after start, an all-projects write key with exactly this secret exists. */
-  async ensureBootstrap(secret: string): Promise<void> {
-    if (await this.store.keys.findByTokenHash(hashToken(secret))) return;
-    await this.create({ name: BOOTSTRAP_NAME, access: 'write', projects: 'all' }, secret);
+  /**
+   * BERTH_BOOTSTRAP_KEY: after start, an all-projects write key with exactly this secret exists, and
+   * keys made for an earlier value of the variable are revoked (their ids are returned).
+   */
+  async ensureBootstrap(secret: string): Promise<string[]> {
+    const current = await this.store.keys.findByTokenHash(this.store.hashToken(secret));
+    const superseded = (await this.store.keys.bootstrapKeyIds()).filter((id) => id !== current?.id);
+    for (const id of superseded) await this.store.keys.delete(id);
+    if (!current) await this.insert({ name: BOOTSTRAP_NAME, access: 'write', projects: 'all' }, secret, true);
+    return superseded;
   }
 
   async count(): Promise<number> {

@@ -58,6 +58,10 @@ export interface ServiceRecord {
   databasePublicEnabled: boolean;
   databasePublicHostname: string | null;
   postgresLogicalReplicationEnabled: boolean;
+  /** Limits the service sets for its containers; null: the server's default (core/limits.ts). */
+  memoryLimitMb: number | null;
+  cpuLimit: number | null;
+  pidsLimit: number | null;
   status: ServiceStatus;
   reachable: boolean;
   framework: string | null;

@@ -13,6 +13,7 @@ import { visibleProject, visibleService } from './lookup.js';
 import type { ProxyPort } from './proxy.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';
+import { checkLimits, type LimitsInput } from './limits.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkGitUrl, checkRelativePath } from './source.js';
@@ -46,7 +47,7 @@ export type ServicePatch = Pick<
   | 'runtimeMode'
   | 'internalPort'
   | 'repoUrl'
-> & { name?: string | undefined };
+> & { name?: string | undefined; limits?: LimitsInput | undefined };
 
 export class Services {
   private allocate = serial();
@@ -63,10 +64,11 @@ export class Services {
     }
   }
 
-  async create(access: Access, projectIdOrSlug: string, input: NewServiceInput, env: { key: string; value: string }[]): Promise<Service> {
+  async create(access: Access, projectIdOrSlug: string, input: NewServiceInput & { limits?: LimitsInput | undefined }, env: { key: string; value: string }[]): Promise<Service> {
     access.requireWrite();
     const project = await visibleProject(this.d.store, access, projectIdOrSlug);
     const spec = serviceSpec(input);
+    const limits = { memoryLimitMb: null, cpuLimit: null, pidsLimit: null, ...checkLimits(access, this.d.catalog.limits, input.limits ?? {}) };
     const given = new Map<string, string>();
     for (const { key, value } of env) {
       if (!ENV_KEY_PATTERN.test(key)) throw new InvalidInput(`env key "${key.slice(0, 80)}" must match ${ENV_KEY_PATTERN.source}`);
@@ -80,6 +82,7 @@ export class Services {
       const now = this.d.clock.now();
       const record: ServiceRecord = {
         ...spec,
+        ...limits,
         id: newId(),
         projectId: project.id,
         slug: uniqueSlug(slugify(spec.name, 'service'), await this.d.store.services.slugsInProject(project.id)),
@@ -168,6 +171,7 @@ export class Services {
     if (patch.buildCommand !== undefined) change.buildCommand = patch.buildCommand;
     if (patch.startCommand !== undefined) change.startCommand = patch.startCommand;
     if (patch.buildMethod !== undefined) change.buildMethod = patch.buildMethod;
+    if (patch.limits !== undefined) Object.assign(change, checkLimits(access, this.d.catalog.limits, patch.limits));
 
     const mode = patch.runtimeMode ?? service.runtimeMode;
     if (service.kind === 'database' && (patch.runtimeMode !== undefined || patch.internalPort !== undefined)) {

@@ -9,7 +9,10 @@ export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
   get(id: string): Promise<KeyRecord | null>;
   findByTokenHash(hash: string): Promise<KeyRecord | null>;
-  insert(key: KeyRecord, tokenHash: string): Promise<void>;
+  /** `bootstrap`: the key BERTH_BOOTSTRAP_KEY asked for (revoked when the variable changes). */
+  insert(key: KeyRecord, tokenHash: string, origin?: { bootstrap: boolean }): Promise<void>;
+  /** Ids of the keys created for BERTH_BOOTSTRAP_KEY. */
+  bootstrapKeyIds(): Promise<string[]>;
   touch(id: string, at: string): Promise<void>;
   delete(id: string): Promise<boolean>;
 }
@@ -114,6 +117,8 @@ export interface Store {
   logs: LogsRepo;
   /** Backups, their settings and data imports. Not cached: their state changes while jobs run. */
   backups: BackupsRepo;
+  /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
+  hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
   isUniqueViolation(err: unknown): boolean;
   close(): Promise<void>;

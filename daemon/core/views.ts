@@ -2,12 +2,13 @@
 // such as a token hash or a sealed secret is never one spread away from a response.
 import type { ApiKey, Deployment, Domain, EnvVar, Project, Service } from '../../shared/types.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
+import { effectiveLimits, type LimitPolicy } from './limits.js';
 
 export function keyView(k: KeyRecord): ApiKey {
   return { id: k.id, name: k.name, access: k.access, projects: k.projects, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
 }
 
-export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[]): Service {
+export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], limits: LimitPolicy): Service {
   const localUrl = s.hostPort !== null ? `http://127.0.0.1:${s.hostPort}` : '';
   const preferred = domains.find((d) => d.serviceId === s.id)?.hostname ?? null;
   return {
@@ -43,6 +44,7 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[]):
     lastDeployedAt: s.lastDeployedAt,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
+    limits: effectiveLimits(limits, s),
   };
 }
 

@@ -7,6 +7,7 @@ import type { Clock } from '../core/clock.js';
 import type { BaseImages } from '../build/autobuild/base-images.js';
 import type { CloneLimits } from '../build/checkout.js';
 import type { Store } from '../core/store.js';
+import type { LimitPolicy, LimitValues } from '../core/limits.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
 import type { LogBook } from './log-book.js';
@@ -46,6 +47,10 @@ export interface DeployDeps {
   backupsDir: string;
   /** The address a public database is reached at when it has no hostname (its TLS certificate covers it). */
   publicIp: () => Promise<string>;
+  /** Container limits: the server's defaults, applied where a service sets none. */
+  limits: LimitPolicy;
+  /** What one image build may use. */
+  buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
 }
 
 /** What the deployment engine asks of the data plane (daemon/proxy/caddy.ts). */

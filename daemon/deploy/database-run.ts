@@ -8,7 +8,7 @@ import { BuildError } from '../build/build-error.js';
 import { databaseContainer, servesTls } from '../databases/container-spec.js';
 import { withAdapter } from '../databases/open.js';
 import { ensureServiceVolume } from '../docker/volumes.js';
-import { publishedPort, type RunSpec } from '../docker/containers.js';
+import { containerState, publishedPort, type RunSpec } from '../docker/containers.js';
 import type { DeployDeps } from './context.js';
 
 type Say = (line: string, stream?: 'stdout' | 'stderr') => void;
@@ -70,4 +70,31 @@ export async function restartStopped(d: DeployDeps, service: ServiceRecord, stop
       if ((err as { statusCode?: number }).statusCode !== 304) say(`Could not start the previous database container again: ${(err as Error).message}`, 'stderr');
     }
   }
+}
+
+/**
+ * At start-up, the live deployment of a database whose container is stopped: a redeploy stopped it
+ * and the daemon died before the new container went live (the new one is removed as interrupted
+ * work first, so only one server ever opens the volume). It is started again, never removed as
+ * debris: it is the database. Only the newest live deployment of a service is started, and only a
+ * container whose labels prove it is that deployment's. Returns its state afterwards.
+ */
+export async function startDatabaseStoppedByCrash(
+  d: DeployDeps,
+  service: ServiceRecord,
+  dep: DeploymentRecord,
+): Promise<Awaited<ReturnType<typeof containerState>>> {
+  const newest = (await d.store.deployments.listByService(service.id)).find((x) => x.status === 'running');
+  const state = await containerState(d.docker, dep.containerId!);
+  if (newest?.id !== dep.id || !state || !d.own.owns(state.labels, { serviceId: service.id, deploymentId: dep.id })) return state;
+  try {
+    await d.docker.getContainer(dep.containerId!).start();
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 304) {
+      d.log(`starting the stopped database container of ${service.id} again`, err);
+      return state;
+    }
+  }
+  d.buildLogs.append(dep.id, dep.id, 'The daemon stopped during a redeploy that had stopped this database container; it was started again', 'stderr');
+  return containerState(d.docker, dep.containerId!);
 }

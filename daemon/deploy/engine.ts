@@ -13,8 +13,9 @@ import { removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
-import { reconcile } from './reconcile.js';
 import { isRoutedWeb } from '../proxy/caddy.js';
+import { reconcileDocker, recordInterrupted } from './reconcile.js';
+import { reconcileWhenEngineAnswers, type PendingReconcile } from './reconcile-retry.js';
 import { runDeployment } from './run-deployment.js';
 import { finishFailed, markServiceAfterFailure, setStatus } from './states.js';
 
@@ -38,11 +39,23 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   }
 
   private stopWatch: () => void = () => undefined;
+  /** Reconciliation waiting for the Docker Engine to answer, when it did not at start. */
+  pendingReconcile: PendingReconcile | null = null;
 
-  /** Marks interrupted work failed, adopts live containers, removes debris; then watches reachability. */
+  /**
+   * Marks interrupted work failed, adopts live containers, removes debris; then watches
+   * reachability. When the Engine is not answering, the Docker part runs once it does.
+   */
   async start(reachabilityIntervalMs = 30_000): Promise<void> {
     this.stopWatch = watchReachability(this.d, reachabilityIntervalMs);
-    await reconcile(this.d);
+    const interrupted = await recordInterrupted(this.d);
+    try {
+      await reconcileDocker(this.d, interrupted);
+    } catch (err) {
+      if (!isDockerUnreachable(err)) throw err;
+      this.d.log(`the Docker Engine is not answering (${(err as Error).message}); live containers are adopted once it does`);
+      this.pendingReconcile = reconcileWhenEngineAnswers(this.d, interrupted);
+    }
   }
 
   enqueue(deploymentId: string, serviceId: string): void {
@@ -123,6 +136,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
 
   async shutdown(): Promise<void> {
     this.stopWatch();
+    this.pendingReconcile?.stop();
+    await this.pendingReconcile?.done;
     this.d.runtimeLogs.stopAll();
     await this.d.buildLogs.flush();
     await this.d.runtimeLogs.book.flush();

@@ -1,9 +1,13 @@
 // At start-up, make the store and Docker agree: work interrupted by a crash is recorded as failed
 // (with a log line saying why) and its debris removed; live containers are adopted as they are,
 // not restarted; containers nothing in the store accounts for are removed (labels checked).
+// The store's part needs no Docker and runs once at start; the Docker part runs when the Engine
+// answers, which may be later (reconcile-retry.ts), while the API already serves.
+import type { DeploymentRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
-import { LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
+import { LABEL_DEPLOYMENT, LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
+import { startDatabaseStoppedByCrash } from './database-run.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import { listOwnedVolumes, removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
@@ -11,13 +15,22 @@ import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
 export async function reconcile(d: DeployDeps): Promise<void> {
+  await reconcileDocker(d, await recordInterrupted(d));
+}
+
+/** The truth in the store, which needs no Docker: work a crash interrupted is failed. Returns it. */
+export async function recordInterrupted(d: DeployDeps): Promise<DeploymentRecord[]> {
   const interrupted = await d.store.deployments.listByStatus(['queued', 'building']);
-  // First the truth in the store, which needs no Docker; then the debris, which does.
   for (const dep of interrupted) {
     d.buildLogs.append(dep.id, dep.id, `The daemon stopped while this deployment was ${dep.status}; it did not finish. Deploy again.`, 'stderr');
     await finishFailed(d, dep, 'failed');
     await markServiceAfterFailure(d, dep.serviceId);
   }
+  return interrupted;
+}
+
+/** What needs the Engine: the interrupted work's debris, adopting live containers, removing the rest. */
+export async function reconcileDocker(d: DeployDeps, interrupted: readonly DeploymentRecord[]): Promise<void> {
   for (const dep of interrupted) {
     for (const c of await listOwnedContainers(d.docker, d.own, { deploymentId: dep.id })) {
       await removeOwnedContainer(d.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
@@ -28,7 +41,9 @@ export async function reconcile(d: DeployDeps): Promise<void> {
   const live = new Set<string>();
   for (const dep of await d.store.deployments.listByStatus(['running'])) {
     const service = await d.store.services.get(dep.serviceId);
-    const state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
+    let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
+    // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
+    if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(d, service, dep);
     if (!service || !state || !state.running) {
       d.buildLogs.append(dep.id, dep.id, 'The container of this deployment was gone or stopped when the daemon started', 'stderr');
       await setStatus(d, dep, 'failed', {});
@@ -46,11 +61,18 @@ export async function reconcile(d: DeployDeps): Promise<void> {
   }
 
   for (const c of await listOwnedContainers(d.docker, d.own, {})) {
-    if (live.has(c.id)) continue;
+    if (live.has(c.id) || (await stillWanted(d, c.labels[LABEL_DEPLOYMENT]))) continue;
     const serviceId = c.labels[LABEL_SERVICE];
     if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
   }
   await removeLeftovers(d);
+}
+
+/** A deployment started or gone live after this reconciliation began (it may run while the API serves). */
+async function stillWanted(d: DeployDeps, deploymentId: string | undefined): Promise<boolean> {
+  if (!deploymentId) return false;
+  const dep = await d.store.deployments.get(deploymentId);
+  return dep !== null && (dep.status === 'queued' || dep.status === 'building' || dep.status === 'running');
 }
 
 /** Images, data volumes and networks of services and projects deleted while the Engine was unreachable. */

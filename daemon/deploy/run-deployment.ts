@@ -4,6 +4,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { EnvResolver } from '../core/env-references.js';
+import { effectiveLimits } from '../core/limits.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { BuildError } from '../build/build-error.js';
 import { checkout, cloneUrlFor } from '../build/checkout.js';
@@ -69,6 +70,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       alias: service.slug,
       internalPort: service.internalPort,
       publish,
+      limits: effectiveLimits(d.limits, service),
       ...database,
     }).catch((err: unknown) => {
       const message = (err as Error).message ?? String(err);
@@ -176,6 +178,7 @@ async function produceImage(
     context: tarContext(root),
     dockerfile,
     tag,
+    limits: d.buildLimits,
     labels: d.own.imageLabels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
     signal,
     onLine: (line, stream) => say(line, stream),

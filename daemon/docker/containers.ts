@@ -23,6 +23,8 @@ export interface RunSpec {
   binds?: { source: string; target: string }[];
   entrypoint?: string[];
   cmd?: string[];
+  /** Memory (MiB, and no swap beyond it), CPUs and processes the container may use. */
+  limits: { memoryMb: number; cpus: number; pids: number };
 }
 
 export interface RunningContainer {
@@ -44,6 +46,10 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     ExposedPorts: port ? { [port]: {} } : {},
     HostConfig: {
       RestartPolicy: { Name: 'unless-stopped' },
+      Memory: spec.limits.memoryMb * 1024 * 1024,
+      MemorySwap: spec.limits.memoryMb * 1024 * 1024,
+      NanoCpus: Math.round(spec.limits.cpus * 1e9),
+      PidsLimit: spec.limits.pids,
       PortBindings: port ? { [port]: [{ HostIp: spec.publish?.hostIp ?? '127.0.0.1', HostPort: spec.publish ? String(spec.publish.hostPort) : '' }] } : {},
       NetworkMode: spec.network,
       Mounts: [

@@ -5,6 +5,8 @@ import { BuildError } from '../build/build-error.js';
 import { parseBuildStream, type BuildOutcome } from './build-stream.js';
 import type { Labels, Ownership } from './labels.js';
 
+const CPU_PERIOD_US = 100_000;
+
 export type LineSink = (line: string, stream: 'stdout' | 'stderr') => void;
 
 export interface BuildImageRequest {
@@ -13,6 +15,8 @@ export interface BuildImageRequest {
   tag: string;
   labels: Labels;
   buildArgs?: Record<string, string>;
+  /** Memory (MiB, no swap beyond it) and CPUs each build step's container may use. */
+  limits: { memoryMb: number; cpus: number };
   signal: AbortSignal;
   onLine: LineSink;
 }
@@ -37,6 +41,11 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
     buildargs: req.buildArgs ?? {},
     rm: true,
     forcerm: true,
+    // the classic builder applies these to every RUN step's container (it has no PIDs limit)
+    memory: req.limits.memoryMb * 1024 * 1024,
+    memswap: req.limits.memoryMb * 1024 * 1024,
+    cpuperiod: CPU_PERIOD_US,
+    cpuquota: Math.round(req.limits.cpus * CPU_PERIOD_US),
   })) as unknown as Readable;
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });

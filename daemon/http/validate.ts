@@ -46,9 +46,17 @@ const serviceFields = {
   internalPort: port.nullable().optional(),
 };
 
+// Ranges are core's (core/limits.ts): they depend on the key and the server's maxima.
+const limits = z.object({
+  memoryMb: z.number().nullable().optional(),
+  cpus: z.number().nullable().optional(),
+  pids: z.number().nullable().optional(),
+});
+
 export const serviceCreate = z.object({
   name,
   ...serviceFields,
+  limits: limits.optional(),
   databasePublicEnabled: z.boolean().optional(),
   databasePublicHostname: optionalText(253),
   postgresLogicalReplicationEnabled: z.boolean().optional(),
@@ -70,6 +78,7 @@ export const servicePatch = z.object({
   internalPort: serviceFields.internalPort,
   // Not patchable (the spec's PATCH fields leave it out): read only so a non-http(s) one is refused with 400.
   repoUrl: serviceFields.repoUrl,
+  limits: limits.optional(),
 });
 
 export const transfer = z.object({ targetProjectId: text(100).min(1) });

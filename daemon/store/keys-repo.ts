@@ -8,13 +8,14 @@ interface KeyRow {
   access: KeyRecord['access'];
   projects: string;
   token_hash: string;
+  bootstrap: boolean | number;
   created_at: string;
   last_used_at: string | null;
 }
 
 const COLUMNS = ['id', 'name', 'access', 'projects', 'created_at', 'last_used_at'] as const;
 
-function toRecord(row: Omit<KeyRow, 'token_hash'>): KeyRecord {
+function toRecord(row: Omit<KeyRow, 'token_hash' | 'bootstrap'>): KeyRecord {
   return {
     id: row.id,
     name: row.name,
@@ -39,13 +40,17 @@ export function keyRepo(knex: Knex): KeyRepo {
       const row = await knex<KeyRow>('keys').select(...COLUMNS).where({ token_hash: hash }).first();
       return row ? toRecord(row) : null;
     },
-    async insert(key, tokenHash) {
+    async bootstrapKeyIds() {
+      return (await knex<KeyRow>('keys').select('id').where({ bootstrap: true })).map((r) => r.id);
+    },
+    async insert(key, tokenHash, origin) {
       await knex<KeyRow>('keys').insert({
         id: key.id,
         name: key.name,
         access: key.access,
         projects: JSON.stringify(key.projects),
         token_hash: tokenHash,
+        bootstrap: origin?.bootstrap ?? false,
         created_at: key.createdAt,
         last_used_at: key.lastUsedAt,
       });

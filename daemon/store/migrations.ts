@@ -1,6 +1,12 @@
 // Schema migrations, run at every start (knex records which have run). Listed in code so they
 // ship inside the compiled build.
 import type { Knex } from 'knex';
+import { TOKEN_HASH_PREFIX, type TokenHasher } from '../crypto/token-hash.js';
+
+/** What some migrations need beyond the database (the data dir's keys). */
+export interface MigrationContext {
+  tokens: TokenHasher;
+}
 
 interface Migration {
   name: string;
@@ -229,10 +235,56 @@ const backups: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups];
+/**
+ * Key secrets were stored as their plain SHA-256; they become keyed hashes (crypto/token-hash.ts)
+ * computed from that digest, so every existing key keeps working. Keys made for
+ * BERTH_BOOTSTRAP_KEY are marked, so a changed variable revokes the superseded one: before this
+ * they were recognisable only as the write keys over all projects named "bootstrap".
+ */
+function keyedKeyHashes(ctx: MigrationContext): Migration {
+  return {
+    name: '006_keyed_key_hashes',
+    async up(knex) {
+      await knex.schema.alterTable('keys', (t) => {
+        t.boolean('bootstrap').notNullable().defaultTo(false);
+      });
+      const rows = await knex<{ id: string; token_hash: string }>('keys').select('id', 'token_hash');
+      for (const row of rows) {
+        if (row.token_hash.startsWith(TOKEN_HASH_PREFIX)) continue;
+        await knex('keys').where({ id: row.id }).update({ token_hash: ctx.tokens.fromSha256(row.token_hash) });
+      }
+      await knex('keys').where({ name: 'bootstrap', access: 'write', projects: JSON.stringify('all') }).update({ bootstrap: true });
+    },
+    async down() {
+      throw new Error('006_keyed_key_hashes cannot be undone: the plain SHA-256 of a secret cannot be recovered from its keyed hash');
+    },
+  };
+}
 
-export const migrationSource: Knex.MigrationSource<Migration> = {
-  getMigrations: async () => migrations,
-  getMigrationName: (m) => m.name,
-  getMigration: async (m) => m,
+/** Per-service container limits; null columns follow the server's defaults (core/limits.ts). */
+const serviceLimits: Migration = {
+  name: '007_service_limits',
+  async up(knex) {
+    await knex.schema.alterTable('services', (t) => {
+      t.integer('limit_memory_mb');
+      t.float('limit_cpus');
+      t.integer('limit_pids');
+    });
+  },
+  async down(knex) {
+    await knex.schema.alterTable('services', (t) => {
+      t.dropColumn('limit_memory_mb');
+      t.dropColumn('limit_cpus');
+      t.dropColumn('limit_pids');
+    });
+  },
 };
+
+export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits];
+  return {
+    getMigrations: async () => migrations,
+    getMigrationName: (m) => m.name,
+    getMigration: async (m) => m,
+  };
+}

@@ -3,6 +3,7 @@ import knexFactory, { type Knex } from 'knex';
 import { join } from 'node:path';
 import type { Store } from '../core/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { TokenHasher } from '../crypto/token-hash.js';
 import { migrationSource } from './migrations.js';
 import { keyRepo } from './keys-repo.js';
 import { projectRepo } from './projects-repo.js';
@@ -18,7 +19,7 @@ import { backupsRepo } from './backups-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
-export async function openStore(dataDir: string, box: SecretBox): Promise<Store> {
+export async function openStore(dataDir: string, box: SecretBox, tokens: TokenHasher): Promise<Store> {
   const knex = knexFactory({
     client: 'sqlite3',
     connection: { filename: join(dataDir, DB_FILE) },
@@ -39,11 +40,11 @@ export async function openStore(dataDir: string, box: SecretBox): Promise<Store>
       },
     },
   });
-  await knex.migrate.latest({ migrationSource });
-  return storeOver(knex, box);
+  await knex.migrate.latest({ migrationSource: migrationSource({ tokens }) });
+  return storeOver(knex, box, tokens);
 }
 
-export function storeOver(knex: Knex, box: SecretBox): Store {
+export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Store {
   return {
     keys: keyRepo(knex),
     projects: projectRepo(knex),
@@ -56,6 +57,7 @@ export function storeOver(knex: Knex, box: SecretBox): Store {
     aiProviders: aiProviderRepo(knex, box),
     dnsProviders: dnsProviderRepo(knex, box),
     backups: backupsRepo(knex),
+    hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),
   };

@@ -12,6 +12,7 @@ const READS = new Set([
   'getSealed',
   'getBySlug',
   'findByTokenHash',
+  'bootstrapKeyIds',
   'slugs',
   'slugsInProject',
   'namesInProject',

@@ -21,6 +21,7 @@ import type { ToolContext } from '../../daemon/backups/engine-tool.js';
 import { databaseContainer } from '../../daemon/databases/container-spec.js';
 import { publishedPort, runContainer } from '../../daemon/docker/containers.js';
 import { ENGINES } from '../../daemon/core/engines.js';
+import { readConfig } from '../../daemon/config.js';
 import { mongoImage, requireDatabaseImages } from '../helpers/databases.js';
 import { docker } from '../helpers/docker.js';
 import { until } from '../helpers/wait.js';
@@ -53,6 +54,7 @@ async function startDb(engine: DatabaseEngine, env: Record<string, string>, imag
     network: NETWORK,
     alias: name,
     internalPort: ENGINES[engine].internalPort,
+    limits: readConfig({}).limits.database,
     volumes: [{ name: volume, target: spec.dataPath }],
     binds: spec.binds,
     ...(spec.entrypoint ? { entrypoint: spec.entrypoint } : {}),

@@ -9,6 +9,7 @@ export type FieldType =
   | 'string?'
   | 'integer'
   | 'integer?'
+  | 'number'
   | 'boolean'
   | 'timestamp'
   | 'timestamp?'
@@ -27,6 +28,7 @@ function check(value: unknown, type: FieldType, path: string): void {
     const base = type.replace('?', '');
     if (base === 'string') expect(value, path).to.be.a('string');
     else if (base === 'integer') expect(Number.isInteger(value), `${path} should be an integer, got ${JSON.stringify(value)}`).to.equal(true);
+    else if (base === 'number') expect(Number.isFinite(value), `${path} should be a finite number, got ${JSON.stringify(value)}`).to.equal(true);
     else if (base === 'boolean') expect(value, path).to.be.a('boolean');
     else if (base === 'timestamp') expect(value, path).to.be.a('string').and.match(TIMESTAMP);
     return;
@@ -92,6 +94,8 @@ export const SERVICE: Shape = {
   lastDeployedAt: 'timestamp?',
   createdAt: 'timestamp',
   updatedAt: 'timestamp',
+  // not in the spec: the container limits (README, Container limits)
+  limits: { object: { memoryMb: 'integer', cpus: 'number', pids: 'integer' } },
 };
 
 export const PROJECT: Shape = {
