@@ -165,6 +165,7 @@ async function produceImage(
     signal,
     onLine: (line, stream) => say(line, stream),
     onStep: (id) => created.intermediateIds.push(id),
+    busy: () => d.buildLogs.busy(),
   });
   created.builtImage = outcome.imageId !== null;
   if (choice.method === 'autobuild') {

@@ -17,6 +17,8 @@ export interface BuildImageRequest {
   onLine: LineSink;
   /** Each intermediate image the build commits, as it is committed (for cleanup after an abort). */
   onStep?: (imageId: string) => void;
+  /** A promise while the build log is behind (see LogBook.busy): the build's output is not read meanwhile. */
+  busy?: () => Promise<void> | null;
 }
 
 export async function imageExists(docker: Docker, ref: string): Promise<boolean> {
@@ -43,7 +45,7 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await parseBuildStream(body, req.onLine, req.onStep);
+    return await parseBuildStream(body, req.onLine, req.onStep, req.busy);
   } catch (err) {
     if (req.signal.aborted) throw new BuildError('build aborted');
     throw err;
