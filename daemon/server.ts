@@ -12,6 +12,7 @@ import { probeFree } from './core/host-ports.js';
 import { newId } from './core/ids.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import type { Store } from './core/store.js';
+import type { CachedStore } from './store/read-cache.js';
 import { BerthCa } from './databases/tls.js';
 import { openAdapter } from './databases/open.js';
 import { Databases } from './core/databases.js';
@@ -57,7 +58,8 @@ export interface RunningDaemon {
   url: string;
   port: number;
   core: Core;
-  store: Store;
+  /** The store behind the read cache (`cachedReads()` says how much it holds). */
+  store: CachedStore;
   engine: DockerDeploymentEngine;
   backups: Backups;
   /** Scheduled backups; `tick(date)` runs what is due at that time (tests drive it). */

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRepoFullName, isHttpGitUrl } from '../core/source.js';
 import { BuildError } from './build-error.js';
+import { MAX_LINE_CHARS } from '../docker/output-lines.js';
 
 export interface CloneLimits {
   /** Bytes the clone (objects and checked-out files) may take on disk (BERTH_CLONE_MAX_MB). */
@@ -322,6 +323,11 @@ class LineSplitter {
     while ((match = /\r\n|\n|\r(?=[^\n])/.exec(this.buffer)) !== null) {
       this.emit(this.buffer.slice(0, match.index), match[0] === '\r');
       this.buffer = this.buffer.slice(match.index + match[0].length);
+    }
+    // a line that does not end (a hostile server's endless message) is cut, not held
+    while (this.buffer.length > MAX_LINE_CHARS) {
+      this.emit(this.buffer.slice(0, MAX_LINE_CHARS), false);
+      this.buffer = this.buffer.slice(MAX_LINE_CHARS);
     }
   }
 

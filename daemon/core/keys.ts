@@ -67,14 +67,15 @@ export class KeyService {
 
   async authenticate(token: string | undefined): Promise<KeyRecord> {
     if (!token) throw new Unauthorized('an API key is required: send Authorization: Bearer <key>');
-    let hash = this.hashes.get(token);
-    if (hash === undefined) {
-      hash = this.store.hashToken(token);
+    const known = this.hashes.get(token);
+    const hash = known ?? this.store.hashToken(token);
+    const key = await this.store.keys.findByTokenHash(hash);
+    // only secrets that are keys are remembered: unknown ones (anyone can send them) add nothing
+    if (!key) throw new Unauthorized('unknown API key');
+    if (known === undefined) {
       if (this.hashes.size >= 1000) this.hashes.clear();
       this.hashes.set(token, hash);
     }
-    const key = await this.store.keys.findByTokenHash(hash);
-    if (!key) throw new Unauthorized('unknown API key');
     const nowMs = Date.now();
     if (nowMs - (this.lastTouch.get(key.id) ?? 0) > TOUCH_INTERVAL_MS) {
       this.lastTouch.set(key.id, nowMs);

@@ -7,6 +7,8 @@ import type { LogLineInsert, LogsRepo, LogTable } from '../core/store.js';
 
 const FLUSH_MS = 100;
 const MAX_LINE = 16_384;
+/** Characters appended and not yet written past which writers are asked to wait (see `busy`). */
+const BACKLOG_CHARS = 4 * 1024 * 1024;
 
 export type LogListener = (line: LogLineRecord) => void;
 
@@ -19,6 +21,9 @@ export class LogBook {
   private listeners = new Map<string, Set<LogListener>>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
+  /** Characters of lines appended and not yet written. */
+  private backlog = 0;
+  private drained: { promise: Promise<void>; resolve: () => void } | null = null;
 
   constructor(
     private repo: LogsRepo,
@@ -35,10 +40,27 @@ export class LogBook {
     const line = text.length > MAX_LINE ? `${text.slice(0, MAX_LINE)}... (line cut at ${MAX_LINE} characters)` : text;
     const record: LogLineInsert = { id: this.nextId++, line, stream, createdAt: this.clock.now(), owner, deploymentId };
     this.pending.push(record);
+    this.backlog += line.length;
     if (!this.timer) this.timer = setTimeout(() => void this.flush(), FLUSH_MS);
     const view = { id: record.id, line: record.line, stream: record.stream, createdAt: record.createdAt };
     for (const fn of this.listeners.get(owner) ?? []) fn(view);
     return view;
+  }
+
+  /**
+   * A promise when more is waiting to be written than the book should hold (it resolves once
+   * writes caught up), else null. A source that can wait (a container's log, a build's output)
+   * stops reading meanwhile instead of piling lines up in memory.
+   */
+  busy(): Promise<void> | null {
+    if (this.backlog < BACKLOG_CHARS) return null;
+    if (!this.drained) {
+      let resolve = () => {};
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.drained = { promise, resolve };
+    }
+    void this.flush();
+    return this.drained.promise;
   }
 
   subscribe(owner: string, fn: LogListener): () => void {
@@ -95,7 +117,13 @@ export class LogBook {
         // One bad line (its deployment deleted meanwhile) must not cost the others: write one by one.
         for (const line of batch) await this.repo.insert(this.table, [line]).catch((err: unknown) => this.onError(err));
       } finally {
-        this.writing = this.writing.filter((l) => !batch.includes(l));
+        const written = new Set(batch);
+        this.writing = this.writing.filter((l) => !written.has(l));
+        for (const l of batch) this.backlog -= l.line.length;
+        if (this.drained && this.backlog < BACKLOG_CHARS / 2) {
+          this.drained.resolve();
+          this.drained = null;
+        }
       }
     });
     return this.flushing;

@@ -182,6 +182,7 @@ async function produceImage(
     labels: d.own.imageLabels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
     signal,
     onLine: (line, stream) => say(line, stream),
+    busy: () => d.buildLogs.busy(),
   });
   // the tag exists now; cleanUp still removes it only if its labels prove it ours
   created.builtImage = true;

@@ -29,11 +29,15 @@ export class RuntimeLogs {
       this.docker,
       containerId,
       sinceSeconds,
-      (line, stream) => this.book.append(serviceId, deploymentId, line, stream),
+      (line, stream) => {
+        // a line read after the service stopped being followed (deleted, redeployed) is dropped
+        if (this.followed.get(serviceId) === entry) this.book.append(serviceId, deploymentId, line, stream);
+      },
       () => {
         entry.closed = true;
         for (const fn of this.closedListeners.get(serviceId) ?? []) fn();
       },
+      () => this.book.busy(),
     );
   }
 

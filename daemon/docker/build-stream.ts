@@ -5,6 +5,7 @@
 // printing " ---> <id>" or "Successfully built <id>") is text for the log and nothing else.
 import type { Readable } from 'node:stream';
 import { BuildError } from '../build/build-error.js';
+import { CappedLineSplitter } from './output-lines.js';
 
 export interface BuildOutcome {
   /** The built image: the last `aux.ID` the Engine sent. */
@@ -22,20 +23,37 @@ interface BuildMessage {
   aux?: { ID?: unknown };
 }
 
-export function parseBuildStream(body: Readable, onLine: (line: string, stream: 'stdout' | 'stderr') => void): Promise<BuildOutcome> {
+/**
+ * One Engine message (a JSON line) longer than this is skipped, not parsed: real ones are a chunk
+ * of a step's output or a short status, and a line that never ends must not grow without bound.
+ */
+export const MAX_MESSAGE_CHARS = 1024 * 1024;
+
+export function parseBuildStream(
+  body: Readable,
+  onLine: (line: string, stream: 'stdout' | 'stderr') => void,
+  busy: () => Promise<void> | null = () => null,
+): Promise<BuildOutcome> {
   return new Promise((resolve, reject) => {
     const outcome: BuildOutcome = { imageId: null, stageIds: [] };
     let buffer = '';
-    let partialLine = '';
+    /** Inside a message over MAX_MESSAGE_CHARS: everything up to its end is dropped. */
+    let skipping = false;
     let failed: string | null = null;
+    let textStream: 'stdout' | 'stderr' = 'stdout';
 
-    const emitText = (text: string, stream: 'stdout' | 'stderr') => {
-      const parts = (partialLine + text).split(/\r?\n|\r/);
-      partialLine = parts.pop() ?? '';
-      for (const part of parts) {
+    // Step output without line breaks is cut into lines of MAX_LINE_CHARS (see output-lines.ts).
+    const splitter = new CappedLineSplitter(
+      (part) => {
         const line = part.trimEnd();
-        if (line !== '') onLine(line, stream);
-      }
+        if (line === '') return;
+        onLine(line, textStream);
+      },
+      { bareCr: true },
+    );
+    const emitText = (text: string, stream: 'stdout' | 'stderr') => {
+      textStream = stream;
+      splitter.push(text);
     };
 
     const handle = (json: string) => {
@@ -60,18 +78,36 @@ export function parseBuildStream(body: Readable, onLine: (line: string, stream: 
     };
 
     body.setEncoding('utf8');
+    const skip = () => {
+      buffer = '';
+      skipping = true;
+      splitter.end(); // the note is a line of its own
+      emitText(`(a build message over ${MAX_MESSAGE_CHARS} characters was skipped)\n`, 'stderr');
+    };
     body.on('data', (chunk: string) => {
-      buffer += chunk;
+      let at = 0;
       let nl: number;
-      while ((nl = buffer.indexOf('\n')) >= 0) {
-        handle(buffer.slice(0, nl));
-        buffer = buffer.slice(nl + 1);
+      while ((nl = chunk.indexOf('\n', at)) >= 0) {
+        if (!skipping && buffer.length + nl - at > MAX_MESSAGE_CHARS) skip();
+        if (!skipping) handle(buffer + chunk.slice(at, nl));
+        buffer = '';
+        skipping = false;
+        at = nl + 1;
+      }
+      if (!skipping) {
+        buffer += chunk.slice(at);
+        if (buffer.length > MAX_MESSAGE_CHARS) skip();
+      }
+      const wait = busy();
+      if (wait) {
+        body.pause();
+        void wait.then(() => body.resume());
       }
     });
     body.on('error', (err) => reject(err));
     body.on('end', () => {
-      handle(buffer);
-      if (partialLine) emitText('\n', 'stdout');
+      if (!skipping) handle(buffer);
+      splitter.end();
       if (failed !== null) return reject(new BuildError(`image build failed: ${failed}`));
       resolve(outcome);
     });

@@ -1,7 +1,8 @@
 // Containers: run one for a deployment, find the ones Berth owns, stop and remove with proof of
 // ownership, and follow their logs.
 import type Docker from 'dockerode';
-import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
+import { DockerLogLines } from './output-lines.js';
 import type { Labels, Owner, Ownership } from './labels.js';
 
 export interface RunSpec {
@@ -116,7 +117,10 @@ export interface LogFollower {
 
 /**
  * Follows a container's stdout and stderr from `sinceSeconds` (epoch seconds; 0 for all), line by
- * line. `onEnd` runs once when the log ends (the container stopped) or following failed.
+ * line, each line at most MAX_LINE_CHARS (a longer one is cut into several). `onEnd` runs once when
+ * the log ends (the container stopped) or following failed. While `busy()` returns a promise the
+ * log is not read (the Engine keeps it), so a container printing faster than lines are stored
+ * does not pile them up in memory.
  */
 export async function followContainerLogs(
   docker: Docker,
@@ -124,24 +128,30 @@ export async function followContainerLogs(
   sinceSeconds: number,
   onLine: (line: string, stream: 'stdout' | 'stderr') => void,
   onEnd: () => void,
+  busy: () => Promise<void> | null = () => null,
 ): Promise<LogFollower> {
   const container = docker.getContainer(id);
-  const raw = (await container.logs({ follow: true, stdout: true, stderr: true, since: sinceSeconds, timestamps: false })) as NodeJS.ReadableStream & { destroy(): void };
-  const outs = { stdout: new PassThrough(), stderr: new PassThrough() };
-  docker.modem.demuxStream(raw, outs.stdout, outs.stderr);
-  for (const stream of ['stdout', 'stderr'] as const) {
-    let partial = '';
-    outs[stream].setEncoding('utf8');
-    outs[stream].on('data', (chunk: string) => {
-      const parts = (partial + chunk).split(/\r?\n/);
-      partial = parts.pop() ?? '';
-      for (const line of parts) onLine(line, stream);
-    });
-  }
+  const raw = (await container.logs({ follow: true, stdout: true, stderr: true, since: sinceSeconds, timestamps: false })) as unknown as Readable;
+  let stopped = false;
+  const lines = new DockerLogLines((line, stream) => {
+    if (!stopped) onLine(line, stream);
+  });
+  raw.on('data', (chunk: Buffer | string) => {
+    if (stopped) return;
+    lines.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+    const wait = busy();
+    if (wait) {
+      raw.pause();
+      void wait.then(() => {
+        if (!stopped) raw.resume();
+      });
+    }
+  });
   let ended = false;
   const end = () => {
     if (ended) return;
     ended = true;
+    if (!stopped) lines.end();
     onEnd();
   };
   raw.on('end', end);
@@ -149,6 +159,7 @@ export async function followContainerLogs(
   raw.on('error', end);
   return {
     stop() {
+      stopped = true;
       ended = true;
       raw.destroy();
     },

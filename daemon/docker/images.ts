@@ -19,6 +19,8 @@ export interface BuildImageRequest {
   limits: { memoryMb: number; cpus: number };
   signal: AbortSignal;
   onLine: LineSink;
+  /** A promise while the build log is behind (see LogBook.busy): the build's output is not read meanwhile. */
+  busy?: () => Promise<void> | null;
 }
 
 export async function imageExists(docker: Docker, ref: string): Promise<boolean> {
@@ -50,7 +52,7 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });
   try {
-    return await parseBuildStream(body, req.onLine);
+    return await parseBuildStream(body, req.onLine, req.busy);
   } catch (err) {
     if (req.signal.aborted) throw new BuildError('build aborted');
     throw err;

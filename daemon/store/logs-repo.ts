@@ -21,7 +21,19 @@ export function logsRepo(knex: Knex): LogsRepo {
         return row;
       });
       // SQLite allows 999 variables per statement: insert in chunks
-      for (let i = 0; i < rows.length; i += 150) await knex(table).insert(rows.slice(i, i + 150));
+      for (let i = 0; i < rows.length; i += 150) {
+        const chunk = rows.slice(i, i + 150);
+        try {
+          await knex(table).insert(chunk);
+        } catch (err) {
+          if (!isForeignKeyError(err)) throw err;
+          // Lines of a service or deployment deleted meanwhile (its container still printed): they
+          // have nowhere to go and are dropped quietly; the others are kept.
+          for (const row of chunk) await knex(table).insert(row).catch((e: unknown) => {
+            if (!isForeignKeyError(e)) throw e;
+          });
+        }
+      }
     },
     async list(table, owner, afterId, limit) {
       const rows = (await knex(table)
@@ -59,4 +71,8 @@ export function logsRepo(knex: Knex): LogsRepo {
         .delete();
     },
   };
+}
+
+function isForeignKeyError(err: unknown): boolean {
+  return (err as { code?: string }).code === 'SQLITE_CONSTRAINT' && /FOREIGN KEY/i.test((err as Error).message);
 }

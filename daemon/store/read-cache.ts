@@ -24,10 +24,19 @@ const READS = new Set([
 ]);
 const REPOS = ['keys', 'projects', 'services', 'env', 'domains', 'deployments', 'settings'] as const;
 const MARKER_ROTATE_BYTES = 4096;
+/**
+ * Memoised reads kept at most; past it the cache starts over. Reads are keyed by their arguments,
+ * so anything a client chooses (ids in paths) would otherwise add entries until the next write.
+ */
+export const MAX_CACHED_READS = 5000;
+/** Reads whose misses are not kept: every request with an unknown bearer token asks once. */
+const MISSES_NOT_KEPT = new Set(['keys.findByTokenHash']);
 
 export interface CachedStore extends Store {
   /** Changes whenever the stored data may have changed; equal values mean equal data. */
   version(): string;
+  /** How many reads are memoised now (bounded by MAX_CACHED_READS). */
+  cachedReads(): number;
 }
 
 export function cachedStore(inner: Store, markerPath: string): CachedStore {
@@ -65,10 +74,17 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
           const key = `${name}.${method}:${JSON.stringify(args)}`;
           let hit = memo.get(key);
           if (!hit) {
+            if (memo.size >= MAX_CACHED_READS) memo = new Map();
             const table = memo;
             hit = fn.apply(repo, args);
             table.set(key, hit);
-            hit.catch(() => table.delete(key));
+            const keepMiss = !MISSES_NOT_KEPT.has(`${name}.${method}`);
+            hit.then(
+              (value) => {
+                if (!keepMiss && (value === null || value === undefined) && table.get(key) === hit) table.delete(key);
+              },
+              () => table.delete(key),
+            );
           }
           return hit;
         };
@@ -93,6 +109,7 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
       checkExternal();
       return `${localWrites}:${seenMarker}`;
     },
+    cachedReads: () => memo.size,
   };
 }
 

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { EnvResolver, ReferenceError, referencesIn, type ReferenceTarget } from '../../daemon/core/env-references.js';
+import { EnvResolver, MAX_EXPANDED_CHARS, MAX_REFERENCES, ReferenceError, referencesIn, type ReferenceTarget } from '../../daemon/core/env-references.js';
 import type { EnvRecord } from '../../daemon/core/records.js';
 
 const svc = (id: string, name: string, extra: Partial<ReferenceTarget> = {}): ReferenceTarget => ({
@@ -72,5 +72,41 @@ describe('env references (unit)', () => {
     const next = r.withVariable('a', 'V', '2');
     expect(next.resolve('${a.V}')).to.equal('2');
     expect(r.resolve('${a.V}')).to.equal('1');
+  });
+
+  describe('fan-out (a hostile tenant)', () => {
+    // V1 = ${a.V0} x 9000, V2 = ${a.V1} x 9000: 81 million expansions without memoisation
+    const fanOut = () =>
+      new EnvResolver([svc('a', 'a')], [env('a', 'V0', 'x'), env('a', 'V1', '${a.V0}'.repeat(9000)), env('a', 'V2', '${a.V1}'.repeat(9000))]);
+
+    it('refuses a value expanding past the size cap, at once, naming the cap', () => {
+      const started = Date.now();
+      expect(() => fanOut().resolve('${a.V2}')).to.throw(ReferenceError, new RegExp(`more than (${MAX_EXPANDED_CHARS} characters|${MAX_REFERENCES} references)`));
+      expect(Date.now() - started).to.be.below(2000);
+    });
+
+    it('expands a variable referenced many times once (linear, not exponential)', () => {
+      // each level doubles the length: 2^20 references written out, 40 variables stored
+      const vars = [env('a', 'L0', 'x')];
+      for (let i = 1; i <= 14; i++) vars.push(env('a', `L${i}`, `\${a.L${i - 1}}\${a.L${i - 1}}`));
+      const r = new EnvResolver([svc('a', 'a')], vars);
+      expect(r.resolve('${a.L14}')).to.equal('x'.repeat(2 ** 14));
+    });
+
+    it('refuses more references per value than the cap even when each is short', () => {
+      const r = new EnvResolver([svc('a', 'a')], [env('a', 'S', '')]);
+      expect(() => r.resolve('${a.S}'.repeat(MAX_REFERENCES + 1))).to.throw(ReferenceError, /references/);
+      expect(r.resolve('${a.S}'.repeat(MAX_REFERENCES))).to.equal('');
+    });
+
+    it('lenient display and suggestions stay bounded and leave an over-cap value as written', () => {
+      const r = fanOut();
+      const started = Date.now();
+      expect(r.resolveLenient('${a.V2}')).to.equal('${a.V2}');
+      const vars = r.variablesOf(svc('a', 'a'));
+      expect(vars.get('V1')).to.equal('x'.repeat(9000));
+      expect(vars.get('V2')).to.equal('${a.V1}'.repeat(9000));
+      expect(Date.now() - started).to.be.below(2000);
+    });
   });
 });
