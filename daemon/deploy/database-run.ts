@@ -37,7 +37,7 @@ export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record
   const statement = databaseContainer(engine, { logicalReplication: false, tlsDir: null }).readinessStatement;
   return async () => {
     try {
-      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1 }, {}));
+      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1, maxBytes: 64 * 1024 }, {}));
       return true;
     } catch {
       return false;
