@@ -3,6 +3,7 @@
 // previous one in force). When Caddy cannot be reached the store is still the truth: a timer retries
 // until Caddy is back, and the daemon applies once at start-up.
 import type { ProxyResult } from '../../shared/types.js';
+import { rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import { CADDY_SERVER_NAME, caddyConfig, type HttpsMode, type ProxyRoute } from './caddy-config.js';
@@ -40,15 +41,17 @@ export async function routesFromStore(store: Store, dashboardUpstream: string | 
 
   const services = (await store.services.list()).filter((s) => s.hostPort !== null && s.runtimeMode !== 'worker' && s.kind !== 'database');
   const byId = new Map(services.map((s) => [s.id, s]));
+  // Generated names first: they belong to their service (the oldest one when two projects share
+  // a slug), and a custom domain equal to one, whenever it became equal, never takes it over.
+  const rootDomain = await rootDomainOf(store);
+  if (rootDomain) {
+    const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+    for (const s of ordered) add(`${s.slug}.${rootDomain}`, `127.0.0.1:${s.hostPort}`);
+  }
   const domains = [...(await store.domains.listAll())].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.hostname.localeCompare(b.hostname));
   for (const d of domains) {
     const s = byId.get(d.serviceId);
     if (s) add(d.hostname, `127.0.0.1:${s.hostPort}`);
-  }
-  const rootDomain = (await store.settings.get('rootDomain'))?.trim().replace(/^\.+|\.+$/g, '');
-  if (rootDomain) {
-    const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-    for (const s of ordered) add(`${s.slug}.${rootDomain}`, `127.0.0.1:${s.hostPort}`);
   }
   return routes;
 }
