@@ -39,6 +39,8 @@ export interface Config {
   limits: LimitPolicy;
   /** What one image build may use (BERTH_BUILD_MEMORY_MB, BERTH_BUILD_CPUS). */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
+  /** How long a database import may run before it is stopped and recorded `failed`. */
+  importTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -187,5 +189,6 @@ export function readConfig(env: Env = process.env): Config {
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
     limits,
     buildLimits,
+    importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
   };
 }

@@ -212,6 +212,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     },
     restarted: (serviceId) => engine.containerRestarted(serviceId),
     importPostgres: importPostgresUrl,
+    importTimeoutMs: config.importTimeoutMs,
     // ioredis loads only when a redis import runs
     importRedis: async (...args) => (await import('./backups/tools/import-redis.js')).importRedisUrl(...args),
     log,

@@ -322,6 +322,8 @@ export interface DatabaseRowsPage {
   offset: number;
   total: number;
   totalEstimated: boolean;
+  /** Present (true) only when the page was cut at the daemon's byte cap (16 MB). */
+  truncated?: boolean;
 }
 
 export interface DatabaseQueryResult {

@@ -44,6 +44,8 @@ export interface BackupsDeps {
   restarted(serviceId: string): Promise<void>;
   importPostgres(ctx: ToolContext, sourceUrl: string): Promise<void>;
   importRedis(sourceUrl: string, target: { host: string; port: number; password: string }, log: (line: string) => void, signal: AbortSignal): Promise<unknown>;
+  /** An import still running after this long is stopped and recorded `failed` (BERTH_IMPORT_TIMEOUT). */
+  importTimeoutMs: number;
   log(message: string, err?: unknown): void;
 }
 
@@ -274,18 +276,25 @@ export class Backups {
       const snapshot = lines.slice(-IMPORT_LOG_LINES);
       saving = saving.then(() => this.d.store.backups.updateImport(record.id, { log: snapshot })).catch(() => undefined);
     };
+    // A source that accepts and never answers must not hold the database's busy lock forever.
+    const seconds = Math.round(this.d.importTimeoutMs / 1000);
+    const expired = new AbortController();
+    const timer = setTimeout(() => expired.abort(new Error(`the import did not finish within ${seconds} s (BERTH_IMPORT_TIMEOUT) and was stopped`)), this.d.importTimeoutMs);
+    const signal = AbortSignal.any([this.abort.signal, expired.signal]);
     try {
       log(`Importing from ${record.sourceLabel}`);
-      if (record.source === 'postgres-url') await this.d.importPostgres(this.context(live, () => undefined, log), sourceUrl);
-      else await this.d.importRedis(sourceUrl, { host: '127.0.0.1', port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, this.abort.signal);
+      if (record.source === 'postgres-url') await this.d.importPostgres({ ...this.context(live, () => undefined, log), signal }, sourceUrl);
+      else await this.d.importRedis(sourceUrl, { host: '127.0.0.1', port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, signal);
       log('Import finished');
       await saving;
       await this.d.store.backups.updateImport(record.id, { status: 'succeeded', log: lines.slice(-IMPORT_LOG_LINES), finishedAt: this.d.clock.now() });
     } catch (err) {
-      const reason = messageOf(err).replaceAll(sourceUrl, record.sourceLabel);
+      const reason = (expired.signal.aborted ? messageOf(expired.signal.reason) : messageOf(err)).replaceAll(sourceUrl, record.sourceLabel);
       log(`Import failed: ${reason}`);
       await saving;
       await this.d.store.backups.updateImport(record.id, { status: 'failed', error: reason, log: lines.slice(-IMPORT_LOG_LINES), finishedAt: this.d.clock.now() });
+    } finally {
+      clearTimeout(timer);
     }
   }
 

@@ -16,6 +16,8 @@ export const ROWS_DEFAULT_LIMIT = 50;
 export const ROWS_MAX_LIMIT = 500;
 export const QUERY_TIMEOUT_MS = 30_000;
 export const QUERY_MAX_ROWS = 1000;
+/** The most bytes one query result or row page may bring into the daemon (rows past it are left out, `truncated`). */
+export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Where Berth's CA lives: the database TLS endpoints read it. */
 export interface CaPort {
@@ -29,6 +31,8 @@ export interface DatabasesDeps {
   open: OpenAdapter;
   ca: CaPort;
   publicIp: () => Promise<string>;
+  /** Overrides ANSWER_MAX_BYTES (tests). */
+  maxAnswerBytes?: number;
 }
 
 export interface TlsInfo {
@@ -43,6 +47,10 @@ const TLS_ENGINES: readonly DatabaseEngine[] = ['postgres', 'timescale'];
 export class Databases {
   constructor(private d: DatabasesDeps) {}
 
+  private get maxBytes(): number {
+    return this.d.maxAnswerBytes ?? ANSWER_MAX_BYTES;
+  }
+
   async tables(access: Access, serviceId: string, scope: Scope): Promise<{ engine: DatabaseEngine; tables: TableEntry[] }> {
     return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, tables: await a.listTables(scope) }));
   }
@@ -50,11 +58,11 @@ export class Databases {
   async rows(access: Access, serviceId: string, q: { table: string; limit?: number; offset?: number } & Scope): Promise<RowsPage & { engine: DatabaseEngine }> {
     const limit = q.limit ?? ROWS_DEFAULT_LIMIT;
     if (limit > ROWS_MAX_LIMIT) throw new InvalidInput(`limit is at most ${ROWS_MAX_LIMIT}`);
-    return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, ...(await a.readRows(q.table, limit, q.offset ?? 0, scopeOf(q))) }));
+    return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, ...(await a.readRows(q.table, limit, q.offset ?? 0, scopeOf(q), this.maxBytes)) }));
   }
 
   async query(access: Access, serviceId: string, statement: string, scope: Scope): Promise<QueryResult> {
-    return this.with(access, serviceId, 'write', (a) => a.query(statement, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: QUERY_MAX_ROWS }, scope));
+    return this.with(access, serviceId, 'write', (a) => a.query(statement, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: QUERY_MAX_ROWS, maxBytes: this.maxBytes }, scope));
   }
 
   async insert(access: Access, serviceId: string, table: string, values: Row, scope: Scope): Promise<{ table: string; id: Row[string] }> {
@@ -80,7 +88,7 @@ export class Databases {
     let active = false;
     if (service.status === 'active') {
       active = await this.with(access, serviceId, 'read', async (a) => {
-        const r = await a.query('SHOW ssl', { timeoutMs: 5000, maxRows: 1 }, {});
+        const r = await a.query('SHOW ssl', { timeoutMs: 5000, maxRows: 1, maxBytes: 64 * 1024 }, {});
         return Object.values(r.rows[0] ?? {})[0] === 'on';
       }).catch(() => false);
     }

@@ -112,7 +112,8 @@ export class DnsProviders {
     const record = await this.store.dnsProviders.get(id);
     if (!record) throw new InvalidInput(`${DNS_PROVIDER_NAMES[id]} is not connected: add its credentials with PUT /api/system/dns-providers/${id}`, 'dns_provider_not_connected');
     const targetIp = await this.publicIp();
-    const outcome = await this.factory(record).upsertA(domain.hostname, targetIp);
+    // Only a key over all projects may repoint a record that already exists (409 otherwise).
+    const outcome = await this.factory(record).upsertA(domain.hostname, targetIp, { overwrite: access.allProjects });
     return {
       result: {
         provider: id,

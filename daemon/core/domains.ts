@@ -1,8 +1,10 @@
-// Custom domains: validated, lower-case, unique across the daemon, never on workers.
+// Custom domains: validated, lower-case, unique across the daemon, never on workers, never a name
+// the daemon generates for someone else (generated-names.ts).
 import type { Domain, ProxyResult } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
+import { generatedOwner } from './generated-names.js';
 import { normalizeHostname } from './hostname.js';
 import { newId } from './ids.js';
 import { visibleService } from './lookup.js';
@@ -24,9 +26,11 @@ export class Domains {
     this.events.publish({ type: 'domain', projectId: service.projectId, data: { serviceId: service.id, projectId: service.projectId, domainId: domain.id, hostname, action, proxy } });
   }
 
-  private async requireFree(hostname: string, exceptId: string | null): Promise<void> {
+  private async requireFree(hostname: string, exceptId: string | null, service: ServiceRecord, access: Access): Promise<void> {
     const existing = await this.store.domains.findByHostname(hostname);
     if (existing && existing.id !== exceptId) throw new Conflict(`hostname ${hostname} is already used by a service on this server`, 'hostname_taken');
+    const generated = await generatedOwner(this.store, hostname, service.id, access.allProjects);
+    if (generated) throw new Conflict(`hostname ${hostname} is ${generated}; it cannot be a custom domain`, 'hostname_taken');
   }
 
   /** A unique index backs the check above; a race between two requests still ends in a 409. */
@@ -44,7 +48,7 @@ export class Domains {
     const service = await visibleService(this.store, access, serviceId);
     if (service.runtimeMode === 'worker') throw new InvalidInput('workers accept no custom domains', 'worker_no_domains');
     const hostname = normalizeHostname(rawHostname);
-    await this.requireFree(hostname, null);
+    await this.requireFree(hostname, null, service, access);
     const now = this.clock.now();
     const record: DomainRecord = { id: newId(), serviceId: service.id, hostname, status: 'active', createdAt: now, updatedAt: now };
     await this.guardUnique(hostname, () => this.store.domains.insert(record));
@@ -59,7 +63,7 @@ export class Domains {
     const domain = await this.store.domains.get(service.id, domainId);
     if (!domain) throw new NotFound('domain not found');
     const hostname = normalizeHostname(rawHostname);
-    await this.requireFree(hostname, domain.id);
+    await this.requireFree(hostname, domain.id, service, access);
     await this.guardUnique(hostname, () => this.store.domains.update(domain.id, { hostname, updatedAt: this.clock.now() }));
     const proxy = await this.proxy.apply();
     this.announce(service, domain, hostname, 'updated', proxy);

@@ -6,6 +6,7 @@ import { Catalog, referenceName } from './catalog.js';
 import type { Clock } from './clock.js';
 import { initialDatabaseEnv } from './engines.js';
 import { EnvResolver, referencesIn } from './env-references.js';
+import { checkDatabaseHostname, freeDatabaseHostname, rootDomainOf } from './generated-names.js';
 import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
 import { newId } from './ids.js';
@@ -96,10 +97,14 @@ export class Services {
         updatedAt: now,
       };
       if (record.internalPort !== null) record.hostPort = await this.freePort();
-      if (record.kind === 'database' && record.databasePublicHostname === null) {
+      if (record.kind === 'database' && record.databasePublicHostname !== null) {
+        // The Berth CA signs this name: it must be nobody else's (checked inside `allocate`, so two
+        // creations cannot race to the same name).
+        await checkDatabaseHostname(this.d.store, access, record.databasePublicHostname);
+      } else if (record.kind === 'database') {
         // with a root domain, a database gets a public hostname of its own (its DNS name; TLS covers it)
-        const root = (await this.d.store.settings.get('rootDomain'))?.trim().replace(/^\.+|\.+$/g, '');
-        if (root) record.databasePublicHostname = `${record.slug}-${project.slug}.${root}`.toLowerCase();
+        const root = await rootDomainOf(this.d.store);
+        if (root) record.databasePublicHostname = await freeDatabaseHostname(this.d.store, `${record.slug}-${project.slug}`.toLowerCase(), root);
       }
       const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
       await this.checkReferences(project.id, record, envRecords);

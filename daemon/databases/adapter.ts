@@ -40,6 +40,8 @@ export interface RowsPage {
   total: number;
   /** True when `total` is the engine's estimate (big tables), not a count. */
   totalEstimated: boolean;
+  /** Present (true) when the page was cut at the byte cap: `rows` holds the rows that fitted. */
+  truncated?: boolean;
 }
 
 export interface QueryResult {
@@ -47,13 +49,15 @@ export interface QueryResult {
   rows: Row[];
   /** Rows the statement returned or affected (before the row cap). */
   rowCount: number;
-  /** True when more rows existed than `maxRows`; only the first `maxRows` are in `rows`. */
+  /** True when more rows existed than `maxRows`, or the answer reached `maxBytes`: `rows` holds what fitted. */
   truncated: boolean;
 }
 
 export interface QueryLimits {
   timeoutMs: number;
   maxRows: number;
+  /** The most bytes the answer may bring into the daemon (see answer-budget.ts); past it the read stops. */
+  maxBytes: number;
 }
 
 /** Which part of a server a table name lives in: redis's logical database number. */
@@ -63,8 +67,8 @@ export interface Scope {
 
 export interface DatabaseAdapter {
   listTables(scope: Scope): Promise<TableEntry[]>;
-  /** A page of rows. `table` is a TableEntry id. Unknown table: NotFound. */
-  readRows(table: string, limit: number, offset: number, scope: Scope): Promise<RowsPage>;
+  /** A page of rows. `table` is a TableEntry id. Unknown table: NotFound. At most `maxBytes` are read (then `truncated`). */
+  readRows(table: string, limit: number, offset: number, scope: Scope, maxBytes: number): Promise<RowsPage>;
   /** Runs one statement as written by the user (its text is theirs: it is the point of the endpoint). */
   query(statement: string, limits: QueryLimits, scope: Scope): Promise<QueryResult>;
   /** Inserts one row; returns its primary key as an object keyed by primary column. */

@@ -262,9 +262,36 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
   });
   const database = conn.database || 'default';
 
-  async function select(sql: string, settings: Record<string, string | number> = {}, signal?: AbortSignal) {
-    const rs = await client.query({ query: sql, format: 'JSON', clickhouse_settings: settings, abort_signal: signal });
-    return parseJsonExact(await rs.text()) as { meta: { name: string; type: string }[]; data: Record<string, unknown>[] };
+  type Selected = { meta: { name: string; type: string }[]; data: Record<string, unknown>[]; cut: boolean };
+  /**
+   * A SELECT's JSON answer, read as a stream of at most `maxBytes`: past it the request is aborted
+   * (the server stops at its next write) and the answer is `cut` with no rows (a JSON document
+   * cut short cannot be read).
+   */
+  async function select(sql: string, settings: Record<string, string | number> = {}, signal?: AbortSignal, maxBytes = Infinity): Promise<Selected> {
+    const stop = new AbortController();
+    const { stream } = await client.exec({
+      query: `${sql}\nFORMAT JSON`,
+      clickhouse_settings: settings,
+      abort_signal: signal ? AbortSignal.any([signal, stop.signal]) : stop.signal,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > maxBytes) {
+          stop.abort();
+          (stream as { destroy?: () => void }).destroy?.();
+          return { meta: [], data: [], cut: true };
+        }
+        chunks.push(chunk);
+      }
+    } catch (err) {
+      if (stop.signal.aborted) return { meta: [], data: [], cut: true };
+      throw err;
+    }
+    return { ...(parseJsonExact(Buffer.concat(chunks).toString('utf8')) as Omit<Selected, 'cut'>), cut: false };
   }
 
   let serverZone = 'UTC';
@@ -359,12 +386,12 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       return entries;
     }),
 
-    readRows: (table, limit, offset) => run(async () => {
+    readRows: (table, limit, offset, _scope, maxBytes) => run(async () => {
       const { from, columns } = await catalogue(table);
       if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 0 || offset < 0) throw new InvalidInput('limit and offset must be non-negative integers');
       const keys = columns.filter((c) => c.primary).map((c) => ident(c.name));
       const order = keys.length ? ` ORDER BY ${keys.join(', ')}` : '';
-      const result = limit > 0 ? await select(`SELECT * FROM ${from}${order} LIMIT ${offset}, ${limit}`) : { meta: [], data: [] };
+      const result = limit > 0 ? await select(`SELECT * FROM ${from}${order} LIMIT ${offset}, ${limit}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
       const types = new Map(result.meta.map((m) => [m.name, m.type]));
       const rows = result.data.map((r) => {
         const row: Row = {};
@@ -373,6 +400,7 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       });
       const page: RowsPage = {
         table, columns: columns.map((c): Column => ({ ...c })), rows, limit, offset, total: await countWhere(from, '1'), totalEstimated: false,
+        ...(result.cut ? { truncated: true } : {}),
       };
       return page;
     }),
@@ -388,7 +416,7 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
         return done;
       }
       // 'break' stops reading at a block boundary once the limit is passed: rows past maxRows are dropped here.
-      const { meta, data } = await select(text, { max_execution_time: seconds, max_result_rows: limits.maxRows + 1, result_overflow_mode: 'break' }, signal);
+      const { meta, data, cut } = await select(text, { max_execution_time: seconds, max_result_rows: limits.maxRows + 1, result_overflow_mode: 'break' }, signal, limits.maxBytes);
       const types = new Map(meta.map((m) => [m.name, m.type]));
       const result: QueryResult = {
         columns: meta.map((m) => ({ name: m.name, type: m.type })),
@@ -398,7 +426,7 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
           return row;
         }),
         rowCount: data.length,
-        truncated: data.length > limits.maxRows,
+        truncated: data.length > limits.maxRows || cut,
       };
       return result;
     }),

@@ -20,6 +20,16 @@ import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableE
 import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from './encoding.js';
 
 const SYSTEM_DATABASES = new Set(['admin', 'config', 'local']);
+
+/** The leading documents whose BSON sizes add up to at most `maxBytes` (a reply is at most 48 MB; the answer is capped lower). */
+function fitting(docs: Document[], maxBytes: number): Document[] {
+  let bytes = 0;
+  for (let i = 0; i < docs.length; i++) {
+    bytes += BSON.calculateObjectSize(docs[i]!);
+    if (bytes > maxBytes) return docs.slice(0, i);
+  }
+  return docs;
+}
 /** Below this estimate a page's total is counted exactly. */
 const EXACT_COUNT_MAX = 100_000;
 /** Commands that would stop or freeze the server for everyone. */
@@ -206,14 +216,33 @@ export async function openMongo(conn: Connection): Promise<DatabaseAdapter> {
       return entries;
     }),
 
-    readRows: (table, limit, offset) => run(async () => {
+    readRows: (table, limit, offset, _scope, maxBytes) => run(async () => {
       const collection = await collectionOf(table);
-      const docs = limit > 0 ? await collection.find({}).sort({ _id: 1 }).skip(offset).limit(limit).toArray() : [];
+      // Document by document (each batch is at most 16 MB), stopping at the byte cap.
+      const docs: Document[] = [];
+      let bytes = 0;
+      let cut = false;
+      if (limit > 0) {
+        const found = collection.find({}).sort({ _id: 1 }).skip(offset).limit(limit);
+        try {
+          for await (const doc of found) {
+            bytes += BSON.calculateObjectSize(doc);
+            if (bytes > maxBytes) {
+              cut = true;
+              break;
+            }
+            docs.push(doc);
+          }
+        } finally {
+          await found.close().catch(() => undefined);
+        }
+      }
       const estimate = await collection.estimatedDocumentCount().catch(() => null);
       const exact = estimate === null || estimate < EXACT_COUNT_MAX;
       const total = exact ? await collection.countDocuments({}) : estimate;
       const page: RowsPage = {
         table, columns: columnsOf(docs, '_id'), rows: docs.map(rowOf), limit, offset, total, totalEstimated: !exact,
+        ...(cut ? { truncated: true } : {}),
       };
       return page;
     }),
@@ -244,22 +273,23 @@ export async function openMongo(conn: Connection): Promise<DatabaseAdapter> {
           const dot = cursor.ns.indexOf('.');
           await client.db(cursor.ns.slice(0, dot)).command({ killCursors: cursor.ns.slice(dot + 1), cursors: [cursor.id] }).catch(() => undefined);
         }
-        const shown = docs.slice(0, limits.maxRows);
+        const shown = fitting(docs.slice(0, limits.maxRows), limits.maxBytes);
         const result: QueryResult = {
           columns: columnsOf(shown, null).map(({ name, type }) => ({ name, type })),
           rows: shown.map(rowOf),
           rowCount: docs.length,
-          truncated: docs.length > limits.maxRows || more,
+          truncated: docs.length > shown.length || more,
         };
         return result;
       }
       // Cluster gossip the server adds to every reply; not the user's answer.
       const { $clusterTime: _c, operationTime: _o, ...answer } = reply;
+      const shown = fitting([answer], limits.maxBytes);
       const result: QueryResult = {
-        columns: columnsOf([answer], null).map(({ name, type }) => ({ name, type })),
-        rows: [rowOf(answer)],
+        columns: columnsOf(shown, null).map(({ name, type }) => ({ name, type })),
+        rows: shown.map(rowOf),
         rowCount: 1,
-        truncated: false,
+        truncated: shown.length === 0,
       };
       return result;
     }),

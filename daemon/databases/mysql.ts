@@ -1,13 +1,19 @@
 // MySQL 8 and MariaDB (10.11 here) through `mysql2/promise`: one connection per adapter, big
 // numbers as strings, dates as strings (read as UTC; the session runs at +00:00), binary told
-// apart from text by charset 63. Results are buffered by mysql2, so the row cap is a slice; the
-// server's statement timeout (max_statement_time on MariaDB, max_execution_time on MySQL) bounds
-// how long that takes, with mysql2's own query timeout as a backstop. Identifiers are checked
-// against information_schema, then quoted with backticks; values travel as `?` parameters.
+// apart from text by charset 63. User statements and row pages are read as a stream of rows
+// (mysql2's row events, nothing accumulated by the driver): rows past the row cap are only counted,
+// and the socket's byte budget (answer-budget.ts) ends the connection once an answer reaches its
+// byte cap, which also stops the statement on the server. The server's statement timeout
+// (max_statement_time on MariaDB, max_execution_time on MySQL) bounds how long it runs, with
+// mysql2's own query timeout as a backstop. Identifiers are checked against information_schema,
+// then quoted with backticks; values travel as `?` parameters.
 import mysql from 'mysql2/promise';
 import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
+import type { Connection as CoreConnection } from 'mysql2';
+import type { Socket } from 'node:net';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { SocketBudget } from './answer-budget.js';
 import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
 import { pickColumns, primaryKeyMatch } from './sql-columns.js';
 
@@ -102,6 +108,14 @@ function translate(err: unknown, timeoutMs?: number): unknown {
 
 // ---- the adapter -------------------------------------------------------------------------------------
 
+interface StreamedResult {
+  fields: FieldPacket[] | null;
+  header: ResultSetHeader | null;
+  rows: unknown[][];
+  seen: number;
+  cut: boolean;
+}
+
 interface MyColumn extends Column {
   autoIncrement: boolean;
 }
@@ -143,7 +157,9 @@ export async function openMysql(conn: Connection): Promise<DatabaseAdapter> {
     await c.query("SET time_zone = '+00:00'");
     const [rows] = await c.query({ sql: 'SELECT VERSION() AS v, DATABASE() AS db', rowsAsArray: true });
     const [version, database] = (rows as unknown[][])[0] as [string, string | null];
-    return new MysqlAdapter(c, version.includes('MariaDB'), database ?? conn.database);
+    // The callback connection under the promise wrapper: its row events stream a result.
+    const core = (c as unknown as { connection: CoreConnection & { stream: Socket } }).connection;
+    return new MysqlAdapter(c, version.includes('MariaDB'), database ?? conn.database, new SocketBudget(core.stream), core);
   } catch (err) {
     c.destroy();
     throw translate(err);
@@ -155,7 +171,48 @@ class MysqlAdapter implements DatabaseAdapter {
     private readonly c: mysql.Connection,
     private readonly mariadb: boolean,
     private readonly database: string,
+    private readonly budget: SocketBudget,
+    private readonly core: CoreConnection & { stream: Socket },
   ) {}
+
+  /**
+   * One statement read as a stream of rows under the byte budget: the first result set's first
+   * `keep` rows are kept, the rest counted. `cut` says the byte cap ended it (the connection is closed).
+   */
+  private streamed(sql: string, values: unknown[], keep: number, maxBytes: number, timeout?: number): Promise<StreamedResult> {
+    return new Promise((resolve, reject) => {
+      const out: StreamedResult = { fields: null, header: null, rows: [], seen: 0, cut: false };
+      let settled = false;
+      const finish = (err?: unknown) => {
+        if (settled) return;
+        settled = true;
+        this.budget.end();
+        this.core.stream.removeListener('close', onClose);
+        if (err && !this.budget.exceeded) return reject(err);
+        out.cut = this.budget.exceeded;
+        resolve(out);
+      };
+      // After a cut mysql2 reports the lost connection to the connection, not to the command.
+      const onClose = () => finish(this.budget.exceeded ? undefined : new Error('Connection lost: The server closed the connection.'));
+      this.core.stream.once('close', onClose);
+      this.budget.begin(maxBytes);
+      const q = this.core.query({ sql, values, rowsAsArray: true, ...(timeout ? { timeout } : {}) });
+      q.on('fields', (fields: FieldPacket[] | undefined) => {
+        if (out.fields === null && out.header === null && fields) out.fields = fields;
+      });
+      q.on('result', (row: unknown, index: number | undefined) => {
+        if ((index ?? 0) !== 0) return; // a CALL answers with several result sets: the first one is shown
+        if (!Array.isArray(row)) {
+          if (out.fields === null && out.header === null) out.header = row as ResultSetHeader;
+          return;
+        }
+        out.seen++;
+        if (out.seen <= keep) out.rows.push(row as unknown[]);
+      });
+      q.on('error', (err: unknown) => finish(err));
+      q.on('end', () => finish());
+    });
+  }
 
   private async run(sql: string, values: unknown[] = [], names?: string[]): Promise<{ rows: Row[]; header: ResultSetHeader | null }> {
     try {
@@ -228,7 +285,7 @@ class MysqlAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number): Promise<RowsPage> {
+  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
@@ -238,28 +295,33 @@ class MysqlAdapter implements DatabaseAdapter {
     // Positional aliases: mysql2 refuses to read a result column named like __proto__.
     const list = columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``).join(', ');
     const names = columns.map((c) => c.name);
-    const { rows } = await this.run(`SELECT ${list} FROM ${this.qualified(t.name)}${order} LIMIT ? OFFSET ?`, [limit, offset], names);
-    const { count, estimated } = await this.size(t);
+    const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
+    let page: StreamedResult;
+    try {
+      page = await this.streamed(`SELECT ${list} FROM ${this.qualified(t.name)}${order} LIMIT ? OFFSET ?`, [limit, offset], limit, maxBytes);
+    } catch (err) {
+      throw translate(err);
+    }
     return {
       table: `${this.database}.${t.name}`,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows,
+      rows: toRows(page.fields ?? [], page.rows, names),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
+      ...(page.cut ? { truncated: true } : {}),
     };
   }
 
   async query(statement: string, limits: QueryLimits): Promise<QueryResult> {
-    const { timeoutMs, maxRows } = limits;
+    const { timeoutMs, maxRows, maxBytes } = limits;
     // MariaDB: seconds, for every statement. MySQL: milliseconds, read-only SELECTs only.
     if (this.mariadb) await this.run('SET SESSION max_statement_time = ?', [Math.max(0.001, timeoutMs / 1000)]);
     else await this.run('SET SESSION max_execution_time = ?', [Math.max(1, Math.floor(timeoutMs))]);
-    let result: unknown;
-    let fields: FieldPacket[] | undefined;
+    let result: StreamedResult;
     try {
-      [result, fields] = await this.c.query({ sql: statement, rowsAsArray: true, timeout: timeoutMs + BACKSTOP_MS });
+      result = await this.streamed(statement, [], maxRows, maxBytes, timeoutMs + BACKSTOP_MS);
     } catch (err) {
       const e = err as MysqlError;
       // After mysql2's own timeout the connection is out of step with the server: drop it.
@@ -267,24 +329,16 @@ class MysqlAdapter implements DatabaseAdapter {
       throw translate(err, timeoutMs);
     } finally {
       // Keep the session transaction-less: a transaction the statement opened is rolled back.
-      await this.c.query('ROLLBACK').catch(() => undefined);
+      if (!this.budget.exceeded) await this.c.query('ROLLBACK').catch(() => undefined);
     }
-    if (!Array.isArray(result)) {
-      return { columns: [], rows: [], rowCount: (result as ResultSetHeader).affectedRows ?? 0, truncated: false };
+    if (result.fields === null) {
+      return { columns: [], rows: [], rowCount: result.header?.affectedRows ?? 0, truncated: false };
     }
-    // A CALL answers with several result sets: the first one is shown.
-    let values = result as unknown[];
-    let fieldList = fields ?? [];
-    if (Array.isArray(fieldList[0])) {
-      values = (values[0] as unknown[]) ?? [];
-      fieldList = fieldList[0] as unknown as FieldPacket[];
-    }
-    const rows = toRows(fieldList, values.slice(0, maxRows) as unknown[][]);
     return {
-      columns: fieldList.map((f) => ({ name: f.name, type: typeName(f) })),
-      rows,
-      rowCount: values.length,
-      truncated: values.length > maxRows,
+      columns: result.fields.map((f) => ({ name: f.name, type: typeName(f) })),
+      rows: toRows(result.fields, result.rows),
+      rowCount: result.seen,
+      truncated: result.seen > maxRows || result.cut,
     };
   }
 

@@ -2,11 +2,15 @@
 // (the `types` option, never the global pg.types) so int8/numeric keep their precision and
 // instants come out as UTC. User statements run through the extended protocol, which the server
 // refuses to run with more than one statement in it, inside a capped portal (CappedQuery) so a
-// huge result never sits in memory. Identifiers are checked against the catalogue, then quoted.
+// huge result never sits in memory: rows past the row cap are only counted, and the socket's byte
+// budget (answer-budget.ts) ends the connection once an answer reaches its byte cap, which also
+// stops the statement on the server. Row pages read through the same portal. Identifiers are
+// checked against the catalogue, then quoted.
 import pg from 'pg';
 import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { SocketBudget } from './answer-budget.js';
 import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from './encoding.js';
 import { pickColumns, primaryKeyMatch } from './sql-columns.js';
 
@@ -149,11 +153,24 @@ interface CappedResult {
 class CappedQuery extends pg.Query {
   seen = 0;
   private synced = false;
+  private answered = false;
   private readonly base: QueryInternals;
 
-  constructor(text: string, private readonly keep: number, private readonly countUntil: number, callback: (err: Error | undefined, res: CappedResult) => void) {
-    const config = { text, values: [], rowMode: 'array', rows: keep + 1, queryMode: 'extended', types: TYPES };
-    super(config as QueryConfig, callback as never);
+  constructor(
+    text: string,
+    values: unknown[],
+    private readonly keep: number,
+    private readonly countUntil: number,
+    private readonly budget: SocketBudget,
+    callback: (err: Error | undefined, res: CappedResult) => void,
+  ) {
+    const once = (err: Error | undefined, res: CappedResult) => {
+      if (this.answered) return;
+      this.answered = true;
+      callback(err, res);
+    };
+    const config = { text, values, rowMode: 'array', rows: keep + 1, queryMode: 'extended', types: TYPES };
+    super(config as QueryConfig, once as never);
     this.base = pg.Query.prototype as unknown as QueryInternals;
   }
 
@@ -184,6 +201,13 @@ class CappedQuery extends pg.Query {
   }
 
   handleError(err: Error, con: ProtocolConnection): void {
+    if (this.budget.exceeded) {
+      // The byte budget cut the connection: the rows complete before the cut are the answer.
+      this.synced = true;
+      const self = this as unknown as { callback: (err: Error | undefined, res: CappedResult) => void; _result: CappedResult };
+      self.callback(undefined, self._result);
+      return;
+    }
     // With a row limit pg does not pipeline Sync, and after an error the server waits for one.
     if (!this.synced && err instanceof pg.DatabaseError) {
       this.synced = true;
@@ -206,6 +230,11 @@ interface PgColumn extends Column {
 }
 
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+
+/** Array-mode values as a row; fromEntries defines own properties (a column may be called __proto__); first of a name wins. */
+function rowOf(names: string[], values: Cell[]): Row {
+  return Object.fromEntries(names.flatMap((n, i) => (names.indexOf(n) === i ? [[n, values[i] ?? null]] : []))) as Row;
+}
 const qualified = (t: PgTable): string => `${ident(t.schema)}.${ident(t.name)}`;
 
 export async function openPostgres(conn: Connection): Promise<DatabaseAdapter> {
@@ -230,13 +259,15 @@ export async function openPostgres(conn: Connection): Promise<DatabaseAdapter> {
     const mapped = translate(err);
     throw mapped instanceof BerthError ? mapped : new DatabaseUnavailable(`postgres is unreachable: ${(err as Error).message}`);
   }
-  return new PostgresAdapter(client);
+  const socket = (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream;
+  return new PostgresAdapter(client, new SocketBudget(socket));
 }
 
 class PostgresAdapter implements DatabaseAdapter {
-  private typeNames: Map<number, string> | null = null;
-
-  constructor(private readonly client: pg.Client) {}
+  constructor(
+    private readonly client: pg.Client,
+    private readonly budget: SocketBudget,
+  ) {}
 
   private async run(text: string, values: unknown[] = []): Promise<pg.QueryResult<Row>> {
     try {
@@ -300,45 +331,40 @@ class PostgresAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number): Promise<RowsPage> {
+  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
     const t = await this.resolve(table);
     const { columns, primaryKey } = await this.columns(t);
+    const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
     const order = primaryKey.length ? ` order by ${primaryKey.map(ident).join(', ')}` : '';
-    const res = await this.run(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset]);
-    const { count, estimated } = await this.size(t);
+    const { res, cut } = await this.capped(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset], limit, 0, maxBytes, CONNECT_TIMEOUT_MS * 6);
+    const names = res.fields.map((f) => f.name);
     return {
       table: `${t.schema}.${t.name}`,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows: res.rows,
+      rows: res.rows.map((values) => rowOf(names, values)),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
+      ...(cut ? { truncated: true } : {}),
     };
   }
 
-  private async typeName(oid: number): Promise<string> {
-    if (!this.typeNames || !this.typeNames.has(oid)) {
-      const res = await this.run('select oid::int4 as oid, typname from pg_type');
-      this.typeNames = new Map(res.rows.map((r) => [r['oid'] as number, r['typname'] as string]));
-    }
-    return this.typeNames.get(oid) ?? String(oid);
-  }
-
-  async query(statement: string, limits: QueryLimits): Promise<QueryResult> {
-    const { timeoutMs, maxRows } = limits;
-    await this.run(`select set_config('statement_timeout', $1, false)`, [String(Math.max(1, Math.floor(timeoutMs)))]);
-    const started = Date.now();
+  /**
+   * One statement through CappedQuery under the byte budget: `keep` rows are kept, more are counted
+   * until `countUntil`; `cut` says the byte cap ended it (the connection is then closed).
+   */
+  private async capped(text: string, values: unknown[], keep: number, countUntil: number, maxBytes: number, timeoutMs: number): Promise<{ res: CappedResult; seen: number; cut: boolean }> {
     let query: CappedQuery | undefined;
     let backstop: NodeJS.Timeout | undefined;
     let gaveUp = false;
-    let res: CappedResult;
+    this.budget.begin(maxBytes);
     try {
-      res = await new Promise<CappedResult>((resolve, reject) => {
-        query = new CappedQuery(statement, maxRows, started + timeoutMs / 2, (err, r) => (err ? reject(err) : resolve(r)));
+      const res = await new Promise<CappedResult>((resolve, reject) => {
+        query = new CappedQuery(text, values, keep, countUntil, this.budget, (err, r) => (err ? reject(err) : resolve(r)));
         // statement_timeout is the server's job; this is for a server that stopped answering.
         backstop = setTimeout(() => {
           gaveUp = true;
@@ -346,25 +372,37 @@ class PostgresAdapter implements DatabaseAdapter {
         }, timeoutMs + BACKSTOP_MS);
         this.client.query(query);
       });
+      return { res, seen: query!.seen, cut: this.budget.exceeded };
     } catch (err) {
       if (gaveUp) throw new DatabaseUnavailable(`postgres did not answer within ${timeoutMs + BACKSTOP_MS} ms; the connection was closed`);
       throw translate(err, timeoutMs);
     } finally {
+      this.budget.end();
       clearTimeout(backstop);
       // Keep the session transaction-less: a BEGIN left open by the statement is rolled back.
-      if (!gaveUp && this.client.getTransactionStatus() !== 'I') await this.run('rollback').catch(() => undefined);
+      if (!gaveUp && !this.budget.exceeded && this.client.getTransactionStatus() !== 'I') await this.run('rollback').catch(() => undefined);
     }
+  }
+
+  /** Every type's name by oid, for result columns. */
+  private async loadTypeNames(): Promise<Map<number, string>> {
+    const res = await this.run('select oid::int4 as oid, typname from pg_type');
+    return new Map(res.rows.map((r) => [r['oid'] as number, r['typname'] as string]));
+  }
+
+  async query(statement: string, limits: QueryLimits): Promise<QueryResult> {
+    const { timeoutMs, maxRows, maxBytes } = limits;
+    await this.run(`select set_config('statement_timeout', $1, false)`, [String(Math.max(1, Math.floor(timeoutMs)))]);
+    const typeNames = await this.loadTypeNames(); // before the statement: a cut at the byte cap closes the connection
+    const { res, seen, cut } = await this.capped(statement, [], maxRows, Date.now() + timeoutMs / 2, maxBytes, timeoutMs);
     const columns: { name: string; type: string }[] = [];
-    for (const f of res.fields) columns.push({ name: f.name, type: await this.typeName(f.dataTypeID) });
-    // fromEntries defines own properties (a column may be called __proto__); first of a name wins.
-    const first = columns.map((c, i) => columns.findIndex((d) => d.name === c.name) === i);
-    const rows = res.rows.map((values) => Object.fromEntries(columns.flatMap((c, i) => (first[i] ? [[c.name, values[i] ?? null]] : []))) as Row);
-    const seen = query!.seen;
+    for (const f of res.fields) columns.push({ name: f.name, type: typeNames.get(f.dataTypeID) ?? String(f.dataTypeID) });
+    const names = columns.map((c) => c.name);
     return {
       columns,
-      rows,
+      rows: res.rows.map((values) => rowOf(names, values)),
       rowCount: res.fields.length ? seen : (res.rowCount ?? 0),
-      truncated: seen > maxRows,
+      truncated: seen > maxRows || cut,
     };
   }
 

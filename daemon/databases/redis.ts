@@ -19,12 +19,18 @@
 // Hashes and sets have no order to page by, so they are read whole (HGETALL/SMEMBERS), sorted and
 // sliced; keys with more than READ_WHOLE_MAX elements are refused rather than read.
 // Each logical database gets its own connection opened with the `db` option: never SELECT.
+// ioredis buffers a whole reply (LRANGE k 0 -1 of a huge list is one reply), so row pages and
+// queries read under the socket's byte budget (answer-budget.ts): past the cap the connection is
+// closed and the answer is `truncated` with the elements complete before the cut (none for one
+// reply that alone exceeds the cap).
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { Redis, Command, ReplyError } from 'ioredis';
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from './adapter.js';
+import { SocketBudget } from './answer-budget.js';
 import { bytesCell, fromCell, type Cell, type Row } from './encoding.js';
+import type { Socket } from 'node:net';
 
 const LIST_KEYS_MAX = 1000;
 const READ_WHOLE_MAX = 10_000;
@@ -152,6 +158,8 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       host: conn.host, port: conn.port, username: conn.user || 'default', password: conn.password || undefined, db,
       lazyConnect: true, connectTimeout: 5000, maxRetriesPerRequest: 1, enableOfflineQueue: false,
       commandTimeout: COMMAND_TIMEOUT_MS,
+      // One request's connection: never reconnect and resend (a command cut at the byte cap must stay cut).
+      retryStrategy: () => null,
     });
     // Failures surface through the commands that meet them; an unheard 'error' event would only be logged.
     let lastError: unknown;
@@ -201,6 +209,31 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
     }
   }
 
+  const budgets = new WeakMap<Redis, SocketBudget>();
+  /** `f` under the byte budget; `cut` is what answers when the cap ended the connection. */
+  async function capped<T>(scope: Scope, maxBytes: number, f: (c: Redis) => Promise<T>, cut: () => T): Promise<T> {
+    return run(scope, async (c) => {
+      let budget = budgets.get(c);
+      if (!budget) {
+        budget = new SocketBudget((c as unknown as { stream: Socket }).stream);
+        budgets.set(c, budget);
+      }
+      budget.begin(maxBytes);
+      try {
+        return await f(c);
+      } catch (err) {
+        if (!budget.exceeded) throw err;
+        return cut();
+      } finally {
+        budget.end();
+        if (budget.exceeded) {
+          c.disconnect();
+          for (const [db, x] of clients) if (x === c) clients.delete(db);
+        }
+      }
+    });
+  }
+
   async function typeOf(c: Redis, key: string): Promise<string> {
     return c.type(key);
   }
@@ -232,7 +265,7 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       return entries;
     }),
 
-    readRows: (key, limit, offset, scope) => run(scope, async (c) => {
+    readRows: (key, limit, offset, scope, maxBytes) => capped(scope, maxBytes, async (c) => {
       const type = await typeOf(c, key);
       let columns: Column[];
       let rows: Row[] = [];
@@ -301,9 +334,9 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       }
       const page: RowsPage = { table: key, columns, rows, limit, offset, total, totalEstimated: false };
       return page;
-    }),
+    }, (): RowsPage => ({ table: key, columns: [], rows: [], limit, offset, total: 0, totalEstimated: false, truncated: true })),
 
-    query: (statement, limits, scope) => run(scope, async (c) => {
+    query: (statement, limits, scope) => capped(scope, limits.maxBytes, async (c) => {
       const argv = splitCommandLine(statement);
       if (argv.length === 0) throw new InvalidInput('the command is empty');
       const name = checkAllowed(argv);
@@ -319,7 +352,7 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
         truncated: items.length > limits.maxRows,
       };
       return result;
-    }),
+    }, (): QueryResult => ({ columns: [{ name: 'value', type: 'array' }], rows: [], rowCount: 0, truncated: true })),
 
     insertRow: (key, values, scope) => run(scope, async (c): Promise<Row> => {
       const type = await typeOf(c, key);

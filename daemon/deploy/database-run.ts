@@ -4,6 +4,7 @@
 // rather than swapped while both run; when the new one fails, the old one is started again.
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { databaseLogin } from '../core/engines.js';
+import { generatedOwner } from '../core/generated-names.js';
 import { BuildError } from '../build/build-error.js';
 import { databaseContainer, servesTls } from '../databases/container-spec.js';
 import { withAdapter } from '../databases/open.js';
@@ -19,7 +20,12 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
   const volume = await ensureServiceVolume(d.docker, d.own, { projectId: service.projectId, serviceId: service.id });
   let tlsDir: string | null = null;
   if (servesTls(engine)) {
-    const names = [service.databasePublicHostname ?? '', service.slug, 'localhost', '127.0.0.1', await d.publicIp()];
+    // The public hostname was checked at creation; a name that became another service's since
+    // (a service created later whose generated name it is) is left out rather than signed for two.
+    const publicName = service.databasePublicHostname;
+    const taken = publicName ? await generatedOwner(d.store, publicName, service.id) : null;
+    if (taken) say(`TLS: ${publicName} is ${taken} now, so the certificate leaves it out`);
+    const names = [taken ? '' : (publicName ?? ''), service.slug, 'localhost', '127.0.0.1', await d.publicIp()];
     const cert = await d.ca.issueServer(service.id, names);
     tlsDir = cert.dir;
     say(`TLS on, with a certificate from the Berth CA for ${cert.names.join(', ')}`);
@@ -37,7 +43,7 @@ export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record
   const statement = databaseContainer(engine, { logicalReplication: false, tlsDir: null }).readinessStatement;
   return async () => {
     try {
-      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1 }, {}));
+      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1, maxBytes: 64 * 1024 }, {}));
       return true;
     } catch {
       return false;

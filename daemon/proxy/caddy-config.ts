@@ -17,6 +17,8 @@ export interface ProxyRoute {
   hostname: string;
   /** Host and port of the live container, e.g. 127.0.0.1:41234; null when nothing is live (503). */
   upstream: string | null;
+  /** The service the hostname belongs to (none for the dashboard). */
+  serviceId?: string;
 }
 
 export interface HostPortRoute {

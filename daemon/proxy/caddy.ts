@@ -6,6 +6,7 @@
 // what Caddy runs (GET /config/) with what it would load, and loads only when they differ.
 import { isDeepStrictEqual } from 'node:util';
 import type { ProxyResult } from '../../shared/types.js';
+import { rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import type { ServiceRecord } from '../core/records.js';
@@ -62,11 +63,11 @@ export async function routingFromStore(
 ): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
   const routes: ProxyRoute[] = [];
   const taken = new Set<string>();
-  const add = (hostname: string, upstream: string | null) => {
+  const add = (hostname: string, upstream: string | null, serviceId?: string) => {
     const h = hostname.toLowerCase();
     if (taken.has(h)) return;
     taken.add(h);
-    routes.push({ hostname: h, upstream });
+    routes.push({ hostname: h, upstream, ...(serviceId ? { serviceId } : {}) });
   };
   const dashboardHostname = (await store.settings.get('dashboardHostname'))?.trim();
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);
@@ -74,14 +75,16 @@ export async function routingFromStore(
   const services = (await store.services.list()).filter(isRoutedWeb);
   const live = await liveUpstreams(store, ahead);
   const byId = new Map(services.map((s) => [s.id, s]));
+  const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  // Generated names first: they belong to their service (the oldest one when two projects share
+  // a slug), and a custom domain equal to one, whenever it became equal, never takes it over.
+  const rootDomain = await rootDomainOf(store);
+  if (rootDomain) {
+    for (const s of ordered) add(`${s.slug}.${rootDomain}`, live.get(s.id) ?? null, s.id);
+  }
   const domains = [...(await store.domains.listAll())].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.hostname.localeCompare(b.hostname));
   for (const d of domains) {
-    if (byId.has(d.serviceId)) add(d.hostname, live.get(d.serviceId) ?? null);
-  }
-  const rootDomain = (await store.settings.get('rootDomain'))?.trim().replace(/^\.+|\.+$/g, '');
-  const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
-  if (rootDomain) {
-    for (const s of ordered) add(`${s.slug}.${rootDomain}`, live.get(s.id) ?? null);
+    if (byId.has(d.serviceId)) add(d.hostname, live.get(d.serviceId) ?? null, d.serviceId);
   }
   const hostPorts: HostPortRoute[] = [];
   for (const s of ordered) {

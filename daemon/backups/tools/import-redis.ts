@@ -17,14 +17,23 @@ interface Target {
 }
 
 export async function importRedisUrl(sourceUrl: string, target: Target, log: (line: string) => void, signal: AbortSignal): Promise<{ keys: number }> {
-  const common = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, connectTimeout: 10_000 } as const;
+  // No reconnects: a source that drops the connection fails the import instead of being retried forever.
+  const common = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, connectTimeout: 10_000, retryStrategy: () => null } as const;
   const source = new Redis(sourceUrl, common);
   const dest = new Redis({ ...common, host: target.host, port: target.port, password: target.password || undefined });
   // ioredis reports connection errors through the promise of each command; without a listener
   // its 'error' events would be unhandled.
   source.on('error', () => undefined);
   dest.on('error', () => undefined);
+  // A source that accepts and never answers leaves a command pending forever: closing both
+  // connections on abort (shutdown, BERTH_IMPORT_TIMEOUT) rejects it.
+  const onAbort = () => {
+    source.disconnect();
+    dest.disconnect();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
+    signal.throwIfAborted();
     await source.connect().catch((err: Error) => {
       throw new Error(`cannot connect to the source redis: ${err.message}`);
     });
@@ -73,6 +82,7 @@ export async function importRedisUrl(sourceUrl: string, target: Target, log: (li
     log(`redis: import finished, ${copied} keys copied${skipped ? `, ${skipped} expired during the copy` : ''}`);
     return { keys: copied };
   } finally {
+    signal.removeEventListener('abort', onAbort);
     source.disconnect();
     dest.disconnect();
   }

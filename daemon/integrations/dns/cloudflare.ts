@@ -3,6 +3,7 @@
 import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
 import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com/client/v4';
@@ -60,15 +61,18 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
   return {
     id: 'cloudflare',
     name: 'Cloudflare',
-    async upsertA(hostname, ip): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
       const owned = await zones();
       const zoneName = longestZone(hostname, owned.map((z) => z.name));
       if (zoneName === null) throw new InvalidInput(`the Cloudflare account has no zone for ${hostname}`, 'no_dns_zone');
       const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
       const host = hostLabel(hostname, zoneName);
       const zonePath = `/zones/${encodeURIComponent(zone.id)}/dns_records`;
-      const existing = await api<DnsRecord[]>('GET', zonePath, { type: 'A', name: hostname });
-      const records = Array.isArray(existing.result) ? existing.result.filter((r) => r.type === 'A' && r.name.toLowerCase() === hostname) : [];
+      // Every type at the name: a CNAME or AAAA there counts as an existing record too.
+      const existing = await api<DnsRecord[]>('GET', zonePath, { name: hostname });
+      const named = Array.isArray(existing.result) ? existing.result.filter((r) => r.name.toLowerCase() === hostname) : [];
+      if (!overwrite) refuseExisting(hostname, zoneName, named.map((r) => ({ type: r.type, value: r.content })), ip);
+      const records = named.filter((r) => r.type === 'A');
       const body = { type: 'A', name: hostname, content: ip, ttl: 1, proxied: false };
       if (records.length === 0) {
         await api('POST', zonePath, undefined, body);

@@ -7,6 +7,7 @@ import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, refused, type DnsEndpoint } from './http.js';
 import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
 import { elements, first } from './xml.js';
+import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const NAMECHEAP_BASE_URL = 'https://api.namecheap.com/xml.response';
@@ -74,7 +75,7 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
   return {
     id: 'namecheap',
     name: 'Namecheap',
-    async upsertA(hostname, ip): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
       const zone = longestZone(hostname, await domains());
       if (zone === null) throw new InvalidInput(`the Namecheap account has no domain for ${hostname}`, 'no_dns_zone');
       const dot = zone.indexOf('.');
@@ -95,6 +96,7 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
         ttl: h.attrs.TTL ?? DEFAULT_TTL,
       }));
 
+      if (!overwrite) refuseExisting(hostname, zone, hosts.filter((h) => h.name.toLowerCase() === host).map((h) => ({ type: h.type, value: h.address })), ip);
       const isTarget = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host;
       const targets = hosts.filter(isTarget);
       if (targets.length > 0 && targets.every((h) => h.address === ip)) return { action: 'unchanged', zone, host };

@@ -5,6 +5,7 @@
 import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
 import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const SPACESHIP_BASE_URL = 'https://spaceship.dev/api/v1';
@@ -55,13 +56,17 @@ export function spaceshipProvider(baseUrl: string, creds: SpaceshipCredentials, 
   return {
     id: 'spaceship',
     name: 'Spaceship',
-    async upsertA(hostname, ip): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
       const zone = longestZone(hostname, await domains());
       if (zone === null) throw new InvalidInput(`the Spaceship account has no domain for ${hostname}`, 'no_dns_zone');
       const host = hostLabel(hostname, zone);
       const path = `/dns/records/${encodeURIComponent(zone)}`;
       const res = (await api('GET', path, { take: '500', skip: '0' })) as Page<SpaceshipRecord> | undefined;
       const records = Array.isArray(res?.items) ? res.items : [];
+      if (!overwrite) {
+        const named = records.filter((r) => r.name?.toLowerCase() === host);
+        refuseExisting(hostname, zone, named.map((r) => ({ type: r.type ?? '', value: r.address ?? (r as { cname?: string }).cname ?? '' })), ip);
+      }
       const current = records.filter((r) => r.type?.toUpperCase() === 'A' && r.name?.toLowerCase() === host);
       if (current.length > 0 && current.every((r) => r.address === ip)) return { action: 'unchanged', zone, host };
       const stale = current.filter((r) => r.address !== ip);

@@ -17,8 +17,12 @@ export interface ARecordOutcome {
 export interface DnsProvider {
   readonly id: DnsProviderId;
   readonly name: string;
-  /** Creates the A record of `hostname`, or points the existing one at `ip`; no change when it already does. */
-  upsertA(hostname: string, ip: string): Promise<ARecordOutcome>;
+  /**
+   * Creates the A record of `hostname`, or points the existing one at `ip`; no change when it
+   * already does. Without `overwrite`, a record already answering for the name (an A record
+   * elsewhere, AAAA, CNAME) is a Conflict naming it and nothing is written.
+   */
+  upsertA(hostname: string, ip: string, opts: { overwrite: boolean }): Promise<ARecordOutcome>;
 }
 
 export interface DnsClientOptions {

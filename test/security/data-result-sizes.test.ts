@@ -1,0 +1,136 @@
+// A hostile tenant asks its own databases for answers far bigger than the daemon should hold:
+// hundreds of 1 MB rows (under the 1000-row cap), one row bigger than the byte cap, a redis
+// string and a redis list of hundreds of MB. Each answer stops at the daemon's byte cap (16 MB)
+// with `truncated: true`, the daemon's memory grows by far less than the answer, and
+// /api/health keeps answering within 1 s. Real database containers, through the API.
+import { expect } from 'chai';
+import type { BerthClient } from '../../shared/client.js';
+import type { Service } from '../../shared/types.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { requireDatabaseImages } from '../helpers/databases.js';
+import { uniq } from '../helpers/fixtures.js';
+import { snapshotStore } from '../helpers/snapshot.js';
+import { waitForDeployment } from '../helpers/wait.js';
+import { watchDaemon } from './data-watch.js';
+
+/** Far below what the uncapped answers need (each is 200-400 MB as JSON). */
+const RSS_GROWTH_MAX = 160 * 1024 * 1024;
+const ENGINES = ['postgres', 'mysql', 'redis', 'clickhouse'] as const;
+
+describe('hostile tenant: database answers are capped by bytes', function () {
+  this.timeout(300_000);
+  let t: TestDaemon;
+  let hostile: BerthClient;
+  const services = new Map<string, Service>();
+
+  before(async function () {
+    this.timeout(900_000);
+    const images = requireDatabaseImages();
+    t = await startTestDaemon({ ...images, BERTH_BUILD_CONCURRENCY: '4' });
+    const projectId = (await t.admin.createProject({ name: uniq('sizes') })).project.id;
+    hostile = await t.clientWith('write', [projectId]);
+    await Promise.all(
+      ENGINES.map(async (engine) => {
+        const { service } = await hostile.createService(projectId, { name: `${engine}-db`, repoFullName: `database:${engine}` });
+        const { deployment } = await hostile.deploy(service.id);
+        const done = await waitForDeployment(hostile, service.id, deployment.id, ['running', 'failed'], 600_000);
+        if (done.status !== 'running') throw new Error(`${engine} did not deploy`);
+        services.set(engine, service);
+      }),
+    );
+  });
+  after(async () => {
+    for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
+    await t?.stop();
+  });
+
+  /** Runs `work` while watching the daemon; checks health latency and memory growth; changes nothing stored. */
+  async function underWatch<T>(work: () => Promise<T>): Promise<T> {
+    const before = await snapshotStore(t.dataDir);
+    global.gc?.();
+    const watch = watchDaemon(t.anonymous);
+    let result: T;
+    try {
+      result = await work();
+    } finally {
+      const seen = await watch.stop();
+      expect(seen.slowestHealthMs, 'slowest /api/health answer (ms)').to.be.below(1000);
+      expect(seen.healthChecks).to.be.greaterThan(0);
+      expect(seen.rssGrowth, 'daemon RSS growth (bytes)').to.be.below(RSS_GROWTH_MAX);
+    }
+    expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    return result;
+  }
+
+  it('postgres: 400 rows of 1 MB stop at the cap, truncated', async () => {
+    const res = await underWatch(() => hostile.databaseQuery(services.get('postgres')!.id, "SELECT repeat('x', 1000000) AS big FROM generate_series(1, 400)"));
+    expect(res.truncated).to.equal(true);
+    expect(res.rows.length).to.be.within(1, 17);
+    expect(JSON.stringify(res.rows).length).to.be.below(17 * 1024 * 1024);
+  });
+
+  it('postgres: one row bigger than the cap answers no rows, truncated, and the next query works', async () => {
+    const id = services.get('postgres')!.id;
+    const res = await underWatch(() => hostile.databaseQuery(id, "SELECT repeat('x', 40000000) AS big FROM generate_series(1, 1000)"));
+    expect(res).to.deep.include({ rows: [], truncated: true });
+    expect(res.columns).to.deep.equal([{ name: 'big', type: 'text' }]);
+    expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+  });
+
+  it('postgres: a row page of 1 MB rows stops at the cap, truncated', async () => {
+    const id = services.get('postgres')!.id;
+    await hostile.databaseQuery(id, "CREATE TABLE big AS SELECT g AS id, repeat('y', 1000000) AS v FROM generate_series(1, 300) g");
+    await hostile.databaseQuery(id, 'ALTER TABLE big ADD PRIMARY KEY (id)');
+    const page = await underWatch(() => hostile.databaseRows(id, { table: 'public.big', limit: 300 }));
+    expect(page.truncated).to.equal(true);
+    expect(page.total).to.equal(300);
+    expect(page.rows.length).to.be.within(1, 17);
+    expect(page.rows[0]!['id']).to.equal(1);
+  });
+
+  it('mysql: 400 rows of 1 MB stop at the cap, truncated', async () => {
+    const sql = "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 400) SELECT n, REPEAT('x', 1000000) AS big FROM s";
+    const res = await underWatch(() => hostile.databaseQuery(services.get('mysql')!.id, sql));
+    expect(res.truncated).to.equal(true);
+    expect(res.rows.length).to.be.within(1, 17);
+    expect(res.rows[0]!['n']).to.equal(1);
+  });
+
+  it('mysql: a row page of 1 MB rows stops at the cap, truncated', async () => {
+    const id = services.get('mysql')!.id;
+    await hostile.databaseQuery(id, 'CREATE TABLE big (id INT PRIMARY KEY, v LONGTEXT)');
+    await hostile.databaseQuery(id, "INSERT INTO big WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < 300) SELECT n, REPEAT('y', 1000000) FROM s");
+    const table = (await hostile.databaseTables(id)).tables.find((x) => x.name === 'big')!.id;
+    const page = await underWatch(() => hostile.databaseRows(id, { table, limit: 300 }));
+    expect(page.truncated).to.equal(true);
+    expect(page.rows.length).to.be.within(1, 17);
+    expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+  });
+
+  it('redis: GET and the page of a 200 MB string stop at the cap, truncated', async () => {
+    const id = services.get('redis')!.id;
+    await hostile.databaseQuery(id, 'SETRANGE huge 200000000 x');
+    const res = await underWatch(() => hostile.databaseQuery(id, 'GET huge'));
+    expect(res).to.deep.include({ rows: [], truncated: true });
+    const page = await underWatch(() => hostile.databaseRows(id, { table: 'huge' }));
+    expect(page).to.deep.include({ rows: [], truncated: true });
+    expect((await hostile.databaseQuery(id, 'STRLEN huge')).rows).to.deep.equal([{ value: 200000001 }]);
+  });
+
+  it('redis: LRANGE k 0 -1 of a 20 MB list stops at the cap, truncated', async () => {
+    const id = services.get('redis')!.id;
+    const element = 'z'.repeat(45_000); // a statement is at most 100 000 characters
+    for (let i = 0; i < 230; i++) await hostile.databaseQuery(id, `RPUSH long ${element} ${element}`);
+    const res = await underWatch(() => hostile.databaseQuery(id, 'LRANGE long 0 -1'));
+    expect(res).to.deep.include({ rows: [], truncated: true });
+    const page = await underWatch(() => hostile.databaseRows(id, { table: 'long', limit: 500 }));
+    expect(page).to.deep.include({ rows: [], truncated: true });
+  });
+
+  it('clickhouse: 400 rows of 1 MB stop at the cap, truncated', async () => {
+    const sql = "SELECT number, arrayStringConcat(arrayMap(x -> 'xxxxxxxxxx', range(100000))) AS big FROM system.numbers LIMIT 400";
+    const res = await underWatch(() => hostile.databaseQuery(services.get('clickhouse')!.id, sql));
+    expect(res.truncated).to.equal(true);
+    expect(res.rows.length).to.be.below(17);
+  });
+});
