@@ -118,7 +118,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     config.buildConcurrency,
   );
   // Caddy through its admin API; when it is not running, every result says so and a timer retries.
-  const proxy = new CaddyProxy({ store, adminUrl: config.caddyAdmin, httpAddr: config.proxyHttpAddr, httpsAddr: config.proxyHttpsAddr, log });
+  const proxy = new CaddyProxy({
+    store,
+    adminUrl: config.caddyAdmin,
+    httpAddr: config.proxyHttpAddr,
+    httpsAddr: config.proxyHttpsAddr,
+    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
+    log,
+  });
   const core = buildCore({
     store,
     clock: systemClock,

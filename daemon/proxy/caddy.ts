@@ -5,7 +5,7 @@
 import type { ProxyResult } from '../../shared/types.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
-import { CADDY_SERVER_NAME, caddyConfig, type HttpsMode, type ProxyRoute } from './caddy-config.js';
+import { CADDY_SERVER_NAME, caddyConfig, withApiTlsListener, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export interface CaddyProxyOptions {
   store: Store;
@@ -13,6 +13,8 @@ export interface CaddyProxyOptions {
   adminUrl: string;
   httpAddr: string;
   httpsAddr: string;
+  /** BERTH_API_TLS_ADDR: Caddy serves the API over HTTPS there, certified for `subject()` (the server's address). */
+  apiTls?: { addr: string; subject: () => Promise<string> } | null;
   log: (message: string, err?: unknown) => void;
   retryMs?: number;
   timeoutMs?: number;
@@ -122,7 +124,9 @@ export class CaddyProxy implements ProxyPort {
     try {
       const routes = await routesFromStore(this.o.store, this.dashboardUpstream);
       const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
-      body = JSON.stringify(caddyConfig({ routes, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() }));
+      const config = caddyConfig({ routes, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
+      const apiTls = this.o.apiTls && this.dashboardUpstream ? { addr: this.o.apiTls.addr, upstream: this.dashboardUpstream, subject: await this.o.apiTls.subject() } : null;
+      body = JSON.stringify(withApiTlsListener(config, apiTls));
     } catch (err) {
       return { ok: false, detail: `the proxy configuration could not be generated: ${(err as Error).message}` };
     }
