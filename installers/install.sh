@@ -540,8 +540,12 @@ ensure_caddy() {
   elif caddy_admin_answers; then say "a Caddy not started by Berth answers on $CADDY_ADMIN: Berth uses it as it is (it is not supervised)"
   else
     say "no systemd: starting Caddy under a supervisor (it resumes Berth's saved routes; log: $SUPERVISOR_LOGS/caddy.log)"
-    mkdir -p "$CADDY_CONFIG_HOME" "$CADDY_DATA_HOME"
-    start_supervised caddy -- env HOME=/var/lib/caddy XDG_CONFIG_HOME="$CADDY_CONFIG_HOME" XDG_DATA_HOME="$CADDY_DATA_HOME" \
+    # As Debian's unit runs it: user caddy, allowed to bind ports 80 and 443, state in /var/lib/caddy.
+    local as_caddy=()
+    if id caddy >/dev/null 2>&1; then
+      as_caddy=(setpriv --reuid=caddy --regid=caddy --init-groups --inh-caps=+net_bind_service --ambient-caps=+net_bind_service)
+    fi
+    start_supervised caddy -- "${as_caddy[@]}" env HOME=/var/lib/caddy XDG_CONFIG_HOME="$CADDY_CONFIG_HOME" XDG_DATA_HOME="$CADDY_DATA_HOME" \
       caddy run --environ --resume --config /etc/caddy/Caddyfile
   fi
   local _
@@ -725,6 +729,16 @@ do_install() {
 do_uninstall() {
   step "preflight (uninstall)"
   [ -e "$OPT" ] || [ -e "$ETC" ] || [ -e "$DATA" ] || [ -e "$UNIT" ] || supervisor_alive berth || supervisor_alive caddy || { say "Berth is not installed here"; return 0; }
+  # The purge finds this Berth's Docker objects with its own code (purge.js): the installed release's,
+  # or, when an earlier --uninstall removed it, a bundle's (this script's own, or --from).
+  local purge_runtime=""
+  if [ "$purge" = 1 ] && [ -f "$DATA/berth.sqlite" ]; then
+    if [ -x "$OPT/current/node/bin/node" ]; then purge_runtime="$OPT/current"
+    else
+      [ -n "$from" ] || [ -f "$(dirname "${BASH_SOURCE[0]}")/../BUILD_ID" ] || die "Berth's release is gone (uninstalled): give the bundle with --from FILE so the purge can find this Berth's Docker objects"
+      locate_bundle
+    fi
+  fi
   print_uninstall_plan
   if [ "$dry_run" = 1 ]; then say "dry run: nothing was changed"; return 0; fi
   confirm
@@ -743,10 +757,18 @@ do_uninstall() {
 
   if [ "$purge" = 1 ]; then
     step "remove this Berth's Docker objects"
-    if [ -x "$OPT/current/node/bin/node" ] && [ -f "$DATA/berth.sqlite" ] && docker info >/dev/null 2>&1; then
-      BERTH_DATA_DIR="$DATA" run "$OPT/current/node/bin/node" "$OPT/current/dist/daemon/purge.js"
+    if [ ! -f "$DATA/berth.sqlite" ]; then
+      say "skipped: no data dir, so no daemon ever made anything"
+    elif ! docker info >/dev/null 2>&1; then
+      die "Docker Engine does not answer: start it and run this again (nothing was removed yet)"
     else
-      say "skipped: no installed release, no data or no Docker Engine answering"
+      if [ -z "$purge_runtime" ] && [ -d "$bundle_src" ]; then purge_runtime="$bundle_src"
+      elif [ -z "$purge_runtime" ]; then
+        mkdir "$tmp_dir/runtime"
+        run tar -xzf "$bundle_src" -C "$tmp_dir/runtime" --strip-components=1 --no-same-owner
+        purge_runtime="$tmp_dir/runtime"
+      fi
+      BERTH_DATA_DIR="$DATA" run "$purge_runtime/node/bin/node" "$purge_runtime/dist/daemon/purge.js"
     fi
   fi
 
