@@ -19,6 +19,8 @@ export interface Config {
   /** Where Caddy listens for plain HTTP and for HTTPS (host:port or :port). */
   proxyHttpAddr: string;
   proxyHttpsAddr: string;
+  /** BERTH_API_TLS_ADDR: where Caddy serves this daemon's API over HTTPS with its internal CA (null: nowhere). */
+  apiTlsAddr: string | null;
   images: Record<DatabaseEngine, string>;
   gitBaseUrl: string;
   portRange: PortRange;
@@ -170,6 +172,7 @@ export function readConfig(env: Env = process.env): Config {
     caddyAdmin: httpUrl('BERTH_CADDY_ADMIN', value('BERTH_CADDY_ADMIN') ?? 'http://127.0.0.1:2019'),
     proxyHttpAddr: listenAddr('BERTH_PROXY_HTTP_ADDR', value('BERTH_PROXY_HTTP_ADDR') ?? ':80'),
     proxyHttpsAddr: listenAddr('BERTH_PROXY_HTTPS_ADDR', value('BERTH_PROXY_HTTPS_ADDR') ?? ':443'),
+    apiTlsAddr: value('BERTH_API_TLS_ADDR') === undefined ? null : listenAddr('BERTH_API_TLS_ADDR', value('BERTH_API_TLS_ADDR')!),
     images,
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,

@@ -95,7 +95,14 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const own = new Ownership(await instanceId(store));
   const ca = new BerthCa(join(config.dataDir, 'tls'));
   // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
-  const proxy = new CaddyProxy({ store, adminUrl: config.caddyAdmin, httpAddr: config.proxyHttpAddr, httpsAddr: config.proxyHttpsAddr, log });
+  const proxy = new CaddyProxy({
+    store,
+    adminUrl: config.caddyAdmin,
+    httpAddr: config.proxyHttpAddr,
+    httpsAddr: config.proxyHttpsAddr,
+    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
+    log,
+  });
   const engine = new DockerDeploymentEngine(
     {
       store,

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the compiled daemon with the memory settings it is meant to run with (npm start, the systemd
-# unit and the benchmark all come through here):
+# unit, the installed supervisor and the benchmark all come through here):
 # - MALLOC_ARENA_MAX=1: sqlite3 works on libuv's thread pool, and glibc would give each thread its
 #   own malloc arena; one arena keeps the resident size flat at no measurable cost.
 # - --max-semi-space-size=2: V8's young generation otherwise grows to 3 x 16 MB under load and
@@ -8,4 +8,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-1}"
-exec node --max-semi-space-size=2 dist/daemon/main.js "$@"
+node=node
+[ -x node/bin/node ] && node=node/bin/node   # a release bundle carries its own Node.js
+exec "$node" --max-semi-space-size=2 dist/daemon/main.js "$@"

@@ -140,3 +140,43 @@ export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
     },
   };
 }
+
+export interface ApiTlsInput {
+  /** BERTH_API_TLS_ADDR, e.g. :4310 */
+  addr: string;
+  /** Where the daemon's own API listens, e.g. 127.0.0.1:4311. */
+  upstream: string;
+  /** The server's address the certificate is issued for (clients reach the API by IP, without SNI). */
+  subject: string;
+}
+
+/** Certificates for the API listener live this long: clients pin the leaf, so it must not rotate every few hours. */
+export const API_CERT_LIFETIME = '43800h';
+
+/**
+ * The installed daemon listens on loopback; this adds Caddy's HTTPS listener for the API on the
+ * server's address, with a certificate from Caddy's internal CA signed by its root directly
+ * (`sign_with_root`: an intermediate lives 7 days and would clamp the leaf, changing the pinned
+ * fingerprint every week). Returns a new config; `config` is left as it is.
+ */
+export function withApiTlsListener(config: Record<string, unknown>, api: ApiTlsInput | null): Record<string, unknown> {
+  if (!api) return config;
+  const apps = { ...(config.apps as Record<string, Record<string, unknown>>) };
+  const http = { ...apps.http };
+  http.servers = {
+    ...(http.servers as Record<string, unknown>),
+    berth_api: {
+      listen: [api.addr],
+      routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: api.upstream }] }] }],
+      tls_connection_policies: [{ default_sni: api.subject }],
+      automatic_https: { disable_redirects: true },
+    },
+  };
+  const tls = { ...apps.tls } as { automation?: { policies?: unknown[] }; certificates?: Record<string, unknown> };
+  tls.certificates = { ...tls.certificates, automate: [api.subject] };
+  tls.automation = {
+    ...tls.automation,
+    policies: [{ subjects: [api.subject], issuers: [{ module: 'internal', lifetime: API_CERT_LIFETIME, sign_with_root: true }] }, ...(tls.automation?.policies ?? [])],
+  };
+  return { ...config, apps: { ...apps, http, tls, pki: { certificate_authorities: { local: { install_trust: false } } } } };
+}

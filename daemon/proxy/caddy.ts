@@ -10,7 +10,7 @@ import { rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import type { ServiceRecord } from '../core/records.js';
-import { caddyConfig, type HostPortRoute, type HttpsMode, type ProxyRoute } from './caddy-config.js';
+import { caddyConfig, type HostPortRoute, withApiTlsListener, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export interface CaddyProxyOptions {
   store: Store;
@@ -18,6 +18,8 @@ export interface CaddyProxyOptions {
   adminUrl: string;
   httpAddr: string;
   httpsAddr: string;
+  /** BERTH_API_TLS_ADDR: Caddy serves the API over HTTPS there, certified for `subject()` (the server's address). */
+  apiTls?: { addr: string; subject: () => Promise<string> } | null;
   log: (message: string, err?: unknown) => void;
   retryMs?: number;
   timeoutMs?: number;
@@ -182,7 +184,9 @@ export class CaddyProxy implements ProxyPort {
   async desired(): Promise<Record<string, unknown>> {
     const { routes, hostPorts } = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead);
     const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
-    return caddyConfig({ routes, hostPorts, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
+    const config = caddyConfig({ routes, hostPorts, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
+    const apiTls = this.o.apiTls && this.dashboardUpstream ? { addr: this.o.apiTls.addr, upstream: this.dashboardUpstream, subject: await this.o.apiTls.subject() } : null;
+    return withApiTlsListener(config, apiTls);
   }
 
   /** What Caddy runs now; null when it cannot be read. */

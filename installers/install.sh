@@ -1,0 +1,809 @@
+#!/usr/bin/env bash
+# Berth's VPS installer: makes this server a Berth host from a release bundle, or upgrades it.
+#
+#   install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
+#              [--uninstall] [--purge]
+#
+# What it does (every step is named in /var/log/berth-install.log; secrets never are):
+#   preflight (root, Debian 12/13 or Ubuntu 22.04/24.04, architecture, memory, disk, ports 80/443
+#   free or Caddy's, systemd or not, Docker not from snap), a summary and a prompt (--yes skips
+#   it), Docker Engine and Caddy from the distribution's packages, the bundle (checksum checked) in
+#   /opt/berth/releases/<version> with /opt/berth/current switched atomically, configuration in
+#   /etc/berth/berth.env (0600, kept on reruns), data in /var/lib/berth, berth.service (or, without
+#   systemd, a small supervisor), Caddy resuming Berth's saved routes, the API over HTTPS only
+#   (the daemon listens on 127.0.0.1), the first key, and the lines BERTH_URL=, BERTH_KEY=,
+#   BERTH_CERT_SHA256= for scripts. A rerun is an upgrade that keeps data, configuration and keys.
+#
+# The script body runs only from its last line, so a partial download does nothing.
+set -euo pipefail
+
+readonly OPT=/opt/berth
+readonly ETC=/etc/berth
+readonly DATA=/var/lib/berth
+readonly RUN_DIR=/run/berth
+readonly LOG=/var/log/berth-install.log
+readonly SUPERVISOR_LOGS=/var/log/berth
+readonly UNIT=/etc/systemd/system/berth.service
+readonly CADDY_DROPIN=/etc/systemd/system/caddy.service.d/berth.conf
+readonly CLI_LINK=/usr/local/bin/berth
+readonly DAEMON_PORT=4311
+readonly API_TLS_PORT=4310
+readonly CADDY_ADMIN=127.0.0.1:2019
+# Caddy's state where Debian's caddy.service keeps it (HOME=/var/lib/caddy); the supervisor uses the same.
+readonly CADDY_CONFIG_HOME=/var/lib/caddy/.config
+readonly CADDY_DATA_HOME=/var/lib/caddy/.local/share
+readonly MIN_MEMORY_MB=900
+readonly MIN_DISK_MB=2048
+
+usage() {
+  cat <<'EOF'
+usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
+                  [--uninstall] [--purge]
+
+  --from FILE|URL|DIR  the release bundle (berth-<version>-linux-<arch>.tar.gz, with SHA256SUMS
+                       beside it); default: the bundle this script was extracted from
+  --yes                do not ask for confirmation (required without a terminal)
+  --domain HOST        serve the API at https://HOST (a certificate from Let's Encrypt; HOST's
+                       DNS must point here); default: https://<this server's address>:4310 with
+                       a certificate from Caddy's internal CA, whose fingerprint is printed
+  --email EMAIL        contact address for the ACME account (with --domain)
+  --dry-run            check this machine and print the plan; change nothing
+  --uninstall          stop and remove Berth; keeps /etc/berth, /var/lib/berth and Docker's
+                       containers, volumes and images (a later install picks them up)
+  --purge              with --uninstall: also remove the data, the configuration and every
+                       Docker container, volume, network and image this Berth created
+
+Running it again upgrades Berth in place (data, configuration and keys are kept).
+EOF
+}
+
+# ---------------------------------------------------------------------------------------------
+# Output and the log
+
+logging=0          # 1 once the log may be written (never in --dry-run)
+current_step="preflight"
+changed_something=0
+created_key_id=""  # a key this run created, revoked again if the run fails
+installer_key_id=""
+
+stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+log() { if [ "$logging" = 1 ]; then printf '%s %s\n' "$(stamp)" "$*" >> "$LOG"; fi; }
+say() { printf 'berth: %s\n' "$*" >&2; log "$*"; }
+step() { current_step="$*"; say "==> $*"; }
+die() { say "error: $*"; exit 1; }
+# Runs a command with its output in the log only; failing is fatal. Never pass secrets here.
+run() {
+  log "run: $*"
+  if [ "$logging" = 1 ]; then "$@" >> "$LOG" 2>&1 || die "'$*' failed (step: $current_step; see $LOG)"
+  else "$@" >/dev/null 2>&1 || die "'$*' failed (step: $current_step)"; fi
+}
+
+on_exit() {
+  local status=$?
+  if [ -n "$installer_key_id" ]; then berth_cli keys revoke "$installer_key_id" >/dev/null 2>&1 || true; fi
+  if [ "$status" != 0 ]; then
+    # A first key that was never shown is useless: revoke it so the next run issues a new one.
+    if [ -n "$created_key_id" ]; then berth_cli keys revoke "$created_key_id" >/dev/null 2>&1 || true; fi
+    if [ "$changed_something" = 1 ]; then
+      printf 'berth: FAILED during "%s": nothing was reported as installed; see %s, fix the cause and run the installer again\n' "$current_step" "$LOG" >&2
+    fi
+    log "FAILED (exit $status) during: $current_step"
+  fi
+  [ -n "${tmp_dir:-}" ] && rm -rf "$tmp_dir"
+  return "$status"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Arguments
+
+from=""
+assume_yes=0
+domain=""
+email=""
+dry_run=0
+mode=install
+purge=0
+
+parse_args() {
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --from) [ $# -ge 2 ] || { usage >&2; exit 2; }; from="$2"; shift 2 ;;
+      --from=*) from="${1#--from=}"; shift ;;
+      --yes|-y) assume_yes=1; shift ;;
+      --domain) [ $# -ge 2 ] || { usage >&2; exit 2; }; domain="$2"; shift 2 ;;
+      --domain=*) domain="${1#--domain=}"; shift ;;
+      --email) [ $# -ge 2 ] || { usage >&2; exit 2; }; email="$2"; shift 2 ;;
+      --email=*) email="${1#--email=}"; shift ;;
+      --dry-run) dry_run=1; shift ;;
+      --uninstall) mode=uninstall; shift ;;
+      --purge) mode=uninstall; purge=1; shift ;;
+      -h|--help) usage; exit 0 ;;
+      *) echo "install.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
+    esac
+  done
+  if [ -n "$domain" ] && ! [[ "$domain" =~ ^([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)+[a-zA-Z]{2,63}$ ]]; then
+    echo "install.sh: --domain must be a hostname such as berth.example.com, got \"$domain\"" >&2; exit 2
+  fi
+  if [ -n "$email" ] && ! [[ "$email" =~ ^[^[:space:]@]+@[^[:space:]@]+\.[^[:space:]@]+$ ]]; then
+    echo "install.sh: --email must be an email address, got \"$email\"" >&2; exit 2
+  fi
+  if [ -n "$email" ] && [ -z "$domain" ]; then echo "install.sh: --email goes with --domain" >&2; exit 2; fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Facts about this machine
+
+has_systemd() { [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; }
+
+# "pid name" of the process listening on TCP port $1; empty when nothing listens, "? ?" when the
+# owner cannot be found. Reads /proc (iproute2 may be missing on minimal images).
+port_owner() {
+  local hex inode link pid
+  hex=$(printf '%04X' "$1")
+  inode=$(awk -v p="$hex" 'FNR > 1 && $4 == "0A" { split($2, a, ":"); if (a[2] == p) { print $10; exit } }' /proc/net/tcp /proc/net/tcp6 2>/dev/null || true)
+  [ -n "$inode" ] || return 0
+  link=$(find /proc/[0-9]*/fd -maxdepth 1 -lname "socket:\[$inode\]" -print -quit 2>/dev/null || true)
+  if [ -z "$link" ]; then echo "? ?"; return 0; fi
+  pid=$(echo "$link" | cut -d/ -f3)
+  echo "$pid $(cat "/proc/$pid/comm" 2>/dev/null || echo '?')"
+}
+
+# The bundle's KEY from its BUNDLE file (read, never sourced).
+bundle_field() { awk -v k="$1" 'index($0, k "=") == 1 { print substr($0, length(k) + 2); exit }' "$2"; }
+
+answers_json() { curl -fsS --max-time 3 "$@" 2>/dev/null; }
+
+# ---------------------------------------------------------------------------------------------
+# Preflight: only reads; decides what the run will do.
+
+os_name=""
+host_arch=""
+init_mode=""
+bundle_src=""      # a .tar.gz or a directory
+bundle_info=""     # path of a copy of the bundle's BUNDLE file
+bundle_version=""
+bundle_build=""
+installed_version=""
+installed_build=""
+action=""          # fresh | upgrade | no-change | reinstall
+tmp_dir=""
+need_packages=()
+prior_domain=""
+prior_email=""
+
+preflight_common() {
+  [ "$(id -u)" = 0 ] || die "run as root (sudo bash install.sh ...)"
+  tmp_dir=$(mktemp -d /tmp/berth-install-XXXXXX)
+  if has_systemd; then init_mode=systemd; else init_mode=supervisor; fi
+}
+
+preflight_install() {
+  step "preflight"
+  local id="" version_id="" pretty=""
+  if [ -r /etc/os-release ]; then
+    id=$(sed -n 's/^ID=//p' /etc/os-release | tr -d '"')
+    version_id=$(sed -n 's/^VERSION_ID=//p' /etc/os-release | tr -d '"')
+    pretty=$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"')
+  fi
+  case "$id:$version_id" in
+    debian:12|debian:13|ubuntu:22.04|ubuntu:24.04) os_name="$pretty" ;;
+    *) die "this system (${pretty:-unknown}) is not supported: Debian 12/13 or Ubuntu 22.04/24.04 are" ;;
+  esac
+  case "$(uname -m)" in
+    x86_64|amd64) host_arch=x64 ;;
+    aarch64|arm64) host_arch=arm64 ;;
+    *) die "architecture $(uname -m) is not supported (x86-64 bundles exist)" ;;
+  esac
+  local mem_mb disk_mb path
+  mem_mb=$(( $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) / 1024 ))
+  [ "$mem_mb" -ge "$MIN_MEMORY_MB" ] || die "${mem_mb} MB of memory; Berth needs at least ${MIN_MEMORY_MB} MB (2 GB or more to build apps)"
+  for path in /opt /var/lib; do
+    disk_mb=$(( $(df -Pk "$path" | awk 'NR == 2 {print $4}') / 1024 ))
+    [ "$disk_mb" -ge "$MIN_DISK_MB" ] || die "${disk_mb} MB free on $path; Berth needs at least ${MIN_DISK_MB} MB"
+  done
+
+  # Docker from snap confines dockerd in ways Berth's builds and volumes do not survive.
+  if [ -x /snap/bin/docker ] || { command -v snap >/dev/null 2>&1 && snap list docker >/dev/null 2>&1; }; then
+    die "Docker is installed from snap; remove it (snap remove docker) and run this again: Berth installs Docker Engine from the distribution (docker.io)"
+  fi
+  command -v dockerd >/dev/null 2>&1 || need_packages+=(docker.io)
+  command -v caddy >/dev/null 2>&1 || need_packages+=(caddy)
+  command -v curl >/dev/null 2>&1 || need_packages+=(curl)
+  command -v openssl >/dev/null 2>&1 || need_packages+=(openssl)
+  if [[ " ${need_packages[*]} " == *" caddy "* ]] && [[ "$(apt-cache policy caddy 2>/dev/null)" != *"Candidate: "[0-9]* ]]; then
+    die "this distribution has no caddy package (Ubuntu 22.04): add Caddy's own apt repository as README's \"Install on a VPS\" says, then run this again"
+  fi
+
+  # What is installed now, and the options it was installed with.
+  if [ -f "$OPT/current/BUILD_ID" ]; then
+    installed_build=$(cat "$OPT/current/BUILD_ID")
+    installed_version=$(bundle_field BERTH_VERSION "$OPT/current/BUNDLE")
+  fi
+  if [ -f "$ETC/install.env" ]; then
+    prior_domain=$(sed -n 's/^DOMAIN=//p' "$ETC/install.env")
+    prior_email=$(sed -n 's/^EMAIL=//p' "$ETC/install.env")
+  fi
+  if [ -z "$domain" ]; then domain="$prior_domain"; [ -n "$email" ] || email="$prior_email"; fi
+
+  locate_bundle
+  [ "$(bundle_field BERTH_ARCH "$bundle_info")" = "$host_arch" ] || die "the bundle is for linux-$(bundle_field BERTH_ARCH "$bundle_info"), this machine is linux-$host_arch"
+
+  if [ -z "$installed_build" ]; then
+    if [ -d "$DATA" ]; then action=reinstall; else action=fresh; fi
+  elif [ "$installed_build" = "$bundle_build" ]; then
+    action=no-change
+  else
+    action=upgrade
+  fi
+
+  # Ports: Caddy's (or free) for 80/443/4310 and its admin API; the daemon's own port free or Berth's.
+  local port owner want_ports=(80 443)
+  [ -z "$domain" ] && want_ports+=("$API_TLS_PORT")
+  for port in "${want_ports[@]}" "${CADDY_ADMIN##*:}"; do
+    owner=$(port_owner "$port")
+    [ -z "$owner" ] || [ "${owner#* }" = caddy ] || die "port $port is in use by ${owner#* } (pid ${owner%% *}); Berth's Caddy needs it (ports 80 and 443, $API_TLS_PORT for the API, 2019 on loopback for Caddy's admin API)"
+  done
+  owner=$(port_owner "$DAEMON_PORT")
+  if [ -n "$owner" ] && [[ "$(readlink "/proc/${owner%% *}/cwd" 2>/dev/null)" != "$OPT/"* ]]; then
+    die "port $DAEMON_PORT (loopback, the daemon's) is in use by ${owner#* } (pid ${owner%% *})"
+  fi
+}
+
+# Finds the bundle, checks its checksum, reads its version and build id (nothing is installed yet).
+locate_bundle() {
+  local here sums base
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  if [ -z "$from" ]; then
+    [ -f "$here/../BUILD_ID" ] || die "give the release bundle with --from FILE|URL (this script is not inside an extracted bundle)"
+    from=$(cd "$here/.." && pwd)
+  fi
+  case "$from" in
+    http://*|https://*)
+      base="${from%/*}"
+      say "downloading $from"
+      curl -fsSL --retry 3 -o "$tmp_dir/${from##*/}" "$from" || die "could not download $from"
+      curl -fsSL --retry 3 -o "$tmp_dir/SHA256SUMS" "$base/SHA256SUMS" || die "could not download $base/SHA256SUMS"
+      bundle_src="$tmp_dir/${from##*/}"
+      ;;
+    *)
+      [ -e "$from" ] || die "no bundle at $from"
+      bundle_src=$(readlink -f "$from")
+      ;;
+  esac
+  if [ -d "$bundle_src" ]; then
+    [ -f "$bundle_src/BUILD_ID" ] && [ -f "$bundle_src/BUNDLE" ] || die "$bundle_src is not an extracted Berth bundle"
+    cp "$bundle_src/BUNDLE" "$tmp_dir/BUNDLE"
+    bundle_build=$(cat "$bundle_src/BUILD_ID")
+    say "using the extracted bundle in $bundle_src (its archive's checksum was checked when it was extracted, or not at all)"
+  else
+    sums="$(dirname "$bundle_src")/SHA256SUMS"
+    [ -f "$tmp_dir/SHA256SUMS" ] && sums="$tmp_dir/SHA256SUMS"
+    [ -f "$sums" ] || die "no SHA256SUMS beside $bundle_src: the bundle's checksum cannot be checked"
+    local want got
+    want=$(awk -v f="$(basename "$bundle_src")" '$2 == f || $2 == "*" f { print $1; exit }' "$sums")
+    [ -n "$want" ] || die "$sums has no line for $(basename "$bundle_src")"
+    got=$(sha256sum "$bundle_src" | cut -d' ' -f1)
+    [ "$want" = "$got" ] || die "checksum mismatch for $(basename "$bundle_src"): SHA256SUMS says $want, the file is $got"
+    # One pass over the archive for its two small description files.
+    mkdir "$tmp_dir/peek"
+    tar -xzf "$bundle_src" -C "$tmp_dir/peek" --wildcards --no-wildcards-match-slash '*/BUNDLE' '*/BUILD_ID' 2>/dev/null || die "$bundle_src is not a Berth bundle (no BUNDLE and BUILD_ID)"
+    local top
+    top=$(ls "$tmp_dir/peek")
+    [[ "$top" =~ ^berth-[0-9A-Za-z.+-]+$ ]] && [ -f "$tmp_dir/peek/$top/BUNDLE" ] || die "$bundle_src is not a Berth bundle"
+    cp "$tmp_dir/peek/$top/BUNDLE" "$tmp_dir/BUNDLE"
+    bundle_build=$(cat "$tmp_dir/peek/$top/BUILD_ID")
+  fi
+  bundle_info="$tmp_dir/BUNDLE"
+  bundle_version=$(bundle_field BERTH_VERSION "$bundle_info")
+  [[ "$bundle_version" =~ ^[0-9][0-9A-Za-z.+-]*$ ]] || die "the bundle's version \"$bundle_version\" is not valid"
+  [[ "$bundle_build" =~ ^[0-9a-f]{8,64}$ ]] || die "the bundle's build id is not valid"
+}
+
+# ---------------------------------------------------------------------------------------------
+# Summary and confirmation
+
+print_plan() {
+  local api
+  if [ -n "$domain" ]; then api="https://$domain (ACME certificate${email:+, contact $email})"; else api="https://<this server's address>:$API_TLS_PORT (Caddy's internal CA; the certificate's fingerprint is printed)"; fi
+  {
+    echo
+    echo "Berth installer on $os_name ($host_arch), $([ "$init_mode" = systemd ] && echo "systemd" || echo "no systemd: a small supervisor will run the daemon and Caddy (started now; not at boot)")"
+    case "$action" in
+      fresh) echo "  install Berth $bundle_version (build $bundle_build)" ;;
+      reinstall) echo "  install Berth $bundle_version (build $bundle_build), keeping the data already in $DATA" ;;
+      upgrade) echo "  upgrade Berth $installed_version (build $installed_build) -> $bundle_version (build $bundle_build); data, configuration and keys are kept" ;;
+      no-change) echo "  no change: Berth $bundle_version (build $bundle_build) is already installed; services are checked and started if needed" ;;
+    esac
+    [ ${#need_packages[@]} -eq 0 ] || echo "  apt-get install ${need_packages[*]} (from the distribution)"
+    if [ "$action" != no-change ]; then
+      echo "  $OPT/releases/<version> with $OPT/current switched to it; $OPT/uninstall.sh; $CLI_LINK"
+      echo "  configuration $ETC/berth.env (0600; kept if present), data $DATA"
+      if [ "$init_mode" = systemd ]; then
+        echo "  units: $UNIT (enabled), $CADDY_DROPIN (Caddy resumes Berth's saved routes)"
+      else
+        echo "  supervisors: $RUN_DIR/berth.pid and $RUN_DIR/caddy.pid, logs in $SUPERVISOR_LOGS/"
+      fi
+      [ "$action" = upgrade ] && echo "  restart the daemon (apps keep serving through Caddy)"
+    fi
+    echo "  the daemon on 127.0.0.1:$DAEMON_PORT; the API over HTTPS at $api"
+    [ "$action" = fresh ] || [ "$action" = reinstall ] && echo "  create the first all-projects write key (shown once)"
+    echo "  log: $LOG"
+    echo
+  } >&2
+}
+
+print_uninstall_plan() {
+  {
+    echo
+    if [ "$purge" = 1 ]; then
+      echo "Berth uninstall with --purge: stops the daemon$([ "$init_mode" = supervisor ] && echo " and its Caddy supervisor"), removes $OPT, $CLI_LINK,"
+      echo "  $([ "$init_mode" = systemd ] && echo "$UNIT, $CADDY_DROPIN, ")Caddy's saved Berth configuration, and DELETES $ETC, $DATA (all data and keys),"
+      echo "  the logs, and every Docker container, volume, network and image this Berth created."
+      echo "  Docker Engine and Caddy stay installed."
+    else
+      echo "Berth uninstall: stops the daemon$([ "$init_mode" = supervisor ] && echo " and its Caddy supervisor"), removes $OPT, $CLI_LINK$([ "$init_mode" = systemd ] && echo ", $UNIT")."
+      echo "  Kept: $ETC, $DATA, Docker's containers, volumes and images$([ "$init_mode" = systemd ] && echo ", and Caddy with Berth's saved routes (apps keep serving)")."
+      echo "  Installing again picks everything up; --purge removes it all."
+    fi
+    echo
+  } >&2
+}
+
+confirm() {
+  [ "$assume_yes" = 1 ] && return 0
+  if ! { exec 3</dev/tty; } 2>/dev/null; then
+    die "no terminal to confirm on: run again with --yes"
+  fi
+  local answer=""
+  printf 'Continue? [y/N] ' >&2
+  read -r answer <&3 || true
+  exec 3<&-
+  case "$answer" in y|Y|yes|YES) return 0 ;; *) die "cancelled; nothing was changed" ;; esac
+}
+
+# ---------------------------------------------------------------------------------------------
+# Install steps
+
+apt_install() {
+  step "packages: ${need_packages[*]}"
+  # Non-interactive: no debconf questions, keep existing configuration files, needrestart must not
+  # prompt or restart services (Ubuntu), and wait for another apt/dpkg holding the lock.
+  local apt_opts=(-y -q -o DPkg::Lock::Timeout=600 -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+  run env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=l NEEDRESTART_SUSPEND=1 apt-get "${apt_opts[@]}" update
+  run env DEBIAN_FRONTEND=noninteractive NEEDRESTART_MODE=l NEEDRESTART_SUSPEND=1 apt-get "${apt_opts[@]}" install "${need_packages[@]}"
+}
+
+ensure_docker() {
+  step "docker engine"
+  if [ "$init_mode" = systemd ]; then
+    run systemctl enable --now docker
+  elif ! docker info >/dev/null 2>&1; then
+    mkdir -p "$SUPERVISOR_LOGS"
+    say "starting dockerd (no systemd; log: $SUPERVISOR_LOGS/dockerd.log)"
+    setsid dockerd >> "$SUPERVISOR_LOGS/dockerd.log" 2>&1 < /dev/null &
+  fi
+  local _
+  for _ in $(seq 1 120); do docker info >/dev/null 2>&1 && return 0; sleep 0.5; done
+  die "Docker Engine does not answer (docker info)"
+}
+
+release_dir=""
+
+install_release() {
+  step "release $bundle_version (build $bundle_build)"
+  mkdir -p "$OPT/releases"
+  chmod 0755 "$OPT" "$OPT/releases"
+  local dir current_target incoming
+  current_target=$(readlink -f "$OPT/current" 2>/dev/null || true)
+  dir="$OPT/releases/$bundle_version"
+  if [ -f "$dir/BUILD_ID" ] && [ "$(cat "$dir/BUILD_ID")" != "$bundle_build" ] && [ "$(readlink -f "$dir")" = "$current_target" ]; then
+    dir="$OPT/releases/$bundle_version+${bundle_build:0:8}"   # same version rebuilt: keep the running one intact
+  fi
+  if [ -f "$dir/BUILD_ID" ] && [ "$(cat "$dir/BUILD_ID")" = "$bundle_build" ]; then
+    say "$dir already holds this build"
+  else
+    incoming=$(mktemp -d "$OPT/releases/.incoming-XXXXXX")
+    if [ -d "$bundle_src" ]; then
+      run cp -a "$bundle_src/." "$incoming/"
+    else
+      run tar -xzf "$bundle_src" -C "$incoming" --strip-components=1 --no-same-owner
+    fi
+    [ "$(cat "$incoming/BUILD_ID")" = "$bundle_build" ] || die "the extracted bundle's build id differs from the archive's"
+    chmod 0755 "$incoming"
+    rm -rf "$dir"
+    mv "$incoming" "$dir"
+  fi
+  release_dir="$dir"
+}
+
+switch_current() {
+  step "switch $OPT/current -> $release_dir"
+  # A new symlink renamed over the old one: readers see either the old or the new release.
+  ln -sfn "$release_dir" "$OPT/current.new"
+  mv -T "$OPT/current.new" "$OPT/current"
+}
+
+prune_releases() {
+  # Keep the current release and the one before it (for a manual rollback).
+  local keep_prev="$1" d
+  for d in "$OPT"/releases/*; do
+    [ -d "$d" ] && [ -f "$d/BUILD_ID" ] || continue
+    [ "$(readlink -f "$d")" = "$(readlink -f "$OPT/current")" ] && continue
+    [ -n "$keep_prev" ] && [ "$(readlink -f "$d")" = "$keep_prev" ] && continue
+    log "removing old release $d"
+    rm -rf "$d"
+  done
+}
+
+# Sets KEY=VALUE in berth.env, replacing its line or appending one; other lines stay as they are.
+env_set() {
+  local key="$1" value="$2" file="$ETC/berth.env"
+  if grep -q "^$key=" "$file"; then
+    [ "$(sed -n "s/^$key=//p" "$file" | tail -n 1)" = "$value" ] && return 0
+    sed -i "s|^$key=.*|$key=$value|" "$file"
+  else
+    printf '%s=%s\n' "$key" "$value" >> "$file"
+  fi
+  say "set $key in $ETC/berth.env"
+}
+
+write_configuration() {
+  step "configuration"
+  mkdir -p "$ETC" "$DATA"
+  chmod 0700 "$ETC" "$DATA"
+  if [ ! -f "$ETC/berth.env" ]; then
+    (umask 077; cat > "$ETC/berth.env" <<EOF
+# Berth daemon configuration, read by berth.service (or the supervisor) at every start.
+# Kept as it is by upgrades; see README's Configuration table for every variable.
+# The daemon listens on loopback only: Caddy serves the API over HTTPS.
+BERTH_HOST=127.0.0.1
+BERTH_PORT=$DAEMON_PORT
+BERTH_DATA_DIR=$DATA
+BERTH_CADDY_ADMIN=http://$CADDY_ADMIN
+BERTH_API_TLS_ADDR=$([ -z "$domain" ] && echo ":$API_TLS_PORT")
+EOF
+    )
+    say "wrote $ETC/berth.env"
+  else
+    # Only the listener that --domain switches is managed on reruns; everything else is yours.
+    env_set BERTH_API_TLS_ADDR "$([ -z "$domain" ] && echo ":$API_TLS_PORT")"
+  fi
+  chmod 0600 "$ETC/berth.env"
+  local state
+  state=$(printf 'DOMAIN=%s\nEMAIL=%s\n' "$domain" "$email")
+  if [ ! -f "$ETC/install.env" ] || [ "$(cat "$ETC/install.env")" != "$state" ]; then
+    (umask 077; printf '%s\n' "$state" > "$ETC/install.env")
+  fi
+}
+
+# Copies $1 to $2 when the content differs; prints "changed" when it did.
+install_file() {
+  if [ -f "$2" ] && cmp -s "$1" "$2"; then return 0; fi
+  mkdir -p "$(dirname "$2")"
+  install -m "${3:-0644}" "$1" "$2"
+  echo changed
+}
+
+write_entrypoints() {
+  step "uninstaller and CLI"
+  printf '#!/usr/bin/env bash\n# Removes Berth (keeps data unless --purge): see install.sh --help.\nexec bash %s/current/installers/install.sh --uninstall "$@"\n' "$OPT" > "$tmp_dir/uninstall.sh"
+  install_file "$tmp_dir/uninstall.sh" "$OPT/uninstall.sh" 0755 >/dev/null
+  if [ -L "$CLI_LINK" ] || [ ! -e "$CLI_LINK" ]; then
+    [ "$(readlink "$CLI_LINK" 2>/dev/null)" = "$OPT/current/bin/berth" ] || ln -sfn "$OPT/current/bin/berth" "$CLI_LINK"
+  else
+    say "$CLI_LINK exists and is not Berth's: left alone (the server CLI is $OPT/current/bin/berth)"
+  fi
+}
+
+# The server-side CLI of the installed release against the installed data dir.
+berth_cli() { BERTH_DATA_DIR="$DATA" "$OPT/current/node/bin/node" "$OPT/current/dist/daemon/cli.js" "$@"; }
+
+units_changed=""
+write_units() {
+  [ "$init_mode" = systemd ] || return 0
+  step "systemd units"
+  units_changed+=$(install_file "$OPT/current/installers/berth.service" "$UNIT")
+  local caddy_changed
+  caddy_changed=$(install_file "$OPT/current/installers/caddy-berth.conf" "$CADDY_DROPIN")
+  if [ -n "$units_changed$caddy_changed" ]; then run systemctl daemon-reload; fi
+  run systemctl enable caddy berth
+  # Caddy restarts only when its unit changed (first install): its saved routes come back with it.
+  if [ -n "$caddy_changed" ]; then run systemctl restart caddy; else run systemctl start caddy; fi
+}
+
+supervisor_alive() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
+
+start_supervised() {
+  local name="$1"; shift
+  mkdir -p "$SUPERVISOR_LOGS" "$RUN_DIR"
+  setsid "$OPT/current/installers/supervise.sh" "$name" "$SUPERVISOR_LOGS/$name.log" "$@" < /dev/null > /dev/null 2>&1 &
+  local _
+  for _ in $(seq 1 50); do supervisor_alive "$name" && return 0; sleep 0.1; done
+  die "the $name supervisor did not start (see $SUPERVISOR_LOGS/$name.log)"
+}
+
+stop_supervised() {
+  local name="$1" pid _
+  supervisor_alive "$name" || return 0
+  pid=$(cat "$RUN_DIR/$name.pid")
+  kill -TERM "$pid" 2>/dev/null || true
+  for _ in $(seq 1 350); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  die "the $name supervisor (pid $pid) did not stop"
+}
+
+caddy_admin_answers() { curl -fsS -o /dev/null --max-time 2 "http://$CADDY_ADMIN/config/" 2>/dev/null; }
+
+ensure_caddy() {
+  if [ "$init_mode" = systemd ]; then return 0; fi   # write_units started it
+  step "caddy (supervised)"
+  if supervisor_alive caddy; then say "Caddy runs under Berth's supervisor (pid $(cat "$RUN_DIR/caddy.pid"))"
+  elif caddy_admin_answers; then say "a Caddy not started by Berth answers on $CADDY_ADMIN: Berth uses it as it is (it is not supervised)"
+  else
+    say "no systemd: starting Caddy under a supervisor (it resumes Berth's saved routes; log: $SUPERVISOR_LOGS/caddy.log)"
+    # As Debian's unit runs it: user caddy, allowed to bind ports 80 and 443, state in /var/lib/caddy.
+    local as_caddy=()
+    if id caddy >/dev/null 2>&1; then
+      as_caddy=(setpriv --reuid=caddy --regid=caddy --init-groups --inh-caps=+net_bind_service --ambient-caps=+net_bind_service)
+    fi
+    start_supervised caddy -- "${as_caddy[@]}" env HOME=/var/lib/caddy XDG_CONFIG_HOME="$CADDY_CONFIG_HOME" XDG_DATA_HOME="$CADDY_DATA_HOME" \
+      caddy run --environ --resume --config /etc/caddy/Caddyfile
+  fi
+  local _
+  for _ in $(seq 1 100); do caddy_admin_answers && return 0; sleep 0.2; done
+  die "Caddy's admin API does not answer on $CADDY_ADMIN"
+}
+
+daemon_running() {
+  if [ "$init_mode" = systemd ]; then systemctl is-active --quiet berth; else supervisor_alive berth; fi
+}
+
+stop_daemon() {
+  daemon_running || return 0
+  step "stop the daemon"
+  if [ "$init_mode" = systemd ]; then run systemctl stop berth; else stop_supervised berth; fi
+}
+
+start_daemon() {
+  step "start the daemon"
+  if [ "$init_mode" = systemd ]; then
+    run systemctl start berth
+  else
+    say "no systemd: the daemon runs under a supervisor that restarts it when it exits (log: $SUPERVISOR_LOGS/berth.log; not started at boot: run this installer again after a reboot)"
+    start_supervised berth --env-file "$ETC/berth.env" -- "$OPT/current/installers/run-daemon.sh"
+  fi
+}
+
+wait_local_health() {
+  step "wait for the daemon (http://127.0.0.1:$DAEMON_PORT/api/health)"
+  local body="" _
+  for _ in $(seq 1 120); do
+    body=$(answers_json "http://127.0.0.1:$DAEMON_PORT/api/health") && break
+    daemon_running || die "the daemon stopped while starting; see $([ "$init_mode" = systemd ] && echo "journalctl -u berth" || echo "$SUPERVISOR_LOGS/berth.log")"
+    sleep 0.5
+  done
+  [ -n "$body" ] || die "the daemon did not answer within 60 s; see $([ "$init_mode" = systemd ] && echo "journalctl -u berth" || echo "$SUPERVISOR_LOGS/berth.log")"
+  [[ "$body" == *"\"version\":\"$bundle_version\""* ]] || die "the daemon answers but not as version $bundle_version: $body"
+}
+
+first_key=""
+create_first_key() {
+  step "first key"
+  if [ -n "$(berth_cli keys list 2>>"$LOG")" ]; then
+    say "keys exist already: none created (they keep working)"
+    return 0
+  fi
+  local err="$tmp_dir/key.err"
+  first_key=$(berth_cli keys create --access write --projects all --name admin 2>"$err") || { cat "$err" >> "$LOG"; die "berth keys create failed"; }
+  created_key_id=$(sed -n 's/^created key \([^ ]*\) .*/\1/p' "$err")
+  cat "$err" >> "$LOG"   # the id and scope only; the secret went to stdout
+  [ -n "$first_key" ] && [ -n "$created_key_id" ] || die "berth keys create gave no key"
+}
+
+# With --domain: the daemon's settings route the hostname to its API (dashboardHostname) and use
+# ACME; they are changed through the API with a key made for this and revoked right after.
+apply_domain_settings() {
+  [ -n "$domain" ] || return 0
+  [ "$domain" = "$prior_domain" ] && [ "$email" = "$prior_email" ] && [ "$action" != fresh ] && [ "$action" != reinstall ] && return 0
+  step "domain $domain"
+  local err="$tmp_dir/ikey.err" token body
+  token=$(berth_cli keys create --access write --projects all --name "installer-$(date -u +%Y%m%d%H%M%S)" 2>"$err") || die "could not create the installer's key"
+  installer_key_id=$(sed -n 's/^created key \([^ ]*\) .*/\1/p' "$err")
+  body=$(printf '{"dashboardHostname":"%s","httpsMode":"acme"%s}' "$domain" "${email:+,\"acmeEmail\":\"$email\"}")
+  # The key goes to curl on stdin (a header file), never on its argv.
+  printf 'Authorization: Bearer %s\n' "$token" | curl -fsS --max-time 20 -X PATCH -H @- -H 'Content-Type: application/json' \
+    --data "$body" "http://127.0.0.1:$DAEMON_PORT/api/system/settings" >> "$LOG" 2>&1 || die "the daemon refused the domain settings"
+  echo >> "$LOG"
+  berth_cli keys revoke "$installer_key_id" >> "$LOG" 2>&1 || die "could not revoke the installer's key"
+  installer_key_id=""
+}
+
+api_url=""
+cert_sha256=""
+wait_https_health() {
+  local _ body="" pem="$tmp_dir/leaf.pem"
+  if [ -n "$domain" ]; then
+    step "wait for https://$domain/api/health (ACME certificate; $domain must resolve to this server)"
+    for _ in $(seq 1 90); do
+      body=$(answers_json --resolve "$domain:443:127.0.0.1" "https://$domain/api/health") && break
+      sleep 2
+    done
+    [ -n "$body" ] || die "https://$domain does not answer with a valid certificate after 3 minutes: check that $domain's DNS points at this server and that ports 80 and 443 are reachable, then run this again (Caddy's log: $([ "$init_mode" = systemd ] && echo "journalctl -u caddy" || echo "$SUPERVISOR_LOGS/caddy.log"))"
+    api_url="https://$domain"
+    return 0
+  fi
+  step "wait for https://<address>:$API_TLS_PORT/api/health (Caddy's internal CA)"
+  for _ in $(seq 1 120); do
+    # -k: this is the loopback, and the certificate is read and pinned just below.
+    if body=$(answers_json -k "https://127.0.0.1:$API_TLS_PORT/api/health"); then
+      openssl s_client -connect "127.0.0.1:$API_TLS_PORT" < /dev/null 2>/dev/null | openssl x509 -outform PEM > "$pem" 2>/dev/null && break
+    fi
+    body=""
+    sleep 0.5
+  done
+  [ -n "$body" ] || die "the API does not answer over HTTPS on port $API_TLS_PORT; see $([ "$init_mode" = systemd ] && echo "journalctl -u caddy" || echo "$SUPERVISOR_LOGS/caddy.log")"
+  [[ "$body" == *"\"ok\":true"* ]] || die "https://127.0.0.1:$API_TLS_PORT/api/health answered $body"
+  cert_sha256=$(openssl x509 -in "$pem" -noout -fingerprint -sha256 | cut -d= -f2 | tr -d ':' | tr 'A-F' 'a-f')
+  local ip
+  ip=$(openssl x509 -in "$pem" -noout -ext subjectAltName 2>/dev/null | awk 'match($0, /IP Address:[0-9.]+/) { print substr($0, RSTART + 11, RLENGTH - 11); exit }')
+  [ -n "$ip" ] || die "the certificate on port $API_TLS_PORT names no IP address"
+  [[ "$cert_sha256" =~ ^[0-9a-f]{64}$ ]] || die "could not read the certificate's fingerprint"
+  api_url="https://$ip:$API_TLS_PORT"
+}
+
+print_result() {
+  {
+    echo
+    case "$action" in
+      no-change) echo "Berth $bundle_version: no change (build $bundle_build is the one installed)." ;;
+      upgrade) echo "Berth upgraded from $installed_version to $bundle_version; data, configuration and keys kept." ;;
+      *) echo "Berth $bundle_version is installed." ;;
+    esac
+    [ "$init_mode" = supervisor ] && echo "No systemd here: the daemon and Caddy run under Berth's supervisor (not at boot; run the installer again after a reboot)."
+    if [ -n "$first_key" ]; then
+      echo "The key below is shown once: store it now."
+    else
+      echo "Keys are unchanged (the key printed at the first install still works; 'berth keys create' makes another)."
+    fi
+    echo "Connect the CLI:"
+    if [ -n "$cert_sha256" ]; then echo "  berth login $api_url --fingerprint $cert_sha256"; else echo "  berth login $api_url"; fi
+    echo "Uninstall: $OPT/uninstall.sh (add --purge to delete data too)"
+    echo
+  } >&2
+  log "done: $action, version $bundle_version, build $bundle_build, $api_url"
+  echo "BERTH_URL=$api_url"
+  [ -n "$first_key" ] && echo "BERTH_KEY=$first_key"
+  [ -n "$cert_sha256" ] && echo "BERTH_CERT_SHA256=$cert_sha256"
+  return 0
+}
+
+do_install() {
+  preflight_install
+  print_plan
+  if [ "$dry_run" = 1 ]; then say "dry run: nothing was changed"; return 0; fi
+  confirm
+  mkdir -p "$(dirname "$LOG")"
+  touch "$LOG" && chmod 0600 "$LOG"
+  logging=1
+  log "---- install.sh $action: $bundle_version (build $bundle_build) on $os_name, $init_mode"
+  changed_something=1
+  [ ${#need_packages[@]} -eq 0 ] || apt_install
+  ensure_docker
+  local previous=""
+  previous=$(readlink -f "$OPT/current" 2>/dev/null || true)
+  if [ "$action" != no-change ]; then
+    install_release
+    write_configuration
+  else
+    release_dir=$previous
+  fi
+  local switch=0
+  [ "$(readlink -f "$OPT/current" 2>/dev/null || true)" = "$(readlink -f "${release_dir:-/nonexistent}")" ] || switch=1
+  if [ "$switch" = 1 ]; then
+    # The daemon stops before the switch and starts after it: migrations run once, by the new code.
+    stop_daemon
+    switch_current
+  fi
+  write_entrypoints
+  write_units
+  ensure_caddy
+  if [ "$action" = fresh ] || [ "$action" = reinstall ] || ! daemon_running; then
+    stop_daemon
+    # Before the first start, so the daemon never writes a key of its own into the data dir.
+    create_first_key
+    start_daemon
+  elif [ -n "$units_changed" ]; then
+    run systemctl restart berth
+  fi
+  wait_local_health
+  apply_domain_settings
+  wait_https_health
+  [ "$switch" = 1 ] && prune_releases "$previous"
+  current_step="done"
+  print_result
+  created_key_id=""
+}
+
+# ---------------------------------------------------------------------------------------------
+# Uninstall
+
+do_uninstall() {
+  step "preflight (uninstall)"
+  [ -e "$OPT" ] || [ -e "$ETC" ] || [ -e "$DATA" ] || [ -e "$UNIT" ] || supervisor_alive berth || supervisor_alive caddy || { say "Berth is not installed here"; return 0; }
+  # The purge finds this Berth's Docker objects with its own code (purge.js): the installed release's,
+  # or, when an earlier --uninstall removed it, a bundle's (this script's own, or --from).
+  local purge_runtime=""
+  if [ "$purge" = 1 ] && [ -f "$DATA/berth.sqlite" ]; then
+    if [ -x "$OPT/current/node/bin/node" ]; then purge_runtime="$OPT/current"
+    else
+      [ -n "$from" ] || [ -f "$(dirname "${BASH_SOURCE[0]}")/../BUILD_ID" ] || die "Berth's release is gone (uninstalled): give the bundle with --from FILE so the purge can find this Berth's Docker objects"
+      locate_bundle
+    fi
+  fi
+  print_uninstall_plan
+  if [ "$dry_run" = 1 ]; then say "dry run: nothing was changed"; return 0; fi
+  confirm
+  if [ -f "$LOG" ] || [ -d "$(dirname "$LOG")" ]; then touch "$LOG" && chmod 0600 "$LOG" && logging=1; fi
+  log "---- install.sh --uninstall$([ "$purge" = 1 ] && echo " --purge")"
+  changed_something=1
+
+  step "stop Berth"
+  if [ "$init_mode" = systemd ]; then
+    if [ -f "$UNIT" ]; then run systemctl disable --now berth; fi
+  else
+    stop_supervised berth
+    # Caddy was started by Berth's installer and nothing else would ever manage it.
+    stop_supervised caddy
+  fi
+
+  if [ "$purge" = 1 ]; then
+    step "remove this Berth's Docker objects"
+    if [ ! -f "$DATA/berth.sqlite" ]; then
+      say "skipped: no data dir, so no daemon ever made anything"
+    elif ! docker info >/dev/null 2>&1; then
+      die "Docker Engine does not answer: start it and run this again (nothing was removed yet)"
+    else
+      if [ -z "$purge_runtime" ] && [ -d "$bundle_src" ]; then purge_runtime="$bundle_src"
+      elif [ -z "$purge_runtime" ]; then
+        mkdir "$tmp_dir/runtime"
+        run tar -xzf "$bundle_src" -C "$tmp_dir/runtime" --strip-components=1 --no-same-owner
+        purge_runtime="$tmp_dir/runtime"
+      fi
+      BERTH_DATA_DIR="$DATA" run "$purge_runtime/node/bin/node" "$purge_runtime/dist/daemon/purge.js"
+    fi
+  fi
+
+  step "remove $OPT"
+  rm -f "$UNIT"
+  [ "$(readlink "$CLI_LINK" 2>/dev/null)" = "$OPT/current/bin/berth" ] && rm -f "$CLI_LINK"
+  rm -rf "$OPT"
+  rm -rf "$RUN_DIR"
+
+  if [ "$purge" = 1 ]; then
+    step "remove data, configuration and Caddy's saved Berth routes"
+    rm -f "$CADDY_CONFIG_HOME/caddy/autosave.json"
+    if [ -f "$CADDY_DROPIN" ]; then
+      rm -f "$CADDY_DROPIN"
+      rmdir "$(dirname "$CADDY_DROPIN")" 2>/dev/null || true
+      if [ "$init_mode" = systemd ]; then run systemctl daemon-reload; run systemctl restart caddy; fi
+    fi
+    rm -rf "$ETC" "$DATA" "$SUPERVISOR_LOGS"
+  fi
+  if [ "$init_mode" = systemd ] && [ "$purge" = 0 ]; then run systemctl daemon-reload; fi
+  current_step="done"
+  if [ "$purge" = 1 ]; then
+    logging=0
+    rm -f "$LOG"
+    say "Berth is removed, with its data, configuration and Docker objects (Docker Engine and Caddy stay installed)"
+  else
+    say "Berth is removed; kept: $ETC, $DATA and Docker's containers, volumes and images (install again to pick them up, or --purge)"
+  fi
+}
+
+main() {
+  parse_args "$@"
+  trap on_exit EXIT
+  preflight_common
+  if [ "$mode" = uninstall ]; then do_uninstall; else do_install; fi
+}
+
+main "$@"
