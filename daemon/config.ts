@@ -29,6 +29,8 @@ export interface Config {
   reachabilityIntervalMs: number;
   /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
   logRetentionLines: number;
+  /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
+  consoleDir: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -144,5 +146,6 @@ export function readConfig(env: Env = process.env): Config {
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
+    consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
   };
 }

@@ -229,7 +229,24 @@ const backups: Migration = {
   },
 };
 
-const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups];
+// Console sessions: only a hash of the cookie's secret is stored; a key's sessions go with it.
+const sessions: Migration = {
+  name: '006_sessions',
+  async up(knex) {
+    await knex.schema.createTable('sessions', (t) => {
+      t.string('secret_hash').primary();
+      t.string('key_id').notNullable().references('keys.id').onDelete('CASCADE');
+      t.string('created_at').notNullable();
+      t.string('expires_at').notNullable();
+      t.index(['key_id']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('sessions');
+  },
+};
+
+const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, sessions];
 
 export const migrationSource: Knex.MigrationSource<Migration> = {
   getMigrations: async () => migrations,

@@ -5,6 +5,7 @@ import type { Store } from '../core/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { migrationSource } from './migrations.js';
 import { keyRepo } from './keys-repo.js';
+import { sessionRepo } from './sessions-repo.js';
 import { projectRepo } from './projects-repo.js';
 import { serviceRepo } from './services-repo.js';
 import { envRepo } from './env-repo.js';
@@ -46,6 +47,7 @@ export async function openStore(dataDir: string, box: SecretBox): Promise<Store>
 export function storeOver(knex: Knex, box: SecretBox): Store {
   return {
     keys: keyRepo(knex),
+    sessions: sessionRepo(knex),
     projects: projectRepo(knex),
     services: serviceRepo(knex, box),
     env: envRepo(knex, box),
