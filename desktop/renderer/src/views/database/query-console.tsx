@@ -24,9 +24,13 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
   };
   useEffect(() => {
     const dialect = engine === 'mysql' ? MySQL : engine === 'postgres' || engine === 'timescale' ? PostgreSQL : StandardSQL;
+    // In a shadow root CodeMirror styles itself through constructed style sheets (adoptedStyleSheets)
+    // instead of <style> elements, which the console's CSP (style-src 'self') refuses.
+    const shadow = host.current!.shadowRoot ?? host.current!.attachShadow({ mode: 'open' });
     const v = new EditorView({
       doc: PLACEHOLDER[engine] ?? 'SELECT 1;',
-      parent: host.current!,
+      root: shadow,
+      parent: shadow,
       extensions: [
         keymap.of([{ key: 'Mod-Enter', run: () => (runRef.current(), true) }]),
         lineNumbers(),
@@ -40,7 +44,14 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
         keymap.of([...defaultKeymap, ...historyKeymap]),
         sql({ dialect }),
         EditorView.contentAttributes.of({ 'aria-label': 'SQL query', 'aria-multiline': 'true' }),
-        EditorView.theme({ '&': { fontSize: '13px' }, '.cm-content': { fontFamily: 'var(--mono)' } }),
+        EditorView.theme({
+          '&': { fontSize: '13px', minHeight: '120px', background: 'var(--panel)', color: 'var(--text)' },
+          '&.cm-focused': { outline: '2px solid var(--focus)' },
+          '.cm-content': { fontFamily: 'var(--mono)', caretColor: 'var(--text)' },
+          '.cm-gutters': { background: 'var(--panel-2)', borderRight: '1px solid var(--border)', color: 'var(--muted)' },
+          '.cm-activeLine, .cm-activeLineGutter': { background: 'color-mix(in srgb, var(--accent) 7%, transparent)' },
+          '.cm-cursor': { borderLeftColor: 'var(--text)' },
+        }),
       ],
     });
     view.current = v;

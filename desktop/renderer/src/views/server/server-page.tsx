@@ -131,7 +131,7 @@ function Chart({ title, unit, samples, series, max, now }: { title: string; unit
         height: 160,
         legend: { show: false },
         cursor: { show: true, points: { show: false } },
-        scales: { y: max ? { range: [0, max] } : { range: (_u, _min, mx) => [0, Math.max(1, mx * 1.2)] } },
+        scales: { x: { time: true, range: (_u, _min, mx) => [mx - KEEP * (EVERY_MS / 1000), mx] }, y: max ? { range: [0, max] } : { range: (_u, _min, mx) => [0, Math.max(1, mx * 1.2)] } },
         axes: [axis, { ...axis, size: 44 }],
         series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: s.color + '22' }))],
       },

@@ -90,7 +90,7 @@ function Explain({ deploymentId }: { deploymentId: string }) {
   const explain = useAction<{ providerId: string; model?: string }, { explanation: Explanation }>('POST', `/api/deployments/${deploymentId}/explain-failure`, { onSuccess: (r) => setResult(r.explanation) });
   const chosen = providers.data?.providers.find((p) => p.id === providerId);
   return (
-    <div className="card explain">
+    <div className="card explain stack">
       <h3 className="h3">Why did this fail?</h3>
       <form
         className="row wrap"
@@ -104,7 +104,7 @@ function Explain({ deploymentId }: { deploymentId: string }) {
             <select id={id} value={providerId} onChange={(e) => setProviderId(e.target.value)}>
               {(providers.data?.providers ?? [{ id: 'local', name: 'Built-in rules', kind: 'local' } as AiProvider]).map((p) => (
                 <option key={p.id} value={p.id}>
-                  {p.name} {p.kind === 'local' ? '(offline)' : `(${p.kind})`}
+                  {p.kind === 'local' ? p.name : `${p.name} (${p.kind})`}
                 </option>
               ))}
             </select>

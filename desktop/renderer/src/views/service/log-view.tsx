@@ -38,7 +38,7 @@ export function LogView({ lines, label, emptyText, height = 420 }: { lines: LogL
       <div
         ref={scroller}
         className="log"
-        style={{ height }}
+        style={{ height: Math.min(height, Math.max(120, lines.length * LINE_HEIGHT + 20)) }}
         role="log"
         aria-label={label}
         tabIndex={0}
