@@ -43,6 +43,8 @@ export interface Config {
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
   /** How long a database import may run before it is stopped and recorded `failed`. */
   importTimeoutMs: number;
+  /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
+  consoleDir: string | null;
 }
 
 export class ConfigError extends Error {}
@@ -193,5 +195,6 @@ export function readConfig(env: Env = process.env): Config {
     limits,
     buildLimits,
     importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
+    consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
   };
 }

@@ -53,6 +53,8 @@ import { BackupScheduler } from './backups/schedule.js';
 import { backupTool } from './backups/tools/index.js';
 import { importPostgresUrl } from './backups/tools/import-postgres.js';
 import { backupRoutes } from './http/routes/backups.js';
+import { SessionService } from './core/sessions.js';
+import { fileURLToPath } from 'node:url';
 
 export interface RunningDaemon {
   url: string;
@@ -227,7 +229,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   moreRoutes.push(backupRoutes(backups));
   const backupScheduler = new BackupScheduler(store, backups, log);
   backupScheduler.start();
-  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS }, moreRoutes });
+  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS },
+    moreRoutes,
+    // console sessions in the store (hashed), so they survive a restart; the console next to the daemon's build
+    sessions: new SessionService(store, core.keys, systemClock),
+    consoleDir: config.consoleDir ?? fileURLToPath(new URL('../console', import.meta.url)),
+  });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
     srv.once('error', reject);

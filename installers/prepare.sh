@@ -21,3 +21,4 @@ if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
 fi
 
 npx --no-install tsc -p tsconfig.json
+bash installers/build-console.sh

@@ -101,8 +101,24 @@ export interface SettingsRepo {
   setSealed(key: string, plain: string, at: string): Promise<void>;
 }
 
+export interface SessionRecord {
+  secretHash: string;
+  keyId: string;
+  createdAt: string;
+  expiresAt: string;
+}
+
+/** Console sessions (see core/sessions.ts). Not cached. */
+export interface SessionRepo {
+  insert(session: SessionRecord): Promise<void>;
+  get(secretHash: string): Promise<SessionRecord | null>;
+  delete(secretHash: string): Promise<void>;
+  deleteExpired(now: string): Promise<void>;
+}
+
 export interface Store {
   keys: KeyRepo;
+  sessions: SessionRepo;
   projects: ProjectRepo;
   services: ServiceRepo;
   env: EnvRepo;

@@ -3,7 +3,10 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Core } from '../core/core.js';
+import type { SessionService } from '../core/sessions.js';
 import { authenticate } from './auth.js';
+import { serveConsole } from './console.js';
+import { OpenStreams, sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { errorFunnel, type Logger } from './errors.js';
@@ -25,6 +28,10 @@ export interface AppDeps {
   streams: StreamDeps;
   /** More route groups, each given the API router (system settings, metrics, ...). */
   moreRoutes?: ((router: Router) => void)[];
+  /** The built web console (dist/console), served at `/`; a short page says when it is missing. */
+  consoleDir?: string;
+  /** Console sessions (cookie sign-in); without them only Bearer keys authenticate. */
+  sessions?: SessionService;
   /** Largest accepted JSON body. */
   bodyLimit?: string;
 }
@@ -45,9 +52,13 @@ export function createApp(deps: AppDeps): Koa {
   domainRoutes(api, deps.core);
   deploymentRoutes(api, deps.core, cache, deps.streams);
   for (const register of deps.moreRoutes ?? []) register(api);
+  const streams = new OpenStreams();
+  if (deps.sessions) sessionRoutes(deps.sessions, streams)(api);
 
   app.use(errorFunnel(deps.log));
-  app.use(authenticate(deps.core.keys, [HEALTH_PATH]));
+  if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
+  const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);
+  app.use(deps.sessions ? sessionLayer(deps.sessions, streams, bearer) : bearer);
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

@@ -261,6 +261,24 @@ function keyedKeyHashes(ctx: MigrationContext): Migration {
   };
 }
 
+// Console sessions: only a hash of the cookie's secret is stored; a key's sessions go with it.
+const sessions: Migration = {
+  name: '008_sessions',
+  async up(knex) {
+    await knex.schema.createTable('sessions', (t) => {
+      t.string('secret_hash').primary();
+      t.string('key_id').notNullable().references('keys.id').onDelete('CASCADE');
+      t.string('created_at').notNullable();
+      t.string('expires_at').notNullable();
+      t.index(['key_id']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('sessions');
+  },
+};
+
+
 /** Per-service container limits; null columns follow the server's defaults (core/limits.ts). */
 const serviceLimits: Migration = {
   name: '007_service_limits',
@@ -281,7 +299,7 @@ const serviceLimits: Migration = {
 };
 
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

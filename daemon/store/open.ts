@@ -6,6 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { TokenHasher } from '../crypto/token-hash.js';
 import { migrationSource } from './migrations.js';
 import { keyRepo } from './keys-repo.js';
+import { sessionRepo } from './sessions-repo.js';
 import { projectRepo } from './projects-repo.js';
 import { serviceRepo } from './services-repo.js';
 import { envRepo } from './env-repo.js';
@@ -47,6 +48,7 @@ export async function openStore(dataDir: string, box: SecretBox, tokens: TokenHa
 export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Store {
   return {
     keys: keyRepo(knex),
+    sessions: sessionRepo(knex),
     projects: projectRepo(knex),
     services: serviceRepo(knex, box),
     env: envRepo(knex, box),

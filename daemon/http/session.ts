@@ -1,0 +1,151 @@
+// Console sign-in over cookies, next to Bearer keys:
+// - POST /api/session {key} exchanges a key for an HttpOnly SameSite=Strict session cookie (Secure
+//   over HTTPS; X-Forwarded-Proto is trusted only from a loopback peer, i.e. Caddy on this host);
+//   GET answers the session's key, DELETE ends it.
+// - A request without an Authorization header but with the cookie is authenticated by the session,
+//   and only when it passes a same-origin check (Sec-Fetch-Site / Origin): a cross-site request is
+//   refused with 403 before anything runs (CSRF).
+// - Event streams are tracked by key and session: ending a session or revoking its key closes them.
+import type Router from '@koa/router';
+import type { Context, Next } from 'koa';
+import type { IncomingMessage } from 'node:http';
+import { Access } from '../core/access.js';
+import { Forbidden, InvalidInput } from '../core/errors.js';
+import type { SessionService } from '../core/sessions.js';
+import { keyView } from '../core/views.js';
+import { accessOf } from './auth.js';
+
+export const SESSION_COOKIE = 'berth_session';
+const SESSION_PATH = '/api/session';
+const KEY_PATH = /^\/api\/keys\/([^/]+)$/;
+
+interface OpenStream {
+  keyId: string;
+  secretHash: string | null;
+  req: IncomingMessage;
+}
+
+/** Open Server-Sent Events responses, so a revocation or sign-out can close them at once. */
+export class OpenStreams {
+  private streams = new Set<OpenStream>();
+
+  add(stream: OpenStream): void {
+    this.streams.add(stream);
+    stream.req.once('close', () => this.streams.delete(stream));
+  }
+
+  closeWhere(match: (s: OpenStream) => boolean): number {
+    let n = 0;
+    for (const s of [...this.streams]) {
+      if (!match(s)) continue;
+      this.streams.delete(s);
+      s.req.socket.destroy();
+      n++;
+    }
+    return n;
+  }
+}
+
+function isLoopback(addr: string | undefined): boolean {
+  return !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
+}
+
+/** HTTPS directly, or through a reverse proxy on this host that says so. */
+export function isHttps(ctx: Context): boolean {
+  const socket = ctx.req.socket as { encrypted?: boolean; remoteAddress?: string };
+  if (socket.encrypted) return true;
+  return isLoopback(socket.remoteAddress) && ctx.get('x-forwarded-proto').split(',')[0]!.trim().toLowerCase() === 'https';
+}
+
+/** The request comes from a page of this very origin (or a direct navigation for a safe method). */
+export function sameOrigin(ctx: Context): boolean {
+  const site = ctx.get('sec-fetch-site');
+  if (site && site !== 'same-origin' && site !== 'none') return false;
+  const origin = ctx.get('origin');
+  if (origin) return origin === `${isHttps(ctx) ? 'https' : 'http'}://${ctx.get('host')}`;
+  if (site) return true;
+  return ctx.method === 'GET' || ctx.method === 'HEAD';
+}
+
+function readCookie(ctx: Context): string | null {
+  for (const part of ctx.get('cookie').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+      const value = part.slice(eq + 1).trim();
+      return /^[A-Za-z0-9_-]{16,200}$/.test(value) ? value : null;
+    }
+  }
+  return null;
+}
+
+function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
+  const attrs = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
+  if (isHttps(ctx)) attrs.push('Secure');
+  ctx.set('Set-Cookie', attrs.join('; '));
+}
+
+function isSessionExchange(ctx: Context): boolean {
+  return ctx.path === SESSION_PATH && (ctx.method === 'POST' || ctx.method === 'DELETE');
+}
+
+/**
+ * Runs before the Bearer check: authenticates cookie requests, lets the session exchange through,
+ * and tracks event streams. Bearer requests pass untouched to `bearer`.
+ */
+export function sessionLayer(sessions: SessionService, streams: OpenStreams, bearer: (ctx: Context, next: Next) => Promise<void>) {
+  return async (ctx: Context, next: Next) => {
+    const cookie = ctx.get('authorization') ? null : readCookie(ctx);
+    if (cookie !== null || isSessionExchange(ctx)) {
+      if (!sameOrigin(ctx)) throw new Forbidden('cross-site request refused: the console only accepts requests from its own origin');
+    }
+    if (cookie !== null && !isSessionExchange(ctx)) {
+      const session = await sessions.authenticate(cookie).catch((err: unknown) => {
+        setCookie(ctx, '', 0); // a dead session: the browser forgets it
+        throw err;
+      });
+      ctx.state.access = new Access(session.key);
+      ctx.state.sessionHash = session.secretHash;
+      await next();
+    } else if (isSessionExchange(ctx)) {
+      await next();
+    } else {
+      await bearer(ctx, next);
+    }
+    if (ctx.response.type === 'text/event-stream' && ctx.state.access) {
+      streams.add({ keyId: accessOf(ctx).key.id, secretHash: (ctx.state.sessionHash as string | undefined) ?? null, req: ctx.req });
+    }
+    // Revocation through the API: that key's open streams end now (its sessions went with the key).
+    const revoked = ctx.method === 'DELETE' && ctx.status === 200 ? KEY_PATH.exec(ctx.path) : null;
+    if (revoked) streams.closeWhere((s) => s.keyId === revoked[1]);
+  };
+}
+
+export function sessionRoutes(sessions: SessionService, streams: OpenStreams) {
+  return (router: Router) => {
+    router.post(SESSION_PATH, async (ctx) => {
+      const body = ctx.request.body as { key?: unknown } | undefined;
+      const key = body?.key;
+      if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
+      const opened = await sessions.open(key.trim());
+      setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { key: keyView(opened.key), expiresAt: opened.expiresAt };
+    });
+    router.get(SESSION_PATH, (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      ctx.body = { key: keyView(accessOf(ctx).key), session: typeof ctx.state.sessionHash === 'string' };
+    });
+    router.delete(SESSION_PATH, async (ctx) => {
+      const cookie = readCookie(ctx);
+      if (cookie !== null) {
+        const info = await sessions.authenticate(cookie).catch(() => null);
+        if (info) {
+          await sessions.end(info.secretHash);
+          streams.closeWhere((s) => s.secretHash === info.secretHash);
+        }
+      }
+      setCookie(ctx, '', 0);
+      ctx.body = { ok: true };
+    });
+  };
+}

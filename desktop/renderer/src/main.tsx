@@ -1,0 +1,20 @@
+// Entry: picks the transport (the desktop bridge when the Electron preload provides one, else the
+// browser's same-origin fetch) and mounts the app.
+import { createRoot } from 'react-dom/client';
+import { App } from './app';
+import { BridgeTransport } from './transport/bridge';
+import type { Transport } from './transport/transport';
+import { WebTransport } from './transport/web';
+import './styles.css';
+
+async function pickTransport(): Promise<Transport> {
+  const bridge = window.berth;
+  if (!bridge) return new WebTransport();
+  const servers = (await bridge.servers?.()) ?? [];
+  const wanted = new URLSearchParams(location.hash.slice(1)).get('server');
+  return new BridgeTransport(bridge, servers.find((s) => s.id === wanted)?.id ?? servers[0]?.id ?? 'default');
+}
+
+void pickTransport().then((transport) => {
+  createRoot(document.getElementById('root')!).render(<App transport={transport} />);
+});

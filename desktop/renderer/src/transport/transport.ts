@@ -1,0 +1,54 @@
+// The one way views reach the API. Two implementations: same-origin fetch with the session cookie
+// (web, ./web.ts) and the desktop app's preload bridge (./bridge.ts). Views get it from context
+// (api/context.tsx) and never import an implementation.
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface StreamEvent {
+  event: string;
+  data: unknown;
+  id?: string;
+}
+
+export type StreamState = 'open' | 'reconnecting' | 'closed';
+
+export interface StreamListener {
+  onEvent(e: StreamEvent): void;
+  onState?(state: StreamState): void;
+}
+
+export interface Transport {
+  readonly kind: 'web' | 'desktop';
+  /** Resolves with the JSON body of a 2xx answer; rejects with ApiError otherwise. */
+  request<T>(method: Method, path: string, body?: unknown): Promise<T>;
+  /** A Server-Sent Events stream (the daemon's event stream, a log stream); returns the unsubscribe. */
+  subscribe(path: string, listener: StreamListener): () => void;
+  /** Downloads a non-JSON answer (a backup file, a CA certificate) to the user's disk. */
+  download(path: string, filename: string): Promise<void>;
+  /** Web only: exchanging a key for a session cookie and ending it. The desktop app holds keys itself. */
+  signIn?(key: string): Promise<void>;
+  signOut?(): Promise<void>;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+/** The error body `{error: {code, message}}` as an ApiError (or a generic one). */
+export function toApiError(status: number, body: unknown): ApiError {
+  const err = (body as { error?: { code?: string; message?: string } } | null)?.error;
+  return new ApiError(status, err?.code ?? 'http_' + status, err?.message ?? `request failed with HTTP ${status}`);
+}
+
+export function errorMessage(err: unknown): string {
+  if (err instanceof ApiError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}

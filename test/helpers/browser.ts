@@ -1,0 +1,40 @@
+// Debian's Chromium driven by playwright-core, for the console tests and the console benchmark:
+// launching it headless, screenshots under .berth-test/screenshots/, and an axe-core check.
+import { AxeBuilder } from '@axe-core/playwright';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { REPO_ROOT } from './repo-root.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+export const SCREENSHOTS = join(REPO_ROOT, '.berth-test', 'screenshots');
+
+export async function launchChromium(): Promise<Browser> {
+  const setup = spawnSync('bash', [join(REPO_ROOT, 'test/setup/chromium.sh')], { encoding: 'utf8' });
+  if (setup.status !== 0) throw new Error(`chromium setup failed:\n${setup.stderr}`);
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+}
+
+/** The console is built (installers/build-console.sh skips the build when nothing changed). */
+export function requireConsoleBuild(): void {
+  const res = spawnSync('bash', [join(REPO_ROOT, 'installers/build-console.sh')], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`building the console failed:\n${res.stderr}\n${res.stdout}`);
+}
+
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** Serious and critical accessibility violations on the page as it is now, as readable lines. */
+export async function accessibilityProblems(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+  return result.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} (${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')})`);
+}
