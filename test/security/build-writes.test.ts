@@ -4,7 +4,7 @@
 // case the canary directory outside the checkout stays as it was, and /api/health answers within
 // 1 s throughout.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,7 +120,7 @@ describe('security: what a build writes and reads stays inside the checkout', fu
       const ours = leftovers.filter((id) => docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.build"}}', id).endsWith(`/${serviceId}`));
       expect(ours).to.deep.equal([]);
     } finally {
-      execFileSync('docker', ['rmi', victim], { stdio: 'ignore' });
+      spawnSync('docker', ['rmi', victim], { stdio: 'ignore' });
     }
   });
 
