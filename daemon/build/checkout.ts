@@ -42,8 +42,8 @@ export interface CheckoutResult {
 const ALLOWED_PROTOCOLS = 'https:http';
 /** How often the clone's size on disk is measured while git runs. */
 const SIZE_CHECK_INTERVAL_MS = 500;
-/** Variables of the daemon's environment a clone keeps: the search path, locale and the host's HTTP proxy. Nothing else (no HOME, SSH_AUTH_SOCK, GIT_*, XDG_*). */
-const KEPT_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z]+|TZ|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|all_proxy|ALL_PROXY)$/;
+/** Variables of the daemon's environment a clone keeps: the search path, locale, temp dir, CA bundle and the host's HTTP proxy. Nothing else (no HOME, SSH_AUTH_SOCK, GIT_*, XDG_*). */
+const KEPT_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|all_proxy|ALL_PROXY)$/;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
 /** Progress updates (lines ending in a bare \r) are forwarded at most this often. */
 const PROGRESS_INTERVAL_MS = 2000;

@@ -7,6 +7,7 @@ import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { isDockerUnreachable } from '../docker/client.js';
 import { listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
+import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import { removeServiceVolume } from '../docker/volumes.js';
@@ -93,6 +94,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     for (const image of images) {
       if (this.d.own.owns(image.Labels, { serviceId: service.id })) await removeOwnedImage(this.d.docker, this.d.own, image.Id, { serviceId: service.id });
     }
+    // what its builds left untagged (the stages of a multi-stage Dockerfile), found by the build label
+    await removeBuildLeftovers(this.d.docker, this.d.own, service.id, 0);
     // a database's data goes with the service, and only then (never on a redeploy)
     if (service.kind === 'database') await removeServiceVolume(this.d.docker, this.d.own, service.id);
   }

@@ -4,7 +4,7 @@
 // case the canary directory outside the checkout stays as it was, and /api/health answers within
 // 1 s throughout.
 import { expect } from 'chai';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,12 @@ import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { BUSYBOX_WEB, Canary, impersonatingBuild, reservedNameLinks, STATIC_SITE, watchHealth } from '../helpers/hostile-repos.js';
 import { waitForDeployment } from '../helpers/wait.js';
+
+/** Images (layers included) labelled as builds of this service. */
+function buildLayersOf(serviceId: string): string[] {
+  const ids = [...new Set(docker('images', '-a', '-q', '--filter', 'label=dev.berth.build').split('\n').filter(Boolean))];
+  return ids.filter((id) => docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.build"}}', id).endsWith(`/${serviceId}`));
+}
 
 describe('security: what a build writes and reads stays inside the checkout', function () {
   this.timeout(180_000);
@@ -116,12 +122,30 @@ describe('security: what a build writes and reads stays inside the checkout', fu
       expect(log).to.include(`---> ${victim.replace(/^sha256:/, '').slice(0, 12)}`); // the lie was told
       expect(docker('image', 'inspect', '--format', '{{.Id}}', victim)).to.equal(victim);
       // and the layers the failed build did commit (found by the build label) are gone
-      const leftovers = docker('images', '-a', '-q', '--filter', 'label=dev.berth.build').split('\n').filter(Boolean);
-      const ours = leftovers.filter((id) => docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.build"}}', id).endsWith(`/${serviceId}`));
-      expect(ours).to.deep.equal([]);
+      expect(buildLayersOf(serviceId)).to.deep.equal([]);
     } finally {
-      execFileSync('docker', ['rmi', victim], { stdio: 'ignore' });
+      spawnSync('docker', ['rmi', victim], { stdio: 'ignore' });
     }
+  });
+
+  it("deleting a service removes what its builds left untagged (a multi-stage Dockerfile's stages), found by the build label", async () => {
+    const { status, log, serviceId } = await deploy(
+      {
+        Dockerfile: [
+          'FROM berth-test/busybox:latest AS stage',
+          'RUN echo staged > /staged.txt',
+          'FROM berth-test/busybox:latest',
+          'COPY --from=stage /staged.txt /www/index.html',
+          'CMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /www"]',
+          '',
+        ].join('\n'),
+      },
+      { buildMethod: 'dockerfile' },
+    );
+    expect(status, log).to.equal('running');
+    expect(buildLayersOf(serviceId)).not.to.deep.equal([]);
+    await tenant.deleteService(serviceId);
+    expect(buildLayersOf(serviceId)).to.deep.equal([]);
   });
 
   it('leaves no checkout behind', () => {
