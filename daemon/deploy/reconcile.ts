@@ -7,10 +7,10 @@ import type { DeploymentRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_DEPLOYMENT, LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
-import { startDatabaseStoppedByCrash } from './database-run.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import { listOwnedVolumes, removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
+import { startDatabaseStoppedByCrash } from './database-run.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 

@@ -52,6 +52,25 @@ const WORDS = [
 
 const NUMBERS = [0, -0, 1, -1, 1.5, 0.01, 3000, 8080, 65535, 65536, 2 ** 31, -(2 ** 31), 2 ** 53 + 2, -(2 ** 63), 1e308, 1e-308, Number.MAX_SAFE_INTEGER, 1_000_000];
 
+/** The tagged forms database values travel in, right and wrong. */
+const TAGGED: unknown[] = [
+  { $bigint: '9007199254740993' },
+  { $bigint: 'abc' },
+  { $bigint: 12 },
+  { $decimal: '12.50' },
+  { $decimal: '1e99999' },
+  { $bytes: 'aGVsbG8=' },
+  { $bytes: '!!!' },
+  { $date: '2030-01-01T00:00:00.000Z' },
+  { $date: 'not a date' },
+  { $date: 8.64e15 + 1 },
+  { $oid: '65f0c0ffee0000000000beef' },
+  { $oid: 'zz' },
+  { $unknown: 1 },
+  { $bigint: '1', extra: 2 },
+  { $bytes: null },
+];
+
 export const PROTOTYPE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', '__defineGetter__'];
 
 export interface Strings {
@@ -78,7 +97,8 @@ export function randomValue(rng: Rng, s: Strings, depth = 0): unknown {
   const r = rng();
   if (r < 0.12) return null;
   if (r < 0.2) return rng() < 0.5;
-  if (r < 0.38) return pick(rng, NUMBERS);
+  if (r < 0.34) return pick(rng, NUMBERS);
+  if (r < 0.38) return pick(rng, TAGGED);
   if (r < 0.7 || depth > 3) return randomString(rng, s);
   if (r < 0.85) return Array.from({ length: Math.floor(rng() * 4) }, () => randomValue(rng, s, depth + 1));
   return randomObject(rng, s, depth + 1);

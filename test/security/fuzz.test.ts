@@ -301,6 +301,7 @@ describe('security: bounded fuzz of every mutating endpoint', function () {
 
     const failures: string[] = [];
     const statuses = new Map<number, number>();
+    const noRoute: string[] = [];
     let next = 0;
     let done = 0;
     const worker = async () => {
@@ -311,6 +312,7 @@ describe('security: bounded fuzz of every mutating endpoint', function () {
           const res = await fetch(t.url + c.path, { method: c.method, headers, body: c.body, signal: AbortSignal.timeout(60_000) });
           const text = await res.text();
           statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+          if (res.status === 404 && text.includes('no route')) noRoute.push(c.describe);
           if (res.status >= 500) {
             let code = '';
             try {
@@ -330,7 +332,8 @@ describe('security: bounded fuzz of every mutating endpoint', function () {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`      statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`).join(' ')}`);
+    console.log(`      statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`).join(' ')}; ${noRoute.length} answered "no route"`);
+    if (process.env.BERTH_FUZZ_VERBOSE) console.log(noRoute.slice(0, 20).join('\n'));
 
     expect(failures.length, `seed ${seed}, ${failures.length} failure(s):\n${failures.slice(0, 30).join('\n')}`).to.equal(0);
     const health = await fetch(`${t.url}/api/health`, { signal: AbortSignal.timeout(1000) });
