@@ -11,7 +11,8 @@ import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
 import { waitForDeployment } from '../helpers/wait.js';
-import { watchDaemon } from './data-watch.js';
+import { Redis } from 'ioredis';
+import { refusedWith, watchDaemon } from './data-watch.js';
 
 /** Far below what the uncapped answers need (each is 200-400 MB as JSON). */
 const RSS_GROWTH_MAX = 160 * 1024 * 1024;
@@ -125,6 +126,23 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res).to.deep.include({ rows: [], truncated: true });
     const page = await underWatch(() => hostile.databaseRows(id, { table: 'long', limit: 500 }));
     expect(page).to.deep.include({ rows: [], truncated: true });
+  });
+
+  it('redis: listing keys whose names pass the cap answers 400 instead of reading them whole', async () => {
+    const id = services.get('redis')!.id;
+    const password = (await hostile.overview(id)).env.find((e) => e.key === 'REDIS_PASSWORD')!.value;
+    // A statement is at most 100 000 characters: the long key names are written straight to the container's port.
+    const direct = new Redis({ host: '127.0.0.1', port: services.get('redis')!.hostPort!, password, lazyConnect: true });
+    try {
+      await direct.connect();
+      await direct.set(Buffer.alloc(9_000_000, 'k'), 'a');
+      await direct.set(Buffer.alloc(9_000_000, 'm'), 'b');
+    } finally {
+      direct.disconnect();
+    }
+    const err = await underWatch(() => refusedWith(hostile.databaseTables(id)));
+    expect(err.status).to.equal(400);
+    expect(err.message).to.match(/key names .* more than 16 MB/);
   });
 
   it('clickhouse: 400 rows of 1 MB stop at the cap, truncated', async () => {
