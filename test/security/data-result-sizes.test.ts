@@ -10,7 +10,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
-import { waitForDeployment } from '../helpers/wait.js';
+import { until, waitForDeployment } from '../helpers/wait.js';
 import { Redis } from 'ioredis';
 import { refusedWith, watchDaemon } from './data-watch.js';
 
@@ -76,6 +76,11 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res).to.deep.include({ rows: [], truncated: true });
     expect(res.columns).to.deep.equal([{ name: 'big', type: 'text' }]);
     expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    // the server stopped the statement (its backend ended with the cut connection)
+    await until('the statement to stop on the server', async () => {
+      const { rows } = await hostile.databaseQuery(id, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%40000000%' AND pid <> pg_backend_pid()");
+      return rows[0]!['n'] === 0;
+    }, 15_000, 250);
   });
 
   it('postgres: a row page of 1 MB rows stops at the cap, truncated', async () => {
@@ -95,6 +100,11 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res.truncated).to.equal(true);
     expect(res.rows.length).to.be.within(1, 17);
     expect(res.rows[0]!['n']).to.equal(1);
+    // the server stopped the statement (it failed writing to the cut connection)
+    await until('the statement to stop on the server', async () => {
+      const { rows } = await hostile.databaseQuery(services.get('mysql')!.id, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%REPEAT(%' AND ID <> CONNECTION_ID()");
+      return rows[0]!['n'] === 0;
+    }, 15_000, 250);
   });
 
   it('mysql: a row page of 1 MB rows stops at the cap, truncated', async () => {
