@@ -13,7 +13,7 @@ export class SocketBudget {
   /** True once the current answer went past its cap and the socket was destroyed. */
   exceeded = false;
 
-  constructor(private readonly socket: Socket) {
+  constructor(socket: Socket) {
     // First in line, so the cut happens before the driver's parser sees more than this chunk.
     socket.prependListener('data', (chunk: Buffer) => {
       this.used += chunk.length;
@@ -34,22 +34,4 @@ export class SocketBudget {
   end(): void {
     this.limit = Infinity;
   }
-
-  /** Ends the connection now (the answer is already big enough: the server should stop). */
-  cut(): void {
-    this.exceeded = true;
-    this.socket.destroy();
-  }
-}
-
-/** A rough size of a value once it is JSON, for drivers that hand over parsed values. */
-export function approximateBytes(v: unknown): number {
-  if (v === null || v === undefined) return 4;
-  if (typeof v === 'string') return v.length + 2;
-  if (Buffer.isBuffer(v) || v instanceof Uint8Array) return Math.ceil(v.length * 1.34) + 12;
-  if (typeof v !== 'object') return 8;
-  let n = 2;
-  if (Array.isArray(v)) for (const x of v) n += approximateBytes(x) + 1;
-  else for (const [k, x] of Object.entries(v as Record<string, unknown>)) n += k.length + 4 + approximateBytes(x);
-  return n;
 }

@@ -17,6 +17,8 @@ import { pickColumns, primaryKeyMatch } from './sql-columns.js';
 /** Below this many estimated rows a table is counted exactly. */
 const EXACT_COUNT_BELOW = 100_000;
 const CONNECT_TIMEOUT_MS = 5_000;
+/** How long a row page may take before the client gives up on the server (plus BACKSTOP_MS). */
+const PAGE_TIMEOUT_MS = 30_000;
 /** After the row cap, a result is still counted (not kept) up to this many rows, for rowCount. */
 const COUNT_PAST_CAP = 1_000_000;
 const DRAIN_BATCH = 10_000;
@@ -230,12 +232,12 @@ interface PgColumn extends Column {
 }
 
 const ident = (name: string): string => `"${name.replace(/"/g, '""')}"`;
+const qualified = (t: PgTable): string => `${ident(t.schema)}.${ident(t.name)}`;
 
 /** Array-mode values as a row; fromEntries defines own properties (a column may be called __proto__); first of a name wins. */
 function rowOf(names: string[], values: Cell[]): Row {
   return Object.fromEntries(names.flatMap((n, i) => (names.indexOf(n) === i ? [[n, values[i] ?? null]] : []))) as Row;
 }
-const qualified = (t: PgTable): string => `${ident(t.schema)}.${ident(t.name)}`;
 
 export async function openPostgres(conn: Connection): Promise<DatabaseAdapter> {
   const client = new pg.Client({
@@ -339,7 +341,7 @@ class PostgresAdapter implements DatabaseAdapter {
     const { columns, primaryKey } = await this.columns(t);
     const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
     const order = primaryKey.length ? ` order by ${primaryKey.map(ident).join(', ')}` : '';
-    const { res, cut } = await this.capped(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset], limit, 0, maxBytes, CONNECT_TIMEOUT_MS * 6);
+    const { res, cut } = await this.capped(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset], limit, 0, maxBytes, PAGE_TIMEOUT_MS);
     const names = res.fields.map((f) => f.name);
     return {
       table: `${t.schema}.${t.name}`,

@@ -35,6 +35,8 @@ import type { Socket } from 'node:net';
 const LIST_KEYS_MAX = 1000;
 const READ_WHOLE_MAX = 10_000;
 const COMMAND_TIMEOUT_MS = 30_000;
+/** The most bytes a key listing may read (the answers of rows and queries have their own cap). */
+const LIST_MAX_BYTES = 16 * 1024 * 1024;
 
 /** Commands a shared, non-interactive connection must not run, or that reach past the scope. */
 const REFUSED = new Set([
@@ -243,7 +245,8 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
   }
 
   return {
-    listTables: (scope) => run(scope, async (c) => {
+    // Key names can be long (up to 512 MB each): the listing is read under the byte budget too.
+    listTables: (scope) => capped(scope, LIST_MAX_BYTES, async (c) => {
       const keys = new Set<string>();
       let cursor = '0';
       do {
@@ -263,6 +266,8 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       })));
       live.forEach((key, i) => entries.push({ id: key, name: key, schema, rowCount: Number(counts[i]), rowCountEstimated: false }));
       return entries;
+    }, (): TableEntry[] => {
+      throw new EngineRefused(`the key names of this database are more than ${LIST_MAX_BYTES / 1024 / 1024} MB; list them with a query (SCAN)`);
     }),
 
     readRows: (key, limit, offset, scope, maxBytes) => capped(scope, maxBytes, async (c) => {

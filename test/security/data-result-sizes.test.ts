@@ -10,8 +10,9 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
-import { waitForDeployment } from '../helpers/wait.js';
-import { watchDaemon } from './data-watch.js';
+import { until, waitForDeployment } from '../helpers/wait.js';
+import { Redis } from 'ioredis';
+import { refusedWith, watchDaemon } from './data-watch.js';
 
 /** Far below what the uncapped answers need (each is 200-400 MB as JSON). */
 const RSS_GROWTH_MAX = 160 * 1024 * 1024;
@@ -75,6 +76,11 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res).to.deep.include({ rows: [], truncated: true });
     expect(res.columns).to.deep.equal([{ name: 'big', type: 'text' }]);
     expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
+    // the server stopped the statement (its backend ended with the cut connection)
+    await until('the statement to stop on the server', async () => {
+      const { rows } = await hostile.databaseQuery(id, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%40000000%' AND pid <> pg_backend_pid()");
+      return rows[0]!['n'] === 0;
+    }, 15_000, 250);
   });
 
   it('postgres: a row page of 1 MB rows stops at the cap, truncated', async () => {
@@ -94,6 +100,11 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res.truncated).to.equal(true);
     expect(res.rows.length).to.be.within(1, 17);
     expect(res.rows[0]!['n']).to.equal(1);
+    // the server stopped the statement (it failed writing to the cut connection)
+    await until('the statement to stop on the server', async () => {
+      const { rows } = await hostile.databaseQuery(services.get('mysql')!.id, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%REPEAT(%' AND ID <> CONNECTION_ID()");
+      return rows[0]!['n'] === 0;
+    }, 15_000, 250);
   });
 
   it('mysql: a row page of 1 MB rows stops at the cap, truncated', async () => {
@@ -125,6 +136,23 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res).to.deep.include({ rows: [], truncated: true });
     const page = await underWatch(() => hostile.databaseRows(id, { table: 'long', limit: 500 }));
     expect(page).to.deep.include({ rows: [], truncated: true });
+  });
+
+  it('redis: listing keys whose names pass the cap answers 400 instead of reading them whole', async () => {
+    const id = services.get('redis')!.id;
+    const password = (await hostile.overview(id)).env.find((e) => e.key === 'REDIS_PASSWORD')!.value;
+    // A statement is at most 100 000 characters: the long key names are written straight to the container's port.
+    const direct = new Redis({ host: '127.0.0.1', port: services.get('redis')!.hostPort!, password, lazyConnect: true });
+    try {
+      await direct.connect();
+      await direct.set(Buffer.alloc(9_000_000, 'k'), 'a');
+      await direct.set(Buffer.alloc(9_000_000, 'm'), 'b');
+    } finally {
+      direct.disconnect();
+    }
+    const err = await underWatch(() => refusedWith(hostile.databaseTables(id)));
+    expect(err.status).to.equal(400);
+    expect(err.message).to.match(/key names .* more than 16 MB/);
   });
 
   it('clickhouse: 400 rows of 1 MB stop at the cap, truncated', async () => {
