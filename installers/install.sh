@@ -232,6 +232,8 @@ preflight_install() {
     if [ -d "$DATA" ]; then action=reinstall; else action=fresh; fi
   elif [ "$installed_build" = "$bundle_build" ]; then
     action=no-change
+    # The same bundle with another --domain/--email: only the configuration changes.
+    if [ "$domain" != "$prior_domain" ] || [ "$email" != "$prior_email" ]; then action=reconfigure; fi
   else
     action=upgrade
   fi
@@ -313,6 +315,7 @@ print_plan() {
       reinstall) echo "  install Berth $bundle_version (build $bundle_build), keeping the data already in $DATA" ;;
       upgrade) echo "  upgrade Berth $installed_version (build $installed_build) -> $bundle_version (build $bundle_build); data, configuration and keys are kept" ;;
       no-change) echo "  no change: Berth $bundle_version (build $bundle_build) is already installed; services are checked and started if needed" ;;
+      reconfigure) echo "  Berth $bundle_version (build $bundle_build) is installed: change its API address to $([ -n "$domain" ] && echo "https://$domain" || echo "port $API_TLS_PORT") and restart the daemon" ;;
     esac
     [ ${#need_packages[@]} -eq 0 ] || echo "  apt-get install ${need_packages[*]} (from the distribution)"
     if [ "$action" != no-change ]; then
@@ -436,6 +439,7 @@ prune_releases() {
 }
 
 # Sets KEY=VALUE in berth.env, replacing its line or appending one; other lines stay as they are.
+env_changed=""
 env_set() {
   local key="$1" value="$2" file="$ETC/berth.env"
   if grep -q "^$key=" "$file"; then
@@ -444,6 +448,7 @@ env_set() {
   else
     printf '%s=%s\n' "$key" "$value" >> "$file"
   fi
+  env_changed=1
   say "set $key in $ETC/berth.env"
 }
 
@@ -469,8 +474,13 @@ EOF
     env_set BERTH_API_TLS_ADDR "$([ -z "$domain" ] && echo ":$API_TLS_PORT")"
   fi
   chmod 0600 "$ETC/berth.env"
+}
+
+# The options this installation was made with, for the next run; written only once it succeeded,
+# so a run that failed half-way (a domain whose certificate never came) is retried in full.
+write_install_state() {
   local state
-  state=$(printf 'DOMAIN=%s\nEMAIL=%s\n' "$domain" "$email")
+  state=$(printf 'DOMAIN=%s\nEMAIL=%s' "$domain" "$email")
   if [ ! -f "$ETC/install.env" ] || [ "$(cat "$ETC/install.env")" != "$state" ]; then
     (umask 077; printf '%s\n' "$state" > "$ETC/install.env")
   fi
@@ -711,13 +721,15 @@ do_install() {
     # Before the first start, so the daemon never writes a key of its own into the data dir.
     create_first_key
     start_daemon
-  elif [ -n "$units_changed" ]; then
-    run systemctl restart berth
+  elif [ -n "$units_changed$env_changed" ]; then
+    step "restart the daemon (its configuration changed)"
+    if [ "$init_mode" = systemd ]; then run systemctl restart berth; else stop_supervised berth; start_daemon; fi
   fi
   wait_local_health
   apply_domain_settings
   wait_https_health
   [ "$switch" = 1 ] && prune_releases "$previous"
+  write_install_state
   current_step="done"
   print_result
   created_key_id=""
