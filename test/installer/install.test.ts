@@ -349,4 +349,32 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     for (const p of [OPT, ETC, DATA, RUN, LOG, SUPERVISOR_LOGS, CLI_LINK, CADDY_AUTOSAVE]) expect(existsSync(p), p).to.equal(false);
     for (const port of PORTS) expect(listening().has(port), `port ${port}`).to.equal(false);
   });
+
+  it('a failed step is reported as a failure, with no result lines and its key revoked; the next run finishes the install', async () => {
+    // A configuration the daemon refuses (kept as it is, like any existing berth.env).
+    execFileSync('mkdir', ['-m', '0700', '-p', ETC]);
+    execFileSync('install', ['-m', '0600', '/dev/null', `${ETC}/berth.env`]);
+    execFileSync('bash', ['-c', `printf 'BERTH_HOST=127.0.0.1\nBERTH_PORT=4311\nBERTH_DATA_DIR=${DATA}\nBERTH_PORT_RANGE=not-a-range\n' > ${ETC}/berth.env`]);
+    const failed = install('--from', currentBundle, '--yes');
+    expect(failed.status).to.equal(1);
+    expect(failed.stdout).to.equal('');
+    expect(failed.stderr).to.include('the daemon exited while starting');
+    expect(failed.stderr).to.include('BERTH_PORT_RANGE must look like 20000-29999');
+    expect(failed.stderr).to.include('FAILED during "wait for the daemon');
+    expect(readFileSync(LOG, 'utf8')).to.include('FAILED (exit 1) during: wait for the daemon');
+    expect(execFileSync(CLI_LINK, ['keys', 'list'], { encoding: 'utf8' })).to.equal('');
+
+    execFileSync('sed', ['-i', '/BERTH_PORT_RANGE/d', `${ETC}/berth.env`]);
+    const fixed = install('--from', currentBundle, '--yes');
+    expect(fixed.status, fixed.stderr).to.equal(0);
+    expect(fixed.stderr).to.include('the last run stopped before it was done');
+    const lines = resultLines(fixed.stdout);
+    expect(Object.keys(lines)).to.deep.equal(['BERTH_URL', 'BERTH_KEY', 'BERTH_CERT_SHA256']);
+    const target = { host: '127.0.0.1', port: Number(new URL(lines.BERTH_URL!).port), fingerprint: lines.BERTH_CERT_SHA256! };
+    expect((await pinnedRequest(target, 'GET', '/api/projects', { token: lines.BERTH_KEY! })).status).to.equal(200);
+
+    const purged = install('--purge', '--yes');
+    expect(purged.status, purged.stderr).to.equal(0);
+    for (const p of [OPT, ETC, DATA, RUN, LOG]) expect(existsSync(p), p).to.equal(false);
+  });
 });
