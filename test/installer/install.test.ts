@@ -4,9 +4,11 @@
 // (the unit is verified statically). The suite refuses to run (skips) where an installed Berth, its
 // data or anything on the ports it uses already exists, and removes everything it made.
 import { expect } from 'chai';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID, X509Certificate } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docker, requireDocker } from '../helpers/docker.js';
@@ -37,6 +39,15 @@ interface Run {
 function install(...args: string[]): Run {
   const r = spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** install.sh without blocking the event loop (for a test that serves the bundle itself). */
+function installAsync(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 }, (err, stdout, stderr) => {
+      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
 }
 
 /** The KEY=value lines a script reads from the installer's output. */
@@ -178,6 +189,34 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     expect(r.stderr).to.include('dry run: nothing was changed');
     expect(r.stdout).to.equal('');
     for (const p of [OPT, ETC, DATA, LOG, RUN]) expect(existsSync(p), p).to.equal(false);
+  });
+
+  it('--from a URL downloads the bundle and SHA256SUMS and checks the checksum (dry run: nothing changes)', async () => {
+    const dir = join(previousBundle, '..');
+    const server = createServer((req, res) => {
+      const file = join(dir, (req.url ?? '/').slice(1));
+      if (!existsSync(file) || file.includes('..')) return void res.writeHead(404).end();
+      res.writeHead(200);
+      createReadStream(file).pipe(res);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const name = previousBundle.slice(dir.length + 1);
+      const ok = await installAsync('--from', `${base}/${name}`, '--dry-run');
+      expect(ok.status, ok.stderr).to.equal(0);
+      expect(ok.stderr).to.include(`install Berth ${PREVIOUS}`);
+      // A bundle whose bytes differ from what SHA256SUMS says is refused.
+      const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
+      writeFileSync(join(dir, 'SHA256SUMS'), sums.replace(/^[0-9a-f]{64}(?=\s+berth-)/m, '0'.repeat(64)));
+      const bad = await installAsync('--from', `${base}/${name}`, '--dry-run');
+      writeFileSync(join(dir, 'SHA256SUMS'), sums);
+      expect(bad.status).to.equal(1);
+      expect(bad.stderr).to.include(`checksum mismatch for ${name}`);
+      for (const p of [OPT, ETC, DATA, LOG, RUN]) expect(existsSync(p), p).to.equal(false);
+    } finally {
+      server.close();
+    }
   });
 
   it('installs: the API answers over HTTPS only, to a client pinning the printed fingerprint', async () => {
