@@ -170,6 +170,7 @@ tmp_dir=""
 need_packages=()
 prior_domain=""
 prior_email=""
+prior_build=""     # the build of the last run that finished
 
 preflight_common() {
   [ "$(id -u)" = 0 ] || die "run as root (sudo bash install.sh ...)"
@@ -222,6 +223,7 @@ preflight_install() {
   if [ -f "$ETC/install.env" ]; then
     prior_domain=$(sed -n 's/^DOMAIN=//p' "$ETC/install.env")
     prior_email=$(sed -n 's/^EMAIL=//p' "$ETC/install.env")
+    prior_build=$(sed -n 's/^BUILD=//p' "$ETC/install.env")
   fi
   if [ -z "$domain" ]; then domain="$prior_domain"; [ -n "$email" ] || email="$prior_email"; fi
 
@@ -230,8 +232,12 @@ preflight_install() {
 
   if [ -z "$installed_build" ]; then
     if [ -d "$DATA" ]; then action=reinstall; else action=fresh; fi
+  elif [ "$installed_build" = "$bundle_build" ] && [ "$prior_build" != "$bundle_build" ]; then
+    action=repair      # the last run with this bundle failed before it finished: do it all again
   elif [ "$installed_build" = "$bundle_build" ]; then
     action=no-change
+    # The same bundle with another --domain/--email: only the configuration changes.
+    if [ "$domain" != "$prior_domain" ] || [ "$email" != "$prior_email" ]; then action=reconfigure; fi
   else
     action=upgrade
   fi
@@ -313,6 +319,8 @@ print_plan() {
       reinstall) echo "  install Berth $bundle_version (build $bundle_build), keeping the data already in $DATA" ;;
       upgrade) echo "  upgrade Berth $installed_version (build $installed_build) -> $bundle_version (build $bundle_build); data, configuration and keys are kept" ;;
       no-change) echo "  no change: Berth $bundle_version (build $bundle_build) is already installed; services are checked and started if needed" ;;
+      repair) echo "  finish installing Berth $bundle_version (build $bundle_build): the last run stopped before it was done" ;;
+      reconfigure) echo "  Berth $bundle_version (build $bundle_build) is installed: change its API address to $([ -n "$domain" ] && echo "https://$domain" || echo "port $API_TLS_PORT") and restart the daemon" ;;
     esac
     [ ${#need_packages[@]} -eq 0 ] || echo "  apt-get install ${need_packages[*]} (from the distribution)"
     if [ "$action" != no-change ]; then
@@ -326,7 +334,7 @@ print_plan() {
       [ "$action" = upgrade ] && echo "  restart the daemon (apps keep serving through Caddy)"
     fi
     echo "  the daemon on 127.0.0.1:$DAEMON_PORT; the API over HTTPS at $api"
-    [ "$action" = fresh ] || [ "$action" = reinstall ] && echo "  create the first all-projects write key (shown once)"
+    [ "$action" = no-change ] || [ "$action" = reconfigure ] || echo "  create the first all-projects write key (shown once) when no key exists"
     echo "  log: $LOG"
     echo
   } >&2
@@ -436,6 +444,7 @@ prune_releases() {
 }
 
 # Sets KEY=VALUE in berth.env, replacing its line or appending one; other lines stay as they are.
+env_changed=""
 env_set() {
   local key="$1" value="$2" file="$ETC/berth.env"
   if grep -q "^$key=" "$file"; then
@@ -444,6 +453,7 @@ env_set() {
   else
     printf '%s=%s\n' "$key" "$value" >> "$file"
   fi
+  env_changed=1
   say "set $key in $ETC/berth.env"
 }
 
@@ -469,8 +479,13 @@ EOF
     env_set BERTH_API_TLS_ADDR "$([ -z "$domain" ] && echo ":$API_TLS_PORT")"
   fi
   chmod 0600 "$ETC/berth.env"
+}
+
+# The options this installation was made with, for the next run; written only once it succeeded,
+# so a run that failed half-way (a domain whose certificate never came) is retried in full.
+write_install_state() {
   local state
-  state=$(printf 'DOMAIN=%s\nEMAIL=%s\n' "$domain" "$email")
+  state=$(printf 'DOMAIN=%s\nEMAIL=%s\nBUILD=%s' "$domain" "$email" "$bundle_build")
   if [ ! -f "$ETC/install.env" ] || [ "$(cat "$ETC/install.env")" != "$state" ]; then
     (umask 077; printf '%s\n' "$state" > "$ETC/install.env")
   fi
@@ -518,7 +533,7 @@ start_supervised() {
   mkdir -p "$SUPERVISOR_LOGS" "$RUN_DIR"
   setsid "$OPT/current/installers/supervise.sh" "$name" "$SUPERVISOR_LOGS/$name.log" "$@" < /dev/null > /dev/null 2>&1 &
   local _
-  for _ in $(seq 1 50); do supervisor_alive "$name" && return 0; sleep 0.1; done
+  for _ in $(seq 1 50); do supervisor_alive "$name" && [ -s "$RUN_DIR/$name.child" ] && return 0; sleep 0.1; done
   die "the $name supervisor did not start (see $SUPERVISOR_LOGS/$name.log)"
 }
 
@@ -557,6 +572,12 @@ daemon_running() {
   if [ "$init_mode" = systemd ]; then systemctl is-active --quiet berth; else supervisor_alive berth; fi
 }
 
+# Changes whenever the daemon's process is started again.
+daemon_starts() {
+  if [ "$init_mode" = systemd ]; then systemctl show -p NRestarts --value berth 2>/dev/null || true
+  else cat "$RUN_DIR/berth.child" 2>/dev/null || true; fi
+}
+
 stop_daemon() {
   daemon_running || return 0
   step "stop the daemon"
@@ -575,10 +596,16 @@ start_daemon() {
 
 wait_local_health() {
   step "wait for the daemon (http://127.0.0.1:$DAEMON_PORT/api/health)"
-  local body="" _
+  local body="" _ first
+  # A daemon that exits while starting (a bad configuration, a failed migration) is restarted by
+  # systemd or the supervisor; that restart is the failure, reported at once.
+  first=$(daemon_starts)
   for _ in $(seq 1 120); do
     body=$(answers_json "http://127.0.0.1:$DAEMON_PORT/api/health") && break
-    daemon_running || die "the daemon stopped while starting; see $([ "$init_mode" = systemd ] && echo "journalctl -u berth" || echo "$SUPERVISOR_LOGS/berth.log")"
+    if ! daemon_running || [ "$(daemon_starts)" != "$first" ]; then
+      if [ "$init_mode" = systemd ]; then die "the daemon exited while starting; see journalctl -u berth"; fi
+      die "the daemon exited while starting; the end of $SUPERVISOR_LOGS/berth.log: $(tail -n 4 "$SUPERVISOR_LOGS/berth.log" | tr '\n' ' ')"
+    fi
     sleep 0.5
   done
   [ -n "$body" ] || die "the daemon did not answer within 60 s; see $([ "$init_mode" = systemd ] && echo "journalctl -u berth" || echo "$SUPERVISOR_LOGS/berth.log")"
@@ -603,7 +630,7 @@ create_first_key() {
 # ACME; they are changed through the API with a key made for this and revoked right after.
 apply_domain_settings() {
   [ -n "$domain" ] || return 0
-  [ "$domain" = "$prior_domain" ] && [ "$email" = "$prior_email" ] && [ "$action" != fresh ] && [ "$action" != reinstall ] && return 0
+  [ "$domain" = "$prior_domain" ] && [ "$email" = "$prior_email" ] && [ "$action" != fresh ] && [ "$action" != reinstall ] && [ "$action" != repair ] && return 0
   step "domain $domain"
   local err="$tmp_dir/ikey.err" token body
   token=$(berth_cli keys create --access write --projects all --name "installer-$(date -u +%Y%m%d%H%M%S)" 2>"$err") || die "could not create the installer's key"
@@ -706,18 +733,20 @@ do_install() {
   write_entrypoints
   write_units
   ensure_caddy
-  if [ "$action" = fresh ] || [ "$action" = reinstall ] || ! daemon_running; then
+  if [ "$action" = fresh ] || [ "$action" = reinstall ] || [ "$action" = repair ] || ! daemon_running; then
     stop_daemon
     # Before the first start, so the daemon never writes a key of its own into the data dir.
     create_first_key
     start_daemon
-  elif [ -n "$units_changed" ]; then
-    run systemctl restart berth
+  elif [ -n "$units_changed$env_changed" ]; then
+    step "restart the daemon (its configuration changed)"
+    if [ "$init_mode" = systemd ]; then run systemctl restart berth; else stop_supervised berth; start_daemon; fi
   fi
   wait_local_health
   apply_domain_settings
   wait_https_health
   [ "$switch" = 1 ] && prune_releases "$previous"
+  write_install_state
   current_step="done"
   print_result
   created_key_id=""

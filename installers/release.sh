@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the release bundle a VPS installs: release/berth-<version>-linux-<arch>.tar.gz and
-# release/SHA256SUMS. The bundle carries everything the server runs, so nothing is fetched at
+# Builds the release bundle a VPS installs: release/berth-<version>-linux-<arch>.tar.gz,
+# release/install.sh and release/SHA256SUMS. The bundle carries everything the server runs, so nothing is fetched at
 # install time and the host's Node.js does not matter:
 #   dist/daemon, dist/shared (compiled), dist/console (the web console, when built),
 #   node_modules (production dependencies only), node/bin/node (Node.js 22 LTS from the npm
@@ -85,6 +85,8 @@ mkdir -p "$out"
 echo "release: writing $out/$name.tar.gz" >&2
 tar -C "$work" --sort=name --owner=0 --group=0 --numeric-owner -czf "$out/$name.tar.gz.part" "$name"
 mv "$out/$name.tar.gz.part" "$out/$name.tar.gz"
-(cd "$out" && sha256sum -- berth-*-linux-*.tar.gz > SHA256SUMS.part && mv SHA256SUMS.part SHA256SUMS)
+# install.sh beside the bundles, for `curl .../install.sh | sudo bash -s -- --from .../<bundle>`.
+cp installers/install.sh "$out/install.sh"
+(cd "$out" && sha256sum -- berth-*-linux-*.tar.gz install.sh > SHA256SUMS.part && mv SHA256SUMS.part SHA256SUMS)
 echo "release: $out/$name.tar.gz (version $version, build $build_id, Node.js $node_version)" >&2
 echo "$out/$name.tar.gz"
