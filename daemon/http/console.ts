@@ -9,7 +9,7 @@ import { extname, join, normalize, sep } from 'node:path';
 export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'report-sample'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
