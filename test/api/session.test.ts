@@ -159,6 +159,8 @@ describe('console sessions', () => {
     const deep = await fetch(`${t.url}/projects/some-project`);
     expect(await deep.text()).to.include('<title>Berth</title>');
     expect((await fetch(`${t.url}/assets/missing-0000.js`)).status).to.equal(404);
+    writeFileSync(join(consoleDir, '.inputs-hash'), 'secret-ish');
+    expect(await (await fetch(`${t.url}/.inputs-hash`)).text()).not.to.include('secret-ish');
     expect((await fetch(`${t.url}/../../etc/passwd`)).status).not.to.equal(500);
     const api = await call(t.url, 'GET', '/api/nothing-here', { headers: { authorization: `Bearer ${(await newKey()).token}` } });
     expect(api.status).to.equal(404);
