@@ -241,6 +241,24 @@ describe('web console in Chromium', function () {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it('creates a read key shown once, and revokes it', async () => {
+    await nav('Keys').click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name', { exact: true }).fill('ci-reader');
+    await dialog.getByRole('radio', { name: /Read/ }).check();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const shown = await dialog.getByLabel('Key', { exact: true }).inputValue();
+    expect(shown).to.match(/^berth_/);
+    expect((await t.admin.withToken(shown).listProjects()).projects.length).to.be.greaterThan(0);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /ci-reader/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await t.admin.withToken(shown).request('GET', '/api/projects')).status).to.equal(401);
+  });
+
   it('is signed out when its key is revoked, and its event stream is closed', async () => {
     await nav('Projects').click();
     await page.getByText('Live', { exact: true }).waitFor();
