@@ -93,7 +93,7 @@ function Explain({ deploymentId }: { deploymentId: string }) {
     <div className="card explain stack">
       <h3 className="h3">Why did this fail?</h3>
       <form
-        className="row wrap"
+        className="row wrap align-end"
         onSubmit={(e) => {
           e.preventDefault();
           explain.mutate({ providerId, ...(model.trim() ? { model: model.trim() } : {}) });
