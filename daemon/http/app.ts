@@ -58,7 +58,7 @@ export function createApp(deps: AppDeps): Koa {
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
   const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);
-  app.use(deps.sessions ? sessionLayer(deps.sessions, streams, bearer) : bearer);
+  app.use(deps.sessions ? sessionLayer(deps.sessions, streams, bearer, [HEALTH_PATH]) : bearer);
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

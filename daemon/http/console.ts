@@ -9,7 +9,7 @@ import { extname, join, normalize, sep } from 'node:path';
 export const CONSOLE_CSP = [
   "default-src 'self'",
   "script-src 'self'",
-  "style-src 'self'",
+  "style-src 'self' 'report-sample'",
   "img-src 'self' data:",
   "font-src 'self'",
   "connect-src 'self'",
@@ -65,7 +65,8 @@ export function serveConsole(dir: string) {
       rel = '/';
     }
     const file = normalize(join(root, rel));
-    const isFile = file.startsWith(root) && file !== index && existsSync(file) && statSync(file).isFile();
+    // dot files (the build's input stamp) are not served
+    const isFile = file.startsWith(root) && file !== index && !rel.split('/').some((part) => part.startsWith('.')) && existsSync(file) && statSync(file).isFile();
     if (isFile) {
       ctx.type = TYPES[extname(file)] ?? 'application/octet-stream';
       ctx.set('Cache-Control', file.startsWith(join(root, 'assets') + sep) ? 'public, max-age=31536000, immutable' : 'no-cache');

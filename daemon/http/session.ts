@@ -92,8 +92,9 @@ function isSessionExchange(ctx: Context): boolean {
  * Runs before the Bearer check: authenticates cookie requests, lets the session exchange through,
  * and tracks event streams. Bearer requests pass untouched to `bearer`.
  */
-export function sessionLayer(sessions: SessionService, streams: OpenStreams, bearer: (ctx: Context, next: Next) => Promise<void>) {
+export function sessionLayer(sessions: SessionService, streams: OpenStreams, bearer: (ctx: Context, next: Next) => Promise<void>, openPaths: readonly string[]) {
   return async (ctx: Context, next: Next) => {
+    if (ctx.method === 'GET' && openPaths.includes(ctx.path)) return next(); // health answers whatever cookie comes along
     const cookie = ctx.get('authorization') ? null : readCookie(ctx);
     if (cookie !== null || isSessionExchange(ctx)) {
       if (!sameOrigin(ctx)) throw new Forbidden('cross-site request refused: the console only accepts requests from its own origin');

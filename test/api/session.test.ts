@@ -126,6 +126,8 @@ describe('console sessions', () => {
     await readToEnd(stream);
     const after = await call(t.url, 'GET', '/api/projects', { headers: page(t.url, cookie) });
     expect(after.status).to.equal(401);
+    // the health check does not care about a dead cookie, nor about where it comes from
+    expect((await call(t.url, 'GET', '/api/health', { headers: { cookie, origin: 'http://elsewhere.example' } })).status).to.equal(200);
   });
 
   it('revoking the key ends its sessions and closes their open event streams', async () => {
@@ -159,6 +161,8 @@ describe('console sessions', () => {
     const deep = await fetch(`${t.url}/projects/some-project`);
     expect(await deep.text()).to.include('<title>Berth</title>');
     expect((await fetch(`${t.url}/assets/missing-0000.js`)).status).to.equal(404);
+    writeFileSync(join(consoleDir, '.inputs-hash'), 'secret-ish');
+    expect(await (await fetch(`${t.url}/.inputs-hash`)).text()).not.to.include('secret-ish');
     expect((await fetch(`${t.url}/../../etc/passwd`)).status).not.to.equal(500);
     const api = await call(t.url, 'GET', '/api/nothing-here', { headers: { authorization: `Bearer ${(await newKey()).token}` } });
     expect(api.status).to.equal(404);

@@ -241,6 +241,24 @@ describe('web console in Chromium', function () {
     await page.setViewportSize({ width: 1280, height: 860 });
   });
 
+  it('creates a read key shown once, and revokes it', async () => {
+    await nav('Keys').click();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const dialog = page.getByRole('dialog');
+    await dialog.getByLabel('Name', { exact: true }).fill('ci-reader');
+    await dialog.getByRole('radio', { name: /Read/ }).check();
+    await dialog.getByRole('button', { name: 'Create key' }).click();
+    const shown = await dialog.getByLabel('Key', { exact: true }).inputValue();
+    expect(shown).to.match(/^berth_/);
+    expect((await t.admin.withToken(shown).listProjects()).projects.length).to.be.greaterThan(0);
+    await dialog.getByRole('button', { name: 'Done' }).click();
+    const row = page.getByRole('row', { name: /ci-reader/ });
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
+    await row.waitFor({ state: 'detached' });
+    expect((await t.admin.withToken(shown).request('GET', '/api/projects')).status).to.equal(401);
+  });
+
   it('is signed out when its key is revoked, and its event stream is closed', async () => {
     await nav('Projects').click();
     await page.getByText('Live', { exact: true }).waitFor();
@@ -251,9 +269,14 @@ describe('web console in Chromium', function () {
   });
 
   it('logged no errors and no Content-Security-Policy violations', async () => {
-    // Chromium's own contenteditable editing (typing into the SQL editor) tries a style attribute
-    // on a transient node: no source, no sample, nothing of ours; everything else counts.
-    const cspOrScript = pageErrors.filter((e) => !/Failed to load resource/.test(e) && !/^CSP violation style-src-attr: {2}at :0:0 .*\/data\)$/.test(e));
+    // Each refused style is logged twice: Chromium's own console line (dropped here) and our
+    // securitypolicyviolation line with its sample (kept). One kind is expected and harmless:
+    // typing over highlighted text in the SQL editor, Chromium's contenteditable editing tries to
+    // keep the keyword colour on a transient <span style="color: ..."> (CSP refuses it; CodeMirror
+    // redraws the line from its own state). Everything else counts.
+    const cspOrScript = pageErrors.filter(
+      (e) => !/Failed to load resource|^Applying inline style violates/.test(e) && !/^CSP violation style-src-attr: color: rgb\(\d+, \d+, \d+\); at :0:0 .*\/data\)$/.test(e),
+    );
     expect(cspOrScript).to.deep.equal([]);
   });
 });

@@ -75,7 +75,7 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
       {d.imageTag ? <div className="muted small mono">{d.imageTag}</div> : null}
       <LogView lines={log.lines} label="Build log" emptyText={log.state === 'open' || LIVE.includes(status) ? 'Waiting for the first lines…' : 'No log lines.'} />
       <div className="muted small" role="status">
-        {log.ended ? `Build log complete: ${log.ended}.` : log.state === 'open' ? `Following the build log live · ${log.lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
+        {log.ended ? `Build log complete: ${log.ended}. ${log.lines.length} lines.` : log.state === 'open' ? `Following the build log live · ${log.lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
       </div>
       {status === 'failed' ? <Explain deploymentId={d.id} /> : null}
     </div>
@@ -93,7 +93,7 @@ function Explain({ deploymentId }: { deploymentId: string }) {
     <div className="card explain stack">
       <h3 className="h3">Why did this fail?</h3>
       <form
-        className="row wrap"
+        className="row wrap align-end"
         onSubmit={(e) => {
           e.preventDefault();
           explain.mutate({ providerId, ...(model.trim() ? { model: model.trim() } : {}) });
