@@ -63,11 +63,11 @@ describe('output split into capped lines (unit)', () => {
       ...Array.from({ length: 40 }, () => JSON.stringify({ stream: 'y'.repeat(10_000) }) + '\n'),
       JSON.stringify({ stream: 'z'.repeat(MAX_MESSAGE_CHARS + 10) }) + '\n',
       JSON.stringify({ stream: '\n' }) + '\n',
-      JSON.stringify({ aux: { ID: 'sha256:abc' } }) + '\n',
+      JSON.stringify({ aux: { ID: `sha256:${'ab'.repeat(32)}` } }) + '\n',
     ];
     const lines: string[] = [];
     const outcome = await parseBuildStream(Readable.from(messages.join('').match(/[\s\S]{1,7000}/g)!), (l) => lines.push(l));
-    expect(outcome.imageId).to.equal('sha256:abc');
+    expect(outcome.imageId).to.equal(`sha256:${'ab'.repeat(32)}`);
     expect(lines.every((l) => l.length <= MAX_LINE_CHARS)).to.equal(true);
     expect(lines.filter((l) => l.startsWith('y')).join('')).to.equal('y'.repeat(400_000));
     expect(lines.some((l) => l.includes('z'))).to.equal(false);
