@@ -18,6 +18,8 @@ export class SseStreams {
   private seenVersion: string;
   private timer: NodeJS.Timeout | null = null;
   private checking = false;
+  /** Streams dropped because their client stopped reading (sse.ts). */
+  slowReadersDropped = 0;
 
   constructor(
     private version: () => string,

@@ -35,19 +35,24 @@ export function openSse(ctx: Context, pingMs: number, lastId: () => number | str
   ctx.body = stream;
   const closers: (() => void)[] = [];
   let closed = false;
+  let allowance = MAX_BUFFERED_BYTES;
 
   const channel: SseChannel = {
     send(event, data, id) {
       if (closed) return;
       const idLine = id !== undefined ? `id: ${id}\n` : '';
+      const text = `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
       // What still waits for this client: in the stream (its pipe to the socket paused) and in the
-      // socket. Checked before writing, so one large event (a snapshot) still goes to a client that reads.
-      if (stream.readableLength + stream.writableLength + socket.writableLength > MAX_BUFFERED_BYTES) {
+      // socket. The bound grows with the largest event sent, so that a large snapshot still reaches a
+      // client that reads; one that does not is dropped and may come back with Last-Event-ID.
+      if (stream.readableLength + stream.writableLength + socket.writableLength > allowance) {
+        guard.streams.slowReadersDropped++;
         channel.close();
         socket.destroy();
         return;
       }
-      stream.write(`event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`);
+      allowance = Math.max(allowance, text.length + MAX_BUFFERED_BYTES);
+      stream.write(text);
     },
     close() {
       if (closed) return;
