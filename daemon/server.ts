@@ -21,6 +21,7 @@ import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
 import { EventHub } from './events/hub.js';
 import { eventRoutes } from './http/routes/events.js';
+import { SseStreams } from './http/sse-streams.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
@@ -68,6 +69,8 @@ export interface RunningDaemon {
   backupScheduler: BackupScheduler;
   /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
   proxy: CaddyProxy;
+  /** Open event streams per key (`count(keyId)`). */
+  sse: SseStreams;
   stop(): Promise<void>;
 }
 
@@ -174,7 +177,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   trimTimer.unref();
 
   // Route groups beyond the core API; each registers itself on the API router.
-  const moreRoutes: ((router: Router) => void)[] = [eventRoutes(hub, SSE_PING_MS)];
+  const sse = new SseStreams(store.version, log);
+  const moreRoutes: ((router: Router) => void)[] = [eventRoutes(hub, SSE_PING_MS, sse, core.keys)];
   // System metrics: one cached collection shared by every polling client.
   const metrics = new MetricsCollector(metricsSources({ docker, own, store, dataDir: config.dataDir }), systemClock);
   moreRoutes.push((router) => metricsRoutes(router, metrics));
@@ -229,7 +233,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   moreRoutes.push(backupRoutes(backups));
   const backupScheduler = new BackupScheduler(store, backups, log);
   backupScheduler.start();
-  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS },
+  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS, sse },
     moreRoutes,
     // console sessions in the store (hashed), so they survive a restart; the console next to the daemon's build
     sessions: new SessionService(store, core.keys, systemClock),
@@ -260,8 +264,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     backups,
     backupScheduler,
     proxy,
+    sse,
     async stop() {
       clearInterval(trimTimer);
+      sse.closeAll();
       backupScheduler.stop();
       proxy.stop();
       await new Promise<void>((resolve) => {

@@ -56,3 +56,13 @@ export class DatabaseUnavailable extends BerthError {
   readonly status = 409;
   readonly code = 'database_unavailable';
 }
+
+/** A client holds too much of something shared at once (open event streams of one key, ...). */
+export class TooMany extends BerthError {
+  readonly status = 429;
+  readonly code: string;
+  constructor(message: string, code: string) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -61,6 +61,11 @@ export class KeyService {
     return { key, token };
   }
 
+  /** The key with this id, null once revoked (streams opened with it re-check this). */
+  find(id: string): Promise<KeyRecord | null> {
+    return this.store.keys.get(id);
+  }
+
   async revoke(id: string): Promise<void> {
     if (!(await this.store.keys.delete(id))) throw new NotFound('key not found');
   }

@@ -135,6 +135,11 @@ export class Services {
     for (const e of env) resolver.resolve(e.value);
   }
 
+  /** The service when the key may see it; 404 otherwise (also once it moved out of the key's projects). */
+  visible(access: Access, serviceId: string): Promise<ServiceRecord> {
+    return visibleService(this.d.store, access, serviceId);
+  }
+
   async overview(access: Access, serviceId: string): Promise<ServiceOverview> {
     const service = await visibleService(this.d.store, access, serviceId);
     const [view, deployments, domains, env, publicIp] = await Promise.all([

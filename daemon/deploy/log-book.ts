@@ -8,7 +8,7 @@ import type { LogLineInsert, LogsRepo, LogTable } from '../core/store.js';
 const FLUSH_MS = 100;
 const MAX_LINE = 16_384;
 /** Characters appended and not yet written past which writers are asked to wait (see `busy`). */
-const BACKLOG_CHARS = 4 * 1024 * 1024;
+const BACKLOG_CHARS = 1024 * 1024;
 
 export type LogListener = (line: LogLineRecord) => void;
 

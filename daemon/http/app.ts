@@ -6,7 +6,7 @@ import type { Core } from '../core/core.js';
 import type { SessionService } from '../core/sessions.js';
 import { authenticate } from './auth.js';
 import { serveConsole } from './console.js';
-import { OpenStreams, sessionLayer, sessionRoutes } from './session.js';
+import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { errorFunnel, type Logger } from './errors.js';
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Koa {
   domainRoutes(api, deps.core);
   deploymentRoutes(api, deps.core, cache, deps.streams);
   for (const register of deps.moreRoutes ?? []) register(api);
-  const streams = new OpenStreams();
+  const streams = deps.streams.sse;
   if (deps.sessions) sessionRoutes(deps.sessions, streams)(api);
 
   app.use(errorFunnel(deps.log));

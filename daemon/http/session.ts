@@ -5,46 +5,20 @@
 // - A request without an Authorization header but with the cookie is authenticated by the session,
 //   and only when it passes a same-origin check (Sec-Fetch-Site / Origin): a cross-site request is
 //   refused with 403 before anything runs (CSRF).
-// - Event streams are tracked by key and session: ending a session or revoking its key closes them.
+// - Event streams (sse-streams.ts) know their key and session: ending a session or revoking its key
+//   closes them at once.
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
-import type { IncomingMessage } from 'node:http';
 import { Access } from '../core/access.js';
 import { Forbidden, InvalidInput } from '../core/errors.js';
 import type { SessionService } from '../core/sessions.js';
 import { keyView } from '../core/views.js';
 import { accessOf } from './auth.js';
+import type { SseStreams } from './sse-streams.js';
 
 export const SESSION_COOKIE = 'berth_session';
 const SESSION_PATH = '/api/session';
 const KEY_PATH = /^\/api\/keys\/([^/]+)$/;
-
-interface OpenStream {
-  keyId: string;
-  secretHash: string | null;
-  req: IncomingMessage;
-}
-
-/** Open Server-Sent Events responses, so a revocation or sign-out can close them at once. */
-export class OpenStreams {
-  private streams = new Set<OpenStream>();
-
-  add(stream: OpenStream): void {
-    this.streams.add(stream);
-    stream.req.once('close', () => this.streams.delete(stream));
-  }
-
-  closeWhere(match: (s: OpenStream) => boolean): number {
-    let n = 0;
-    for (const s of [...this.streams]) {
-      if (!match(s)) continue;
-      this.streams.delete(s);
-      s.req.socket.destroy();
-      n++;
-    }
-    return n;
-  }
-}
 
 function isLoopback(addr: string | undefined): boolean {
   return !!addr && (addr === '::1' || addr.startsWith('127.') || addr.startsWith('::ffff:127.'));
@@ -90,9 +64,9 @@ function isSessionExchange(ctx: Context): boolean {
 
 /**
  * Runs before the Bearer check: authenticates cookie requests, lets the session exchange through,
- * and tracks event streams. Bearer requests pass untouched to `bearer`.
+ * and ends a revoked key's streams. Bearer requests pass untouched to `bearer`.
  */
-export function sessionLayer(sessions: SessionService, streams: OpenStreams, bearer: (ctx: Context, next: Next) => Promise<void>, openPaths: readonly string[]) {
+export function sessionLayer(sessions: SessionService, streams: SseStreams, bearer: (ctx: Context, next: Next) => Promise<void>, openPaths: readonly string[]) {
   return async (ctx: Context, next: Next) => {
     if (ctx.method === 'GET' && openPaths.includes(ctx.path)) return next(); // health answers whatever cookie comes along
     const cookie = ctx.get('authorization') ? null : readCookie(ctx);
@@ -112,16 +86,13 @@ export function sessionLayer(sessions: SessionService, streams: OpenStreams, bea
     } else {
       await bearer(ctx, next);
     }
-    if (ctx.response.type === 'text/event-stream' && ctx.state.access) {
-      streams.add({ keyId: accessOf(ctx).key.id, secretHash: (ctx.state.sessionHash as string | undefined) ?? null, req: ctx.req });
-    }
     // Revocation through the API: that key's open streams end now (its sessions went with the key).
     const revoked = ctx.method === 'DELETE' && ctx.status === 200 ? KEY_PATH.exec(ctx.path) : null;
-    if (revoked) streams.closeWhere((s) => s.keyId === revoked[1]);
+    if (revoked) streams.closeKey(revoked[1]!);
   };
 }
 
-export function sessionRoutes(sessions: SessionService, streams: OpenStreams) {
+export function sessionRoutes(sessions: SessionService, streams: SseStreams) {
   return (router: Router) => {
     router.post(SESSION_PATH, async (ctx) => {
       const body = ctx.request.body as { key?: unknown } | undefined;
@@ -142,7 +113,7 @@ export function sessionRoutes(sessions: SessionService, streams: OpenStreams) {
         const info = await sessions.authenticate(cookie).catch(() => null);
         if (info) {
           await sessions.end(info.secretHash);
-          streams.closeWhere((s) => s.secretHash === info.secretHash);
+          streams.closeSession(info.secretHash);
         }
       }
       setCookie(ctx, '', 0);

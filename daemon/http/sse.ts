@@ -1,7 +1,19 @@
 // Server-Sent Events over a Koa response: `event:`, `id:` and `data:` lines, a ping on an
-// interval, and clean-up when the client goes away.
+// interval, and clean-up when the client goes away. Each stream counts against its key's cap
+// (sse-streams.ts), and a client that stops reading is dropped once MAX_BUFFERED_BYTES wait for it,
+// instead of the daemon buffering for it without bound.
 import type { Context } from 'koa';
 import { PassThrough } from 'node:stream';
+import { accessOf } from './auth.js';
+import type { SseStreams } from './sse-streams.js';
+
+export const MAX_BUFFERED_BYTES = 1024 * 1024;
+
+export interface SseGuard {
+  streams: SseStreams;
+  /** Re-checked after writes: false when the key is gone or may no longer see what is streamed. */
+  stillAllowed: () => Promise<boolean>;
+}
 
 export interface SseChannel {
   send(event: string, data: unknown, id?: number | string): void;
@@ -11,8 +23,11 @@ export interface SseChannel {
   readonly closed: boolean;
 }
 
-export function openSse(ctx: Context, pingMs: number, lastId: () => number | string | undefined): SseChannel {
+export function openSse(ctx: Context, pingMs: number, lastId: () => number | string | undefined, guard: SseGuard): SseChannel {
+  const keyId = accessOf(ctx).key.id;
+  guard.streams.admit(keyId);
   const stream = new PassThrough();
+  const socket = ctx.req.socket;
   ctx.req.socket.setTimeout(0);
   ctx.req.socket.setNoDelay(true);
   ctx.status = 200;
@@ -20,12 +35,24 @@ export function openSse(ctx: Context, pingMs: number, lastId: () => number | str
   ctx.body = stream;
   const closers: (() => void)[] = [];
   let closed = false;
+  let allowance = MAX_BUFFERED_BYTES;
 
   const channel: SseChannel = {
     send(event, data, id) {
       if (closed) return;
       const idLine = id !== undefined ? `id: ${id}\n` : '';
-      stream.write(`event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`);
+      const text = `event: ${event}\n${idLine}data: ${JSON.stringify(data)}\n\n`;
+      // What still waits for this client: in the stream (its pipe to the socket paused) and in the
+      // socket. The bound grows with the largest event sent, so that a large snapshot still reaches a
+      // client that reads; one that does not is dropped and may come back with Last-Event-ID.
+      if (stream.readableLength + stream.writableLength + socket.writableLength > allowance) {
+        guard.streams.slowReadersDropped++;
+        channel.close();
+        socket.destroy();
+        return;
+      }
+      allowance = Math.max(allowance, text.length + MAX_BUFFERED_BYTES);
+      stream.write(text);
     },
     close() {
       if (closed) return;
@@ -42,6 +69,8 @@ export function openSse(ctx: Context, pingMs: number, lastId: () => number | str
       return closed;
     },
   };
+  const sessionHash = typeof ctx.state.sessionHash === 'string' ? ctx.state.sessionHash : null;
+  closers.push(guard.streams.add(keyId, { stillAllowed: guard.stillAllowed, close: () => channel.close(), sessionHash }));
   const ping = setInterval(() => channel.send('ping', { t: Date.now() }, lastId()), pingMs);
   ctx.req.once('close', () => channel.close());
   stream.write(': connected\n\n');

@@ -20,9 +20,14 @@ export function logsRepo(knex: Knex): LogsRepo {
         if (table === 'runtime_logs') row.service_id = l.owner;
         return row;
       });
-      // SQLite allows 999 variables per statement: insert in chunks
-      for (let i = 0; i < rows.length; i += 150) {
-        const chunk = rows.slice(i, i + 150);
+      // SQLite allows 999 variables per statement: insert in chunks of at most 150 rows and, so
+      // that a statement's copies of long lines stay small, about 256 KB of text
+      for (let i = 0; i < rows.length; ) {
+        let end = i;
+        let size = 0;
+        while (end < rows.length && end - i < 150 && (end === i || size + (rows[end]!.line as string).length <= 262_144)) size += (rows[end++]!.line as string).length;
+        const chunk = rows.slice(i, end);
+        i = end;
         try {
           await knex(table).insert(chunk);
         } catch (err) {

@@ -21,6 +21,10 @@ export interface TestDaemon {
   anonymous: BerthClient;
   /** A client holding a new key of the given kind. */
   clientWith(access: 'read' | 'write', projects: 'all' | string[]): Promise<BerthClient>;
+  /** What the daemon logged (message and stack), oldest first. */
+  logs: string[];
+  /** Stops the daemon (containers keep running) and starts it again on the same data dir and port. */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -51,16 +55,22 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     ...env,
   });
   const logs: string[] = [];
+  const logger = (m: string, err?: unknown) => logs.push(`${m} ${err instanceof Error ? err.stack : ''}`);
   let daemon: RunningDaemon;
   try {
-    daemon = await startDaemon(config, (m, err) => logs.push(`${m} ${err instanceof Error ? err.stack : ''}`));
+    daemon = await startDaemon(config, logger);
   } catch (err) {
     await caddy?.dispose();
     throw err;
   }
   const admin = new BerthClient(daemon.url, bootstrap);
-  return {
+  const t: TestDaemon = {
     daemon,
+    logs,
+    async restart() {
+      await t.daemon.stop();
+      t.daemon = await startDaemon({ ...config, port: t.daemon.port }, logger);
+    },
     dataDir,
     url: daemon.url,
     caddy,
@@ -71,7 +81,7 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
       return new BerthClient(daemon.url, token);
     },
     async stop() {
-      await daemon.stop();
+      await t.daemon.stop();
       await caddy?.dispose();
       rmSync(dataDir, { recursive: true, force: true });
       // the error funnel logs every 500 as "<METHOD> <path> failed"
@@ -79,4 +89,5 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
       if (internal.length > 0) throw new Error(`the daemon logged internal errors:\n${internal.join('\n')}`);
     },
   };
+  return t;
 }

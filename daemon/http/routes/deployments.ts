@@ -9,6 +9,8 @@ import type { RuntimeLogs } from '../../deploy/runtime-logs.js';
 import { accessOf } from '../auth.js';
 import type { ResponseCache } from '../response-cache.js';
 import { lastEventId, openSse, type SseChannel } from '../sse.js';
+import type { SseStreams } from '../sse-streams.js';
+import { Access } from '../../core/access.js';
 import { parse } from '../validate.js';
 
 export interface StreamDeps {
@@ -16,6 +18,14 @@ export interface StreamDeps {
   runtimeLogs: RuntimeLogs;
   events: DaemonEvents;
   pingMs: number;
+  /** Open streams per key: the cap, and the re-check after writes. */
+  sse: SseStreams;
+}
+
+/** The stream's key as it is now (null once revoked), for SseGuard.stillAllowed. */
+export async function currentAccess(core: Core, access: Access): Promise<Access | null> {
+  const key = await core.keys.find(access.key.id);
+  return key ? new Access(key) : null;
 }
 
 // Clients in the field send {branch, force}; unknown fields are ignored, not refused.
@@ -70,10 +80,17 @@ export function deploymentRoutes(router: Router, core: Core, cache: ResponseCach
   });
 
   router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
-    const { deployment } = await core.deployments.visible(accessOf(ctx), ctx.params.deploymentId!);
+    const access = accessOf(ctx);
+    const { deployment } = await core.deployments.visible(access, ctx.params.deploymentId!);
     const from = lastEventId(ctx);
     let lastId = () => from;
-    const channel = openSse(ctx, s.pingMs, () => lastId());
+    const channel = openSse(ctx, s.pingMs, () => lastId(), {
+      streams: s.sse,
+      stillAllowed: async () => {
+        const now = await currentAccess(core, access);
+        return now !== null && (await core.deployments.visible(now, deployment.id).then(() => true, () => false));
+      },
+    });
     const view = (l: LogLineRecord) => ({ ...logLineView(l), deploymentId: deployment.id });
     const stream = relay(channel, (fn) => s.buildLogs.subscribe(deployment.id, fn), view);
     lastId = stream.lastId;
@@ -92,11 +109,17 @@ export function deploymentRoutes(router: Router, core: Core, cache: ResponseCach
   });
 
   router.get('/api/services/:serviceId/runtime-logs/stream', async (ctx) => {
-    const overview = await core.services.overview(accessOf(ctx), ctx.params.serviceId!);
-    const serviceId = overview.service.id;
+    const access = accessOf(ctx);
+    const serviceId = (await core.services.visible(access, ctx.params.serviceId!)).id;
     const from = lastEventId(ctx);
     let lastId = () => from;
-    const channel = openSse(ctx, s.pingMs, () => lastId());
+    const channel = openSse(ctx, s.pingMs, () => lastId(), {
+      streams: s.sse,
+      stillAllowed: async () => {
+        const now = await currentAccess(core, access);
+        return now !== null && (await core.services.visible(now, serviceId).then(() => true, () => false));
+      },
+    });
     const stream = relay(channel, (fn) => s.runtimeLogs.book.subscribe(serviceId, fn), logLineView);
     lastId = stream.lastId;
     const lines = from > 0 ? await s.runtimeLogs.book.read(serviceId, from) : await s.runtimeLogs.book.tail(serviceId, RUNTIME_SNAPSHOT_LINES);

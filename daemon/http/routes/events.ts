@@ -6,16 +6,19 @@ import type Router from '@koa/router';
 import type { PublishedEvent } from '../../core/events.js';
 import type { EventHub } from '../../events/hub.js';
 import { accessOf } from '../auth.js';
+import type { KeyService } from '../../core/keys.js';
 import { lastEventId, openSse } from '../sse.js';
+import type { SseStreams } from '../sse-streams.js';
 
-export function eventRoutes(hub: EventHub, pingMs: number): (router: Router) => void {
+export function eventRoutes(hub: EventHub, pingMs: number, streams: SseStreams, keys: KeyService): (router: Router) => void {
   return (router) => {
     router.get('/api/events', (ctx) => {
       const access = accessOf(ctx);
       const from = lastEventId(ctx);
       // a new client starts from now; a returning one from where it left off
       let lastSent = from > 0 ? from : hub.lastId;
-      const channel = openSse(ctx, pingMs, () => lastSent);
+      // keys cannot be edited: the stream ends when its key is revoked
+      const channel = openSse(ctx, pingMs, () => lastSent, { streams, stillAllowed: async () => (await keys.find(access.key.id)) !== null });
       const send = (e: PublishedEvent) => {
         if (e.id <= lastSent) return;
         lastSent = e.id;
