@@ -16,7 +16,10 @@ stamp=node_modules/.berth-lock-hash
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "berth: installing npm dependencies (sqlite3 compiles from source the first time: a few minutes)" >&2
-  npm ci --no-audit --no-fund --loglevel=error
+  # npm install, not npm ci: the lock lists only the platform packages the registry serves here
+  # (rollup's optional android/darwin/win32 builds answer 404), which npm ci refuses as out of sync;
+  # npm install --no-save installs exactly the locked versions and leaves the lock as it is.
+  npm install --no-save --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
 

@@ -35,7 +35,7 @@ done
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.-]+)?$ ]] || die "version \"$version\" is not a semantic version"
 [ -f dist/daemon/main.js ] || die "dist/daemon/main.js is missing: run npx tsc -p tsconfig.json first"
 sqlite_node=node_modules/sqlite3/build/Release/node_sqlite3.node
-[ -f "$sqlite_node" ] || die "$sqlite_node is missing: run npm ci first"
+[ -f "$sqlite_node" ] || die "$sqlite_node is missing: run npm install first"
 
 name="berth-$version-linux-$arch"
 work=$(mktemp -d /tmp/berth-release-XXXXXX)
@@ -53,8 +53,8 @@ cp installers/install.sh installers/supervise.sh installers/run-daemon.sh instal
 cp installers/berth-cli.sh "$stage/bin/berth"
 chmod 0755 "$stage/installers/"*.sh "$stage/bin/berth"
 
-echo "release: production dependencies (npm ci --omit=dev)" >&2
-(cd "$stage" && npm ci --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error >&2)
+echo "release: production dependencies (npm install --omit=dev: see prepare.sh for why not npm ci)" >&2
+(cd "$stage" && npm install --no-save --omit=dev --ignore-scripts --prefer-offline --no-audit --no-fund --loglevel=error >&2)
 want=$(node -p 'require("./node_modules/sqlite3/package.json").version')
 got=$(node -p 'require(process.argv[1]).version' "$stage/node_modules/sqlite3/package.json")
 [ "$want" = "$got" ] || die "sqlite3 $got in the bundle but $want compiled here"
