@@ -24,11 +24,13 @@ if ! command -v caddy >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q caddy >/dev/null
 fi
 
-if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1 && systemctl cat caddy-api.service >/dev/null 2>&1; then
-  # Debian's caddy-api unit runs `caddy run --resume`; its Caddyfile unit would forget Berth's routes
-  log "starting caddy-api.service (caddy run --resume)"
-  systemctl disable --now caddy.service >/dev/null 2>&1 || true
-  systemctl enable --now caddy-api.service
+if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+  # the same drop-in the VPS installer uses: Debian's caddy.service runs `caddy run --resume`
+  log "starting caddy.service with Berth's drop-in (caddy run --resume)"
+  install -D -m 0644 "$(dirname "$0")/caddy-berth.conf" /etc/systemd/system/caddy.service.d/berth.conf
+  systemctl daemon-reload
+  systemctl enable caddy.service >/dev/null 2>&1 || true
+  systemctl restart caddy.service
 else
   listen="${admin#*://}"
   # a fixed place: the autosave written next to it survives reboots ($XDG_CONFIG_HOME/caddy/autosave.json)
