@@ -112,7 +112,7 @@ describe('web console in Chromium', function () {
   it('deploys and follows the live build log to its end', async () => {
     await page.getByRole('button', { name: 'Deploy', exact: true }).click();
     const log = page.getByRole('log', { name: 'Build log' });
-    await log.getByText('build step: preparing the site').waitFor({ timeout: 60_000 });
+    await log.getByText('build step: preparing the site', { exact: true }).waitFor({ timeout: 60_000 });
     await page.getByText('Build log complete: running.').waitFor({ timeout: 120_000 });
     // ANSI colours arrive as classes, not escape codes
     expect(await log.locator('.ansi-green-fg').count()).to.be.greaterThan(0);
