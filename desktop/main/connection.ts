@@ -31,18 +31,16 @@ export interface ServerTest {
   error?: string;
 }
 
-/** Health, then the key's scope (POST /api/session answers it; the session is ended at once). */
+/** Health, then the key's scope (GET /api/session with the key as a bearer answers who it is; no session is created). */
 export async function testServer(server: Pick<ServerEntry, 'url' | 'fingerprint'>, key: string): Promise<ServerTest> {
   const f = fetchFor(server);
   try {
     const health = await f(`${server.url}/api/health`, { headers: { accept: 'application/json' } });
     if (!health.ok) return { ok: false, error: `the server answered HTTP ${health.status} to /api/health: is this a Berth daemon?` };
     const { version } = (await health.json()) as { version: string };
-    const res = await f(`${server.url}/api/session`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify({ key }) });
+    const res = await f(`${server.url}/api/session`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
     const body = (await res.json().catch(() => null)) as { key?: ServerTest['key']; error?: { message?: string } } | null;
     if (!res.ok || !body?.key) return { ok: false, version, error: body?.error?.message ?? `the key was refused (HTTP ${res.status})` };
-    const cookie = res.headers.get('set-cookie')?.split(';')[0];
-    if (cookie) await f(`${server.url}/api/session`, { method: 'DELETE', headers: { cookie, origin: server.url } }).catch(() => undefined);
     return { ok: true, version, key: body.key };
   } catch (err) {
     return { ok: false, error: connectionError(err) };
