@@ -1,0 +1,99 @@
+// Desktop only: the servers the app holds (from the main process, names and states, never keys),
+// a switcher between them, and an all-servers overview of failed or building services. Each
+// server gets its own console (its own transport and query cache), remounted on switching.
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { App } from '../../app';
+import { BridgeTransport, type BerthBridge } from '../../transport/bridge';
+
+export interface ServerSummary {
+  id: string;
+  name: string;
+  colour: string;
+  state: 'none' | 'ok' | 'building' | 'failed' | 'offline';
+  connection: { status: 'connecting' | 'online' | 'offline'; since?: number; error?: string };
+  failed: string[];
+  building: string[];
+}
+
+function stateText(s: ServerSummary): string {
+  if (s.connection.status === 'offline') return `offline since ${new Date(s.connection.since ?? Date.now()).toLocaleTimeString()}`;
+  if (s.connection.status === 'connecting') return 'connecting';
+  if (s.failed.length) return `${s.failed.length} failed`;
+  if (s.building.length) return `${s.building.length} building`;
+  return 'all good';
+}
+
+function ServerButton({ s, current, onPick }: { s: ServerSummary; current: boolean; onPick(id: string): void }) {
+  return (
+    <button type="button" className={`server-tab state-${s.state}`} aria-current={current ? 'true' : undefined} onClick={() => onPick(s.id)}>
+      <span className="server-colour" aria-hidden="true" style={{ background: s.colour }} />
+      <span className="server-name">{s.name}</span>
+      <span className="server-state">{stateText(s)}</span>
+    </button>
+  );
+}
+
+function Overview({ servers, onPick }: { servers: ServerSummary[]; onPick(id: string): void }) {
+  return (
+    <section className="servers-overview" aria-labelledby="servers-overview-title">
+      <h1 id="servers-overview-title">All servers</h1>
+      <ul>
+        {servers.map((s) => (
+          <li key={s.id}>
+            <span className="server-colour" aria-hidden="true" style={{ background: s.colour }} />
+            <strong>{s.name}</strong> <span>{stateText(s)}</span>
+            {s.failed.length || s.building.length ? (
+              <span>
+                {' '}
+                · {s.failed.length} failed, {s.building.length} building service{s.building.length === 1 ? '' : 's'}
+              </span>
+            ) : null}{' '}
+            <button type="button" className="btn" onClick={() => onPick(s.id)}>
+              Open {s.name}
+            </button>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { servers(): Promise<unknown[]> }; initial: string | null }) {
+  const [servers, setServers] = useState<ServerSummary[] | null>(null);
+  const [current, setCurrent] = useState<string | null>(initial);
+  const [overview, setOverview] = useState(false);
+  const refresh = useCallback(() => void bridge.servers().then((list) => setServers(list as ServerSummary[])), [bridge]);
+  useEffect(() => {
+    refresh();
+    window.addEventListener('focus', refresh);
+    return () => window.removeEventListener('focus', refresh);
+  }, [refresh]);
+  const pick = (id: string) => {
+    setOverview(false);
+    setCurrent(id);
+    history.pushState(null, '', `/#server=${encodeURIComponent(id)}`);
+    refresh();
+  };
+  const active = servers?.find((s) => s.id === current) ?? servers?.[0];
+  const transport = useMemo(() => (active ? new BridgeTransport(bridge, active.id) : null), [bridge, active?.id]);
+  if (!servers) return null;
+  return (
+    <div className="desktop-root">
+      <nav className="server-bar" aria-label="Servers">
+        {servers.map((s) => (
+          <ServerButton key={s.id} s={s} current={!overview && s.id === active?.id} onPick={pick} />
+        ))}
+        <button type="button" className="server-tab" aria-current={overview ? 'true' : undefined} onClick={() => (setOverview(true), refresh())}>
+          All servers
+        </button>
+      </nav>
+      {servers.length === 0 ? (
+        <p className="servers-empty">No servers yet: add one from the Berth menu with its URL, an API key and, for a self-signed certificate, the fingerprint the installer printed.</p>
+      ) : overview ? (
+        <Overview servers={servers} onPick={pick} />
+      ) : transport ? (
+        <App key={transport.serverId} transport={transport} />
+      ) : null}
+    </div>
+  );
+}
