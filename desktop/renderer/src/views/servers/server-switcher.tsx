@@ -45,7 +45,7 @@ function Overview({ servers, onPick }: { servers: ServerSummary[]; onPick(id: st
             {s.failed.length || s.building.length ? (
               <span>
                 {' '}
-                · {s.failed.length} failed, {s.building.length} building service{s.building.length === 1 ? '' : 's'}
+                · services: {s.failed.length} failed, {s.building.length} building
               </span>
             ) : null}{' '}
             <button type="button" className="btn" onClick={() => onPick(s.id)}>
@@ -68,6 +68,21 @@ export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { serve
     window.addEventListener('focus', refresh);
     return () => window.removeEventListener('focus', refresh);
   }, [refresh]);
+  // live: every server's event stream (the main process's one stream each) refreshes the states
+  const serverIds = servers?.map((s) => s.id).join(',') ?? '';
+  useEffect(() => {
+    if (!serverIds) return;
+    let timer: number | undefined;
+    const soon = () => {
+      window.clearTimeout(timer);
+      timer = window.setTimeout(refresh, 150);
+    };
+    const stops = serverIds.split(',').map((id) => bridge.subscribe(id, '/api/events', (e) => (e.event === 'service' || e.event === 'deployment' || e.event === 'backup' || e.event === 'reset' ? soon() : undefined), soon));
+    return () => {
+      window.clearTimeout(timer);
+      stops.forEach((stop) => stop());
+    };
+  }, [bridge, serverIds, refresh]);
   const pick = (id: string) => {
     setOverview(false);
     setCurrent(id);
