@@ -126,7 +126,7 @@ export class EventStream {
         this.o.onEvent({ event: e.event, data, ...(e.id !== undefined ? { id: e.id } : {}) });
       }
     } catch (err) {
-      error = timedOut ? `no heartbeat for ${Math.round(heartbeatMs / 1000)} s` : connectionError(err);
+      error = timedOut ? `no heartbeat for ${heartbeatMs >= 1000 ? `${Math.round(heartbeatMs / 1000)} s` : `${heartbeatMs} ms`}` : connectionError(err);
     } finally {
       if (heartbeat) clearTimeout(heartbeat);
     }
