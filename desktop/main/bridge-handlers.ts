@@ -32,7 +32,12 @@ export interface BridgeBackend {
   open(serverId: string, stream: string, deliver: (m: StreamMessage) => void): () => void;
   hasServer(serverId: string): boolean;
   serverSummaries(): unknown[];
+  /** The app's own routes (server id `app`, paths under /desktop/): managing the server list. */
+  local(method: string, path: string, body: unknown): Promise<BridgeResponse>;
 }
+
+/** The pseudo-server whose routes the main process answers itself. */
+export const APP_SERVER_ID = 'app';
 
 export interface TrustPolicy {
   /** The origin the app's pages are served from (e.g. berth-app://console). */
@@ -62,6 +67,11 @@ export function createBridgeHandlers(backend: BridgeBackend, policy: TrustPolicy
   };
   return {
     async request(sender: IpcSender, serverId: unknown, method: unknown, path: unknown, body: unknown): Promise<BridgeResponse> {
+      if (serverId === APP_SERVER_ID) {
+        if (!isTrustedSender(sender, policy)) throw new RefusedCallError('refused: the call does not come from the Berth window');
+        if (typeof method !== 'string' || !METHODS.has(method) || typeof path !== 'string' || !/^\/desktop\/[a-z0-9/-]*$/.test(path)) throw new RefusedCallError(`refused: ${String(method)} ${String(path)} is not a route of the app`);
+        return backend.local(method, path, body);
+      }
       check(sender, serverId);
       if (typeof method !== 'string' || !METHODS.has(method) || typeof path !== 'string' || !isAllowedRequest(method, path)) {
         throw new RefusedCallError(`refused: ${String(method)} ${String(path)} is not an API route the app uses`);

@@ -9,8 +9,8 @@ import type { BridgeBackend, BridgeResponse, StreamMessage } from './bridge-hand
 import { connectionError, fetchFor, testServer, type ServerTest } from './connection.js';
 import { EventStream, type ConnectionState, type EventStreamOptions, type StreamEventMessage } from './event-stream.js';
 import { Notifier, type NotificationLike, type NotifierOptions, type OpenTarget } from './notifier.js';
-import { SecretStore, WeakBackendError, type SafeStorageLike, type WeakBackendChoice } from './secret-store.js';
-import { ServerList, type ServerEntry } from './server-list.js';
+import { SecretStore, WEAK_BACKEND_CHOICES, WeakBackendError, type SafeStorageLike, type WeakBackendChoice } from './secret-store.js';
+import { ServerList, ServerListError, type ServerEntry } from './server-list.js';
 import { buildTrayMenu, trayTooltip, worstState, type MenuItem, type OverallState, type ServerView } from './tray-model.js';
 
 /** The tray as the app drives it (Electron's Tray + Menu behind it); null where the desktop has none. */
@@ -180,6 +180,55 @@ export class DesktopApp implements BridgeBackend {
   }
 
   // BridgeBackend
+
+  /**
+   * The window's server management, answered by the main process: `GET /desktop/servers`,
+   * `POST /desktop/servers` {name, url, key, fingerprint}, `PATCH|DELETE /desktop/servers/:id`,
+   * `POST /desktop/servers/:id/test`, `POST /desktop/keychain` {choice}. A key only ever travels
+   * from the window to the main process, never back.
+   */
+  async local(method: string, path: string, body: unknown): Promise<BridgeResponse> {
+    const b = (body ?? {}) as Record<string, unknown>;
+    const str = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : undefined);
+    const bad = (status: number, code: string, message: string): BridgeResponse => ({ status, body: { error: { code, message } } });
+    const parts = path.split('/').slice(2); // ['servers', id?, 'test'?]
+    try {
+      if (parts[0] === 'keychain' && parts.length === 1 && method === 'POST') {
+        const choice = str('choice');
+        if (choice !== 'plain-file' && choice !== 'ask-each-launch') return bad(400, 'invalid_input', 'choice is plain-file or ask-each-launch');
+        this.chooseWeakBackend(choice);
+        return { status: 200, body: { keys: this.secrets.status() } };
+      }
+      if (parts[0] !== 'servers') return bad(404, 'not_found', 'no such route');
+      if (parts.length === 1 && method === 'GET') return { status: 200, body: { servers: this.summaries(), keys: this.secrets.status(), choices: WEAK_BACKEND_CHOICES } };
+      if (parts.length === 1 && method === 'POST') {
+        const url = str('url');
+        const key = str('key');
+        if (!url || !key) return bad(400, 'invalid_input', 'a server needs a URL and an API key');
+        const fingerprint = str('fingerprint');
+        const name = str('name');
+        const { server, test } = await this.addServer({ url, key, ...(name ? { name } : {}), ...(fingerprint ? { fingerprint } : {}) });
+        return { status: 201, body: { server: this.summaries().find((s) => s.id === server.id), test } };
+      }
+      const id = parts[1]!;
+      if (!this.servers.get(id)) return bad(404, 'not_found', 'no such server');
+      if (parts.length === 3 && parts[2] === 'test' && method === 'POST') return { status: 200, body: { test: await this.test(id) } };
+      if (parts.length === 2 && method === 'PATCH') {
+        const patch = { ...(str('name') !== undefined ? { name: str('name')! } : {}), ...(str('colour') !== undefined ? { colour: str('colour')! } : {}), ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}) };
+        this.update(id, patch);
+        return { status: 200, body: { server: this.summaries().find((s) => s.id === id) } };
+      }
+      if (parts.length === 2 && method === 'DELETE') {
+        this.remove(id);
+        return { status: 200, body: { ok: true } };
+      }
+      return bad(404, 'not_found', 'no such route');
+    } catch (err) {
+      if (err instanceof WeakBackendError) return { status: 409, body: { error: { code: 'weak_keychain', message: err.message, choices: err.choices } } };
+      if (err instanceof ServerListError || (err instanceof Error && /fingerprint/.test(err.message))) return bad(400, 'invalid_input', err.message);
+      throw err;
+    }
+  }
 
   hasServer(serverId: string): boolean {
     return this.servers.get(serverId) !== undefined;

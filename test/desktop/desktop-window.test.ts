@@ -167,6 +167,39 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     await page.getByText(names.alpha).first().waitFor();
   });
 
+  it('adds, tests, renames and removes a server from the window; keys never come back to it', async () => {
+    await servers().getByRole('button', { name: 'Manage servers' }).click();
+    const manage = page.getByRole('region', { name: 'Manage servers' });
+    await manage.getByText(/Where keys are kept: .*keys\.json, encrypted with the system keychain/).waitFor();
+    await manage.getByLabel('Server URL').fill(b.url);
+    await manage.getByLabel('API key').fill('berth_not_a_key');
+    await manage.getByLabel('Name (optional)').fill('gamma');
+    await manage.getByRole('button', { name: 'Add server' }).click();
+    await manage.getByRole('alert').filter({ hasText: 'Added gamma, but the test failed' }).waitFor();
+    await servers().getByRole('button', { name: /^gamma/ }).waitFor();
+    await screenshot(page, 'desktop-04-manage-servers');
+    expect(await accessibilityProblems(page), 'accessibility').to.deep.equal([]);
+    const gamma = app.servers.list().find((x) => x.name === 'gamma')!;
+    expect(app.secrets.get(gamma.id)).to.equal('berth_not_a_key');
+
+    const row = manage.getByRole('listitem').filter({ has: page.getByLabel('Name of gamma') });
+    await row.getByLabel('Name of gamma').fill('gamma-b');
+    await row.getByRole('button', { name: 'Rename' }).click();
+    await servers().getByRole('button', { name: /^gamma-b/ }).waitFor();
+    expect(app.servers.get(gamma.id)!.name).to.equal('gamma-b');
+    const renamed = manage.getByRole('listitem').filter({ has: page.getByLabel('Name of gamma-b') });
+    await renamed.getByRole('button', { name: 'Test gamma-b' }).click();
+    await renamed.getByRole('status').filter({ hasText: 'Test failed' }).waitFor();
+
+    const everything = await page.evaluate(async () => JSON.stringify(await (window as unknown as { berth: { request(...a: unknown[]): Promise<unknown> } }).berth.request('app', 'GET', '/desktop/servers')));
+    for (const x of app.servers.list()) expect(everything).to.not.include(app.secrets.get(x.id)!);
+
+    await renamed.getByRole('button', { name: 'Remove gamma-b' }).click();
+    await until('gamma gone', async () => (await servers().getByRole('button', { name: /^gamma/ }).count()) === 0, 5_000, 50);
+    expect(app.servers.list().map((x) => x.name)).to.deep.equal(['alpha', 'beta']);
+    expect(app.secrets.get(gamma.id)).to.equal(undefined);
+  });
+
   it('a frame from another origin cannot use the bridge', async () => {
     await page.evaluate((src) => {
       const f = document.createElement('iframe');

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import { App } from '../../app';
 import { BridgeTransport, type BerthBridge } from '../../transport/bridge';
+import { ManageServers, type ServersAnswer } from './manage-servers';
 
 export interface ServerSummary {
   id: string;
@@ -59,10 +60,12 @@ function Overview({ servers, onPick }: { servers: ServerSummary[]; onPick(id: st
 }
 
 export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { servers(): Promise<unknown[]> }; initial: string | null }) {
-  const [servers, setServers] = useState<ServerSummary[] | null>(null);
+  const [answer, setAnswer] = useState<ServersAnswer | null>(null);
+  const servers = answer?.servers ?? null;
   const [current, setCurrent] = useState<string | null>(initial);
-  const [overview, setOverview] = useState(false);
-  const refresh = useCallback(() => void bridge.servers().then((list) => setServers(list as ServerSummary[])), [bridge]);
+  const [view, setView] = useState<'server' | 'overview' | 'manage'>('server');
+  const overview = view === 'overview';
+  const refresh = useCallback(() => void bridge.request('app', 'GET', '/desktop/servers').then((r) => setAnswer(r.body as ServersAnswer)), [bridge]);
   useEffect(() => {
     refresh();
     window.addEventListener('focus', refresh);
@@ -84,7 +87,7 @@ export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { serve
     };
   }, [bridge, serverIds, refresh]);
   const pick = (id: string) => {
-    setOverview(false);
+    setView('server');
     setCurrent(id);
     history.pushState(null, '', `/#server=${encodeURIComponent(id)}`);
     refresh();
@@ -96,14 +99,17 @@ export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { serve
     <div className="desktop-root">
       <nav className="server-bar" aria-label="Servers">
         {servers.map((s) => (
-          <ServerButton key={s.id} s={s} current={!overview && s.id === active?.id} onPick={pick} />
+          <ServerButton key={s.id} s={s} current={view === 'server' && s.id === active?.id} onPick={pick} />
         ))}
-        <button type="button" className="server-tab" aria-current={overview ? 'true' : undefined} onClick={() => (setOverview(true), refresh())}>
+        <button type="button" className="server-tab" aria-current={overview ? 'true' : undefined} onClick={() => (setView('overview'), refresh())}>
           All servers
         </button>
+        <button type="button" className="server-tab" aria-current={view === 'manage' ? 'true' : undefined} onClick={() => (setView('manage'), refresh())}>
+          Manage servers
+        </button>
       </nav>
-      {servers.length === 0 ? (
-        <p className="servers-empty">No servers yet: add one from the Berth menu with its URL, an API key and, for a self-signed certificate, the fingerprint the installer printed.</p>
+      {view === 'manage' || servers.length === 0 ? (
+        <ManageServers bridge={bridge} answer={answer!} onChange={refresh} />
       ) : overview ? (
         <Overview servers={servers} onPick={pick} />
       ) : transport ? (
