@@ -184,7 +184,7 @@ export class DesktopApp implements BridgeBackend {
   /**
    * The window's server management, answered by the main process: `GET /desktop/servers`,
    * `POST /desktop/servers` {name, url, key, fingerprint}, `PATCH|DELETE /desktop/servers/:id`,
-   * `POST /desktop/servers/:id/test`, `POST /desktop/keychain` {choice}. A key only ever travels
+   * `POST /desktop/servers/:id/test`, `POST /desktop/servers/:id/key` {key}, `POST /desktop/keychain` {choice}. A key only ever travels
    * from the window to the main process, never back.
    */
   async local(method: string, path: string, body: unknown): Promise<BridgeResponse> {
@@ -213,6 +213,14 @@ export class DesktopApp implements BridgeBackend {
       const id = parts[1]!;
       if (!this.servers.get(id)) return bad(404, 'not_found', 'no such server');
       if (parts.length === 3 && parts[2] === 'test' && method === 'POST') return { status: 200, body: { test: await this.test(id) } };
+      if (parts.length === 3 && parts[2] === 'key' && method === 'POST') {
+        // a key typed again (after "ask each launch", or a new key for the server)
+        const key = str('key');
+        if (!key) return bad(400, 'invalid_input', 'an API key is required');
+        this.secrets.set(id, key);
+        this.streams.get(id)?.reconnectNow();
+        return { status: 200, body: { test: await this.test(id) } };
+      }
       if (parts.length === 2 && method === 'PATCH') {
         const patch = { ...(str('name') !== undefined ? { name: str('name')! } : {}), ...(str('colour') !== undefined ? { colour: str('colour')! } : {}), ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}) };
         this.update(id, patch);

@@ -309,6 +309,16 @@ describe('desktop key store and pinned certificates', function () {
     const again = make('basic_text', x.dir);
     expect(again.app.summaries().map((s) => [s.name, s.hasKey])).to.deep.equal([['weak', false]]);
     expect(again.app.secrets.status().where).to.include('every launch');
+    // the window asks for the key again; the stream connects with it
+    again.app.start();
+    const stream = again.app.streams.get(server.id)!;
+    await until('offline without a key', async () => stream.state.status === 'offline', 5_000, 20);
+    expect(stream.state.error).to.equal('no key stored for this server');
+    const answer = await again.app.local('POST', `/desktop/servers/${server.id}/key`, { key });
+    expect((answer.body as { test: { ok: boolean } }).test.ok).to.equal(true);
+    await until('online with the key', async () => stream.state.status === 'online', 5_000, 20);
+    expect(existsSync(join(x.dir, 'keys.json'))).to.equal(false);
+    again.app.stop();
   });
 
   it('a corrupt key store is moved aside and reported, the server list kept', async () => {

@@ -73,9 +73,10 @@ function AddServerForm({ bridge, onDone }: { bridge: BerthBridge; onDone(): void
   );
 }
 
-function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummary & { muted?: boolean }; onDone(): void }) {
+function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummary & { muted?: boolean; hasKey?: boolean }; onDone(): void }) {
   const id = useId();
   const [name, setName] = useState(s.name);
+  const [key, setKey] = useState('');
   const [note, setNote] = useState<string | null>(null);
   const act = (p: Promise<unknown>, ok?: string) =>
     void p.then(
@@ -116,6 +117,26 @@ function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummar
       <button type="button" className="btn btn-danger" onClick={() => act(call(bridge, 'DELETE', `/desktop/servers/${s.id}`))}>
         Remove {s.name}
       </button>
+      {s.hasKey === false ? (
+        <>
+          <label htmlFor={`${id}-key`}>Key for {s.name}</label>
+          <input id={`${id}-key`} type="password" autoComplete="off" value={key} onChange={(e) => setKey(e.target.value)} />
+          <button
+            type="button"
+            className="btn btn-primary"
+            onClick={() =>
+              act(
+                call<{ test: { ok: boolean; error?: string } }>(bridge, 'POST', `/desktop/servers/${s.id}/key`, { key }).then((r) => {
+                  setKey('');
+                  setNote(r.test.ok ? 'Key accepted.' : `Test failed: ${r.test.error}`);
+                }),
+              )
+            }
+          >
+            Use key
+          </button>
+        </>
+      ) : null}
       {note ? <span role="status">{note}</span> : null}
     </li>
   );
