@@ -55,7 +55,8 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
       createNotification: (c) => notes.create(c),
       powerMonitor: powerMonitorStandIn(),
       tray: trayStandIn(),
-      openInWindow: () => undefined,
+      // what electron-main's openWindow does: load the route, on that server, in the window
+      openInWindow: (serverId, route) => void page.goto(`${APP_ORIGIN}${route}#server=${encodeURIComponent(serverId)}`),
       quit: () => undefined,
     });
     app.start();
@@ -165,6 +166,13 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['Deployment failed on alpha']);
     await overview.getByRole('button', { name: 'Open alpha' }).click();
     await page.getByText(names.alpha).first().waitFor();
+    // clicking the notification opens that deployment's build log, on alpha, and says why it failed
+    await servers().getByRole('button', { name: /^beta/ }).click();
+    notes.shown[0]!.click();
+    await page.getByText('Build log complete: failed.').waitFor({ timeout: 15_000 });
+    expect(page.url()).to.include(`/services/${service.id}?d=${deployment.id}#server=${ids.alpha}`);
+    expect(await servers().getByRole('button', { name: /^alpha/ }).getAttribute('aria-current')).to.equal('true');
+    await screenshot(page, 'desktop-05-notification-opens-log');
   });
 
   it('adds, tests, renames and removes a server from the window; keys never come back to it', async () => {
