@@ -117,6 +117,8 @@ describe('desktop main process against real daemons', function () {
   it('a failing deployment on one of two servers yields exactly one notification within 2 s; clicking it opens its log', async () => {
     const serviceId = await failingService(a, git);
     const before = h.notes.shown.length;
+    const seen: StreamMessage[] = [];
+    const unsubscribe = h.app.open(serverA, '/api/events', (m) => seen.push(m));
     const { deployment } = await a.admin.deploy(serviceId);
     const done = await waitForDeployment(a.admin, serviceId, deployment.id, ['failed'], 60_000);
     await until('the notification', async () => h.notes.shown.length > before, 5_000, 50);
@@ -133,6 +135,19 @@ describe('desktop main process against real daemons', function () {
     const alpha = last.menu.find((m) => m.label?.startsWith('alpha'))!;
     expect(alpha.submenu!.map((m) => m.label)).to.satisfy((l: string[]) => l.some((x) => x?.startsWith('Last failed deployment')));
     expect(last.menu.find((m) => m.label?.startsWith('beta'))!.label).to.equal('beta: ok');
+
+    // a reconnect from before the failure: the daemon replays it, the app does not announce it again
+    const ofThis = (m: StreamMessage) => m.type === 'event' && (m.event.data as { deploymentId?: string }).deploymentId === deployment.id;
+    const queued = seen.find((m) => ofThis(m) && m.type === 'event' && (m.event.data as { status: string }).status === 'queued');
+    expect(queued?.type === 'event' && queued.event.id).to.be.a('string');
+    const failedBefore = seen.filter((m) => ofThis(m) && m.type === 'event' && (m.event.data as { status: string }).status === 'failed').length;
+    const stream = h.app.streams.get(serverA)!;
+    stream.lastEventId = queued!.type === 'event' ? queued!.event.id : undefined;
+    stream.reconnectNow();
+    await until('the replayed failure', async () => seen.filter((m) => ofThis(m) && m.type === 'event' && (m.event.data as { status: string }).status === 'failed').length > failedBefore, 5_000, 20);
+    unsubscribe();
+    await new Promise((r) => setTimeout(r, 300));
+    expect(h.notes.shown.slice(before).map((n) => n.title)).to.deep.equal(['Deployment failed on alpha']);
   });
 
   it('muting a server silences its notifications; the tray still shows them', async () => {
