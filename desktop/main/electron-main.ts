@@ -2,9 +2,10 @@
 // compiles here against the `electron` package's types but is never run on the build machines
 // (the Electron binary cannot be downloaded there); the logic it wires is tested in Node.
 import { app, BrowserWindow, ipcMain, Menu, nativeImage, net, Notification, powerMonitor, protocol, safeStorage, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { APP_CSP, APP_ORIGIN, SCHEME } from './app-origin.js';
 import { createBridgeHandlers, type IpcSender } from './bridge-handlers.js';
 import { DesktopApp, type TrayView } from './desktop-app.js';
 import { checkForUpdate } from './update-check.js';
@@ -14,8 +15,6 @@ import { trayIconPng } from './tray-icons.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 const CONSOLE_DIR = join(HERE, '../../console'); // dist/console, built by installers/build-console.sh
 const PRELOAD = join(HERE, '../preload/preload.js');
-const SCHEME = 'berth-app';
-const APP_ORIGIN = `${SCHEME}://console`;
 const UPDATE_FEED = process.env.BERTH_DESKTOP_UPDATE_URL ?? 'https://berth.example.com/desktop';
 
 protocol.registerSchemesAsPrivileged([{ scheme: SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
@@ -104,18 +103,36 @@ function guardNavigation(wc: WebContents): void {
   wc.session.setPermissionRequestHandler((_wc, _permission, done) => done(false));
 }
 
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** berth-app://console/<path>: a file of dist/console, or index.html for the console's routes. */
 function serveConsole(): void {
-  protocol.handle(SCHEME, (req) => {
+  protocol.handle(SCHEME, async (req) => {
     const { pathname } = new URL(req.url);
     const file = normalize(join(CONSOLE_DIR, decodeURIComponent(pathname)));
-    const inside = file.startsWith(CONSOLE_DIR + sep);
-    const target = inside && existsSync(file) && !file.endsWith(sep) && pathname !== '/' ? file : join(CONSOLE_DIR, 'index.html');
-    return net.fetch(pathToFileURL(target).toString());
+    const target = file.startsWith(CONSOLE_DIR + sep) && isFile(file) ? file : join(CONSOLE_DIR, 'index.html');
+    const res = await net.fetch(pathToFileURL(target).toString());
+    const headers = new Headers(res.headers);
+    headers.set('content-security-policy', APP_CSP);
+    return new Response(res.body, { status: res.status, headers });
   });
 }
 
+if (!app.requestSingleInstanceLock()) app.quit();
+app.on('second-instance', () => {
+  if (window && !window.isDestroyed()) {
+    window.show();
+    window.focus();
+  } else openWindow('', '/');
+});
+
 void app.whenReady().then(() => {
-  if (!app.requestSingleInstanceLock()) return app.quit();
   serveConsole();
   tray = createTray();
   const trayView: TrayView | null = tray && {

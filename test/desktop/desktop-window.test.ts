@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { APP_CSP } from '../../desktop/main/app-origin.js';
 import { createBridgeHandlers, type IpcSender } from '../../desktop/main/bridge-handlers.js';
 import { DesktopApp } from '../../desktop/main/desktop-app.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
@@ -70,9 +71,12 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
       const { pathname } = new URL(route.request().url());
       const file = normalize(join(CONSOLE, decodeURIComponent(pathname)));
       const path = file.startsWith(CONSOLE + '/') && existsSync(file) && pathname !== '/' ? file : join(CONSOLE, 'index.html');
-      await route.fulfill({ status: 200, body: readFileSync(path), headers: { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream' } });
+      await route.fulfill({ status: 200, body: readFileSync(path), headers: { 'content-type': TYPES[extname(path)] ?? 'application/octet-stream', 'content-security-policy': APP_CSP } });
     });
-    await context.route('http://evil.berth-app.test/**', (route) => route.fulfill({ status: 200, body: '<!doctype html><title>other</title>', headers: { 'content-type': 'text/html' } }));
+    // another origin, framing the app's own page
+    await context.route('http://evil.berth-app.test/**', (route) =>
+      route.fulfill({ status: 200, body: `<!doctype html><title>other</title><iframe title="app" src="${APP_ORIGIN}/"></iframe>`, headers: { 'content-type': 'text/html' } }),
+    );
 
     const handlers = createBridgeHandlers(app, { appOrigin: APP_ORIGIN, trustedWebContents: new Set([1]) });
     const sender = (source: { frame: import('playwright-core').Frame; page: Page }): IpcSender => ({ webContentsId: 1, frameUrl: source.frame.url(), isMainFrame: source.frame === source.page.mainFrame() });
@@ -112,6 +116,9 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
+    page.on('console', (m) => {
+      if (m.type() === 'error') pageErrors.push(m.text());
+    });
   });
   after(async () => {
     await browser?.close();
@@ -144,6 +151,7 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
 
     await servers().getByRole('button', { name: /^alpha/ }).click();
     await page.getByText(names.alpha).first().waitFor();
+    // the app's policy forbids any network from the page (connect-src 'none'): nothing tried
     expect(pageErrors).to.deep.equal([]);
   });
 
@@ -208,17 +216,19 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     expect(app.secrets.get(gamma.id)).to.equal(undefined);
   });
 
-  it('a frame from another origin cannot use the bridge', async () => {
-    await page.evaluate((src) => {
-      const f = document.createElement('iframe');
-      f.src = src;
-      f.title = 'other origin';
-      document.body.append(f);
-    }, 'http://evil.berth-app.test/frame.html');
-    const frame = await until('the foreign frame', async () => page.frames().find((f) => f.url().startsWith('http://evil.berth-app.test')), 5_000, 50);
-    await frame.waitForLoadState();
-    const answer = await frame.evaluate((id) => (window as unknown as { __berthRequest(...a: unknown[]): Promise<unknown> }).__berthRequest(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
-    expect(answer).to.include('refused');
+  it('another origin, or the app page framed by it, cannot use the bridge', async () => {
+    type Binding = { __berthRequest(...a: unknown[]): Promise<unknown> };
+    const other = await context.newPage();
+    try {
+      await other.goto('http://evil.berth-app.test/');
+      const fromOther = await other.evaluate((id) => (window as unknown as Binding).__berthRequest(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      expect(fromOther).to.include('refused');
+      const framed = await until('the framed app page', async () => other.frames().find((f) => f !== other.mainFrame() && f.url().startsWith(APP_ORIGIN)), 5_000, 50);
+      const fromFrame = await framed.evaluate((id) => (window as unknown as Binding).__berthRequest(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      expect(fromFrame).to.include('refused');
+    } finally {
+      await other.close();
+    }
     const fromPage = await page.evaluate((id) => (window as unknown as { __berthRequest(...a: unknown[]): Promise<{ status: number }> }).__berthRequest(id, 'GET', '/api/projects').then((r) => r.status), ids.alpha);
     expect(fromPage).to.equal(200);
   });
