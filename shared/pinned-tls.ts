@@ -55,14 +55,16 @@ export function certificateFingerprint(der: Buffer): string {
 export async function pinnedAgent(fingerprint: string): Promise<Agent> {
   const expected = normalizeFingerprint(fingerprint);
   const { Agent, buildConnector } = await import('undici');
-  const connect = buildConnector({ rejectUnauthorized: false });
+  // no TLS session reuse: a resumed TLS 1.3 session carries no peer certificate to compare
+  const connect = buildConnector({ rejectUnauthorized: false, maxCachedSessions: 0 });
   return new Agent({
     connect(opts, callback) {
       connect(opts, (err, socket) => {
         if (err) return callback(err, null);
         if (opts.protocol !== 'https:') return callback(null, socket);
         const tls = socket as TLSSocket;
-        const actual = certificateFingerprint(tls.getPeerCertificate().raw);
+        const raw = tls.getPeerCertificate()?.raw;
+        const actual = raw ? certificateFingerprint(raw) : 'none';
         if (actual === expected) return callback(null, socket);
         const mismatch = new FingerprintMismatchError(expected, actual, opts.hostname);
         tls.destroy();

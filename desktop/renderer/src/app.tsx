@@ -9,7 +9,6 @@ import { ApiError, type Transport } from './transport/transport';
 import { Loading } from './ui/kit';
 import { NotifyProvider } from './ui/notify';
 import { SignIn } from './views/signin/sign-in';
-import type { ServerChoice } from './transport/bridge';
 import { ProjectsPage } from './views/projects/projects-page';
 import { ProjectPage } from './views/project/project-page';
 import { ServicePage } from './views/service/service-page';
@@ -34,13 +33,13 @@ function makeClient(): QueryClient {
   return client;
 }
 
-export function App({ transport, servers }: { transport: Transport; servers?: ServerChoice | null }) {
+export function App({ transport }: { transport: Transport }) {
   const [client] = useState(makeClient);
   return (
     <QueryClientProvider client={client}>
       <TransportProvider transport={transport}>
         <NotifyProvider>
-          <Gate servers={servers ?? null} />
+          <Gate />
         </NotifyProvider>
       </TransportProvider>
     </QueryClientProvider>
@@ -52,7 +51,7 @@ interface SessionAnswer {
   session: boolean;
 }
 
-function Gate({ servers }: { servers: ServerChoice | null }) {
+function Gate() {
   const t = useTransport();
   const session = useGet<SessionAnswer | null>(['session'], '/api/session', {
     queryFn: () => t.request<SessionAnswer>('GET', '/api/session').catch((err: unknown) => {
@@ -63,7 +62,7 @@ function Gate({ servers }: { servers: ServerChoice | null }) {
   });
   if (session.isPending) return <Loading what="Berth" />;
   if (!session.data) return <SignIn />;
-  return <Shell keyInfo={session.data.key} servers={servers} />;
+  return <Shell keyInfo={session.data.key} />;
 }
 
 const NAV = [
@@ -73,7 +72,7 @@ const NAV = [
   { href: '/keys', label: 'Keys' },
 ];
 
-function Shell({ keyInfo, servers }: { keyInfo: ApiKey; servers: ServerChoice | null }) {
+function Shell({ keyInfo }: { keyInfo: ApiKey }) {
   const live = useLiveEvents(true);
   const [location] = useLocation();
   const t = useTransport();
@@ -98,24 +97,6 @@ function Shell({ keyInfo, servers }: { keyInfo: ApiKey; servers: ServerChoice | 
           ))}
         </nav>
         <div className="topbar-end">
-          {servers && servers.servers.length > 1 ? (
-            <select
-              aria-label="Server"
-              className="server-switch"
-              value={servers.current}
-              onChange={(e) => {
-                // one transport per page: switching servers loads the console again for that server
-                window.location.hash = `server=${encodeURIComponent(e.target.value)}`;
-                window.location.reload();
-              }}
-            >
-              {servers.servers.map((s) => (
-                <option key={s.id} value={s.id}>
-                  {s.name}
-                </option>
-              ))}
-            </select>
-          ) : null}
           <span className={`live live-${live}`} title={live === 'open' ? 'Live updates connected' : 'Live updates reconnecting'}>
             <span className="dot" aria-hidden="true" />
             {live === 'open' ? 'Live' : 'Reconnecting'}

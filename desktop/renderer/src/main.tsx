@@ -2,20 +2,26 @@
 // browser's same-origin fetch) and mounts the app.
 import { createRoot } from 'react-dom/client';
 import { App } from './app';
-import { BridgeTransport, type ServerChoice } from './transport/bridge';
+import { BridgeTransport, type BerthBridge } from './transport/bridge';
+import { DesktopRoot } from './views/servers/server-switcher';
 import type { Transport } from './transport/transport';
 import { WebTransport } from './transport/web';
 import './styles.css';
 
-async function pickTransport(): Promise<{ transport: Transport; servers: ServerChoice | null }> {
+async function pickTransport(): Promise<Transport> {
   const bridge = window.berth;
-  if (!bridge) return { transport: new WebTransport(), servers: null };
+  if (!bridge) return new WebTransport();
   const servers = (await bridge.servers?.()) ?? [];
   const wanted = new URLSearchParams(location.hash.slice(1)).get('server');
-  const current = servers.find((s) => s.id === wanted)?.id ?? servers[0]?.id ?? 'default';
-  return { transport: new BridgeTransport(bridge, current), servers: { servers, current } };
+  return new BridgeTransport(bridge, servers.find((s) => s.id === wanted)?.id ?? servers[0]?.id ?? 'default');
 }
 
-void pickTransport().then(({ transport, servers }) => {
-  createRoot(document.getElementById('root')!).render(<App transport={transport} servers={servers} />);
-});
+const bridge = window.berth;
+const root = createRoot(document.getElementById('root')!);
+if (bridge?.servers) {
+  // the desktop app: a switcher over every server the main process holds
+  const wanted = new URLSearchParams(location.hash.slice(1)).get('server');
+  root.render(<DesktopRoot bridge={bridge as BerthBridge & { servers(): Promise<unknown[]> }} initial={wanted} />);
+} else {
+  void pickTransport().then((transport) => root.render(<App transport={transport} />));
+}

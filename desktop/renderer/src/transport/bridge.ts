@@ -17,11 +17,6 @@ export interface BerthBridge {
   servers?(): Promise<{ id: string; name: string }[]>;
 }
 
-/** The servers the desktop app holds and the one this window shows. */
-export interface ServerChoice {
-  servers: { id: string; name: string }[];
-  current: string;
-}
 
 declare global {
   interface Window {

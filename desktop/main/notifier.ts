@@ -1,0 +1,114 @@
+// Desktop notifications from the servers' event streams: a failed deployment (once per server and
+// deployment, whatever reconnects and replays deliver), a failed backup, a server that stays
+// offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
+// log (or the server) in the window. Electron's Notification is injected.
+import type { ConnectionState, StreamEventMessage } from './event-stream.js';
+
+export interface NotificationLike {
+  on(event: 'click', listener: () => void): unknown;
+  show(): void;
+}
+
+export interface NotificationContent {
+  title: string;
+  body: string;
+}
+
+export type OpenTarget = { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string } | { serverId: string; kind: 'backup'; serviceId: string } | { serverId: string; kind: 'server' };
+
+export interface NotifierOptions {
+  create(content: NotificationContent): NotificationLike;
+  open(target: OpenTarget): void;
+  serverName(serverId: string): string;
+  isMuted(serverId: string): boolean;
+  offlineDebounceMs?: number;
+  /** At most `max` notifications per `windowMs`; the rest are summed up in one when the window frees. */
+  rateLimit?: { max: number; windowMs: number };
+  now?: () => number;
+}
+
+const SEEN_LIMIT = 5000;
+
+export class Notifier {
+  readonly shown: (NotificationContent & { target: OpenTarget })[] = [];
+  private seen = new Set<string>();
+  private sentAt: number[] = [];
+  private held = 0;
+  private heldTimer: NodeJS.Timeout | null = null;
+  private offlineTimers = new Map<string, NodeJS.Timeout>();
+  private offlineNotified = new Set<string>();
+
+  constructor(private readonly o: NotifierOptions) {}
+
+  onEvent(serverId: string, e: StreamEventMessage): void {
+    const d = (e.data ?? {}) as Record<string, unknown>;
+    if (e.event === 'deployment' && d.status === 'failed' && typeof d.deploymentId === 'string') {
+      if (!this.once(`${serverId}:deployment:${d.deploymentId}`)) return;
+      this.notify(serverId, { title: `Deployment failed on ${this.o.serverName(serverId)}`, body: 'Click to read its build log and why it failed.' }, { serverId, kind: 'deployment', deploymentId: d.deploymentId, serviceId: String(d.serviceId ?? '') });
+    } else if (e.event === 'backup' && d.status === 'failed' && typeof d.backupId === 'string') {
+      if (!this.once(`${serverId}:backup:${d.backupId}`)) return;
+      this.notify(serverId, { title: `Backup failed on ${this.o.serverName(serverId)}`, body: 'Click to see the database\'s backups.' }, { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') });
+    }
+  }
+
+  onState(serverId: string, s: ConnectionState): void {
+    if (s.status === 'offline') {
+      if (this.offlineTimers.has(serverId) || this.offlineNotified.has(serverId)) return;
+      this.offlineTimers.set(
+        serverId,
+        setTimeout(() => {
+          this.offlineTimers.delete(serverId);
+          this.offlineNotified.add(serverId);
+          const since = s.since ? new Date(s.since).toLocaleTimeString() : 'now';
+          this.notify(serverId, { title: `${this.o.serverName(serverId)} is offline`, body: `Unreachable since ${since}${s.error ? `: ${s.error}` : ''}.` }, { serverId, kind: 'server' });
+        }, this.o.offlineDebounceMs ?? 30_000),
+      );
+    } else if (s.status === 'online') {
+      const t = this.offlineTimers.get(serverId);
+      if (t) clearTimeout(t);
+      this.offlineTimers.delete(serverId);
+      if (this.offlineNotified.delete(serverId)) {
+        this.notify(serverId, { title: `${this.o.serverName(serverId)} is back online`, body: 'The event stream reconnected.' }, { serverId, kind: 'server' });
+      }
+    }
+  }
+
+  dispose(): void {
+    for (const t of this.offlineTimers.values()) clearTimeout(t);
+    this.offlineTimers.clear();
+    if (this.heldTimer) clearTimeout(this.heldTimer);
+  }
+
+  private once(key: string): boolean {
+    if (this.seen.has(key)) return false;
+    this.seen.add(key);
+    if (this.seen.size > SEEN_LIMIT) this.seen.delete(this.seen.values().next().value as string);
+    return true;
+  }
+
+  private notify(serverId: string, content: NotificationContent, target: OpenTarget): void {
+    if (this.o.isMuted(serverId)) return;
+    const now = (this.o.now ?? Date.now)();
+    const { max, windowMs } = this.o.rateLimit ?? { max: 5, windowMs: 60_000 };
+    this.sentAt = this.sentAt.filter((t) => now - t < windowMs);
+    if (this.sentAt.length >= max) {
+      this.held++;
+      this.heldTimer ??= setTimeout(() => {
+        this.heldTimer = null;
+        const n = this.held;
+        this.held = 0;
+        if (n > 0) this.show({ title: `${n} more Berth notification${n === 1 ? '' : 's'}`, body: 'Open Berth to see what changed.' }, { serverId, kind: 'server' });
+      }, windowMs - (now - this.sentAt[0]!));
+      return;
+    }
+    this.sentAt.push(now);
+    this.show(content, target);
+  }
+
+  private show(content: NotificationContent, target: OpenTarget): void {
+    const n = this.o.create(content);
+    n.on('click', () => this.o.open(target));
+    n.show();
+    this.shown.push({ ...content, target });
+  }
+}

@@ -1,0 +1,130 @@
+// The main process's handling of event streams the daemons of this branch do not produce yet
+// (`backup` events come with the delivery work) and of connections that go quiet: a local HTTP
+// server replays recorded Server-Sent Events text to the real EventStream and Notifier.
+import { expect } from 'chai';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EventStream, type ConnectionState, type StreamEventMessage } from '../../desktop/main/event-stream.js';
+import { Notifier } from '../../desktop/main/notifier.js';
+import { closeBehaviour, worstState, type ServerView } from '../../desktop/main/tray-model.js';
+import { until } from '../helpers/wait.js';
+import { notificationStandIn } from './stand-ins.js';
+
+const RECORDED = [
+  'id: 41\nevent: backup\ndata: {"backupId":"bk1","serviceId":"svc1","projectId":"p1","status":"started","at":"2026-11-24T06:00:00.000Z"}\n\n',
+  ': ping\n\n',
+  'id: 42\nevent: backup\ndata: {"backupId":"bk1","serviceId":"svc1","projectId":"p1","status":"failed","at":"2026-11-24T06:00:03.000Z"}\n\n',
+  'id: 43\nevent: backup\ndata: {"backupId":"bk2","serviceId":"svc1","projectId":"p1","status":"succeeded","at":"2026-11-24T06:01:00.000Z"}\n\n',
+].join('');
+
+async function sseServer(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; server: Server; requests: IncomingMessage[] }> {
+  const requests: IncomingMessage[] = [];
+  const server = createServer((req, res) => {
+    requests.push(req);
+    handler(req, res);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, requests };
+}
+
+describe('desktop event handling (recorded streams)', () => {
+  const servers: Server[] = [];
+  const streams: EventStream[] = [];
+  afterEach(async () => {
+    streams.splice(0).forEach((s) => s.stop());
+    for (const s of servers.splice(0)) {
+      s.closeAllConnections();
+      await new Promise((r) => s.close(r));
+    }
+  });
+
+  it('a failed backup notifies once, even when a reconnect replays it; the reconnect sends Last-Event-ID', async () => {
+    // each connection gets the recording, then the server ends it: the client reconnects and gets it again
+    const srv = await sseServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(RECORDED);
+    });
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const events: StreamEventMessage[] = [];
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => {
+        events.push(e);
+        notifier.onEvent('s1', e);
+      },
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    expect(srv.requests[0]!.headers['last-event-id']).to.equal(undefined);
+    expect(srv.requests[1]!.headers['last-event-id']).to.equal('43');
+    expect(srv.requests[0]!.headers.authorization).to.equal('Bearer berth_k');
+    expect(events.filter((e) => e.event === 'backup').length).to.be.greaterThanOrEqual(6);
+    expect(notes.shown.map((n) => n.title)).to.deep.equal(['Backup failed on alpha']);
+    notes.shown[0]!.click();
+    expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
+  });
+
+  it('a connection silent past the heartbeat timeout is dropped and the server shown offline', async () => {
+    const srv = await sseServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.write(': hello\n\n'); // then nothing, not even pings
+    });
+    servers.push(srv.server);
+    const states: ConnectionState[] = [];
+    const stream = new EventStream({ url: srv.url, key: () => 'k', fetch: (i, init) => fetch(i, init), onEvent: () => undefined, onState: (s) => states.push(s), heartbeatMs: 300, backoffBaseMs: 5_000 });
+    streams.push(stream);
+    stream.start();
+    await until('offline', async () => stream.state.status === 'offline', 3_000, 20);
+    expect(states.map((s) => s.status)).to.deep.equal(['online', 'offline']);
+    expect(stream.state.error).to.equal('no heartbeat for 300 ms');
+  });
+
+  it('an unreachable server is offline "since" its first failure and never shown connected', async () => {
+    const srv = await sseServer(() => undefined);
+    servers.push(srv.server);
+    const url = srv.url;
+    srv.server.close();
+    servers.pop();
+    const states: ConnectionState[] = [];
+    const stream = new EventStream({ url, key: () => 'k', fetch: (i, init) => fetch(i, init), onEvent: () => undefined, onState: (s) => states.push(s), backoffBaseMs: 20, backoffMaxMs: 40 });
+    streams.push(stream);
+    stream.start();
+    await until('three failures', async () => states.length >= 3, 5_000, 20);
+    expect(states.every((s) => s.status === 'offline')).to.equal(true);
+    expect(new Set(states.map((s) => s.since)).size).to.equal(1);
+    expect(states[0]!.error).to.include('ECONNREFUSED');
+  });
+
+  it('notifications are rate-limited: the rest are summed up once the window frees', async () => {
+    const notes = notificationStandIn();
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: () => undefined, serverName: () => 'alpha', isMuted: () => false, rateLimit: { max: 2, windowMs: 300 } });
+    for (let i = 0; i < 5; i++) notifier.onEvent('s1', { event: 'deployment', data: { deploymentId: `d${i}`, serviceId: 'x', status: 'failed' } });
+    expect(notes.shown.length).to.equal(2);
+    await until('the summary', async () => notes.shown.length === 3, 2_000, 20);
+    expect(notes.shown[2]!.title).to.equal('3 more Berth notifications');
+    notifier.dispose();
+  });
+
+  it('the tray shows the worst state; without a tray, closing the window minimises and says so', () => {
+    const view = (status: ConnectionState['status'], services: Record<string, string> = {}): ServerView => ({ id: status, name: status, colour: '#000000', muted: false, connection: { status }, services });
+    expect(worstState([])).to.equal('none');
+    expect(worstState([view('online'), view('online', { a: 'building' })])).to.equal('building');
+    expect(worstState([view('online', { a: 'building' }), view('offline')])).to.equal('offline');
+    expect(worstState([view('offline'), view('online', { a: 'failed', b: 'active' })])).to.equal('failed');
+    expect(closeBehaviour(true).action).to.equal('hide');
+    const none = closeBehaviour(false);
+    expect(none.action).to.equal('minimize');
+    expect(none.message).to.include('no tray');
+  });
+});
