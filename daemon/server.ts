@@ -225,6 +225,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // ioredis loads only when a redis import runs
     importRedis: async (...args) => (await import('./backups/tools/import-redis.js')).importRedisUrl(...args),
     log,
+    events: hub,
   });
   moreRoutes.push(backupRoutes(backups));
   const backupScheduler = new BackupScheduler(store, backups, log);
