@@ -129,6 +129,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
       limits: config.limits,
       buildLimits: config.buildLimits,
+      keepImages: config.keepImages,
     },
     config.buildConcurrency,
   );

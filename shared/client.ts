@@ -249,6 +249,10 @@ export class BerthClient {
   abortDeployment(deploymentId: string): Promise<{ accepted: true }> {
     return this.call('POST', `/api/deployments/${enc(deploymentId)}/abort`);
   }
+  /** A new deployment (trigger `rollback`) that runs that earlier deployment's image again, without building. */
+  rollbackDeployment(deploymentId: string): Promise<{ deployment: Deployment }> {
+    return this.call('POST', `/api/deployments/${enc(deploymentId)}/rollback`);
+  }
   deploymentLogs(deploymentId: string): Promise<{ logs: DeploymentLogLine[] }> {
     return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs`);
   }
