@@ -326,8 +326,9 @@ export async function pruneImages(d: DeployDeps, serviceId: string): Promise<voi
   const kept = new Set<string>();
   for (const x of wentLive) {
     const tag = x.imageTag!;
-    if (kept.has(tag) || inUse.has(tag)) continue;
-    if (kept.size < d.keepImages) {
+    if (kept.has(tag)) continue;
+    // the live image counts as one of the N; one in use stays even beyond them
+    if (kept.size < d.keepImages || inUse.has(tag)) {
       kept.add(tag);
       continue;
     }
