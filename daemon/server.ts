@@ -236,6 +236,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // console sessions in the store (hashed), so they survive a restart; the console next to the daemon's build
     sessions: new SessionService(store, core.keys, systemClock),
     consoleDir: config.consoleDir ?? fileURLToPath(new URL('../console', import.meta.url)),
+    // deliveries come through Caddy on the dashboard hostname when one is set
+    hookBase: async (ctx) => {
+      const host = (await store.settings.get('dashboardHostname'))?.trim();
+      if (!host) return ctx.origin;
+      return `${(await store.settings.get('httpsMode')) === 'http' ? 'http' : 'https'}://${host}`;
+    },
   });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));

@@ -147,7 +147,8 @@ async function produceImage(
   const checkoutDir = mkdtempSync(join(workDir, 'src-'));
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
-  const { commitSha } = await checkout({ repoUrl: url, branch, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
