@@ -96,8 +96,9 @@ export class Webhooks {
 }
 
 function providerOf(h: HookDelivery['headers']): HookProvider | null {
-  if (h['x-hub-signature-256'] !== undefined) return 'github';
+  // Gitea and Forgejo also send GitHub's headers: their own, more specific, come first
   if (h['x-gitea-signature'] !== undefined || h['x-forgejo-signature'] !== undefined) return 'gitea';
+  if (h['x-hub-signature-256'] !== undefined) return 'github';
   if (h['x-gitlab-token'] !== undefined) return 'gitlab';
   return null;
 }
