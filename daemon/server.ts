@@ -239,7 +239,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // deliveries come through Caddy on the dashboard hostname when one is set
     hookBase: async (ctx) => {
       const host = (await store.settings.get('dashboardHostname'))?.trim();
-      if (!host) return ctx.origin;
+      if (!host) return `${ctx.protocol}://${ctx.host}`;
       return `${(await store.settings.get('httpsMode')) === 'http' ? 'http' : 'https'}://${host}`;
     },
   });

@@ -54,7 +54,7 @@ export function createApp(deps: AppDeps): Koa {
   envRoutes(api, deps.core);
   domainRoutes(api, deps.core);
   deploymentRoutes(api, deps.core, cache, deps.streams);
-  webhookRoutes(api, deps.core, deps.hookBase ?? (async (ctx) => ctx.origin));
+  webhookRoutes(api, deps.core, deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`));
   // The one route without an API key (a git host's signed delivery), before the key check.
   const open = new Router();
   hookRoutes(open, deps.core);

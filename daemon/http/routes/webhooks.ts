@@ -10,7 +10,7 @@ import { accessOf } from '../auth.js';
 
 export const HOOK_BODY_LIMIT = 1024 * 1024;
 
-/** Where the git host should send deliveries: the dashboard hostname when one is set, else the origin the request came to. */
+/** Where the git host should send deliveries: the dashboard hostname when one is set, else the scheme and host the request came to. */
 export type HookBase = (ctx: Context) => Promise<string>;
 
 export function webhookRoutes(router: Router, core: Core, base: HookBase): void {
