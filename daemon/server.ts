@@ -20,6 +20,10 @@ import { databaseRoutes } from './http/routes/databases.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
 import { EventHub } from './events/hub.js';
+import { NotificationChannels } from './notify/channels.js';
+import { Notifier } from './notify/notifier.js';
+import { channelSender } from './notify/senders.js';
+import { notificationRoutes } from './http/routes/notifications.js';
 import { eventRoutes } from './http/routes/events.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
@@ -229,6 +233,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     events: hub,
   });
   moreRoutes.push(backupRoutes(backups));
+  // Notification channels: failures (and, when chosen, successes) told where the team already talks.
+  const sender = channelSender(log);
+  const channels = new NotificationChannels(store.settings, systemClock, sender);
+  moreRoutes.push(notificationRoutes(channels));
+  const notifier = new Notifier({ store, clock: systemClock, channels, sender, log });
+  notifier.start(hub);
+  if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
   const backupScheduler = new BackupScheduler(store, backups, log);
   backupScheduler.start();
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS },
@@ -278,7 +289,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       });
       await engine.shutdown();
       await backups.shutdown();
+      await notifier.stop();
       await store.close();
+      Notifier.markStopped(config.dataDir);
     },
   };
 }
