@@ -185,6 +185,17 @@ const endpoints: Record<string, Endpoint> = {
     level: 'admin',
     allProjectsOnly: true,
   },
+  'GET /api/system/notifications': { method: 'GET', path: () => '/api/system/notifications', level: 'read', allProjectsOnly: true },
+  'POST /api/system/notifications': {
+    method: 'POST',
+    path: () => '/api/system/notifications',
+    body: () => ({ type: 'slack', name: 'team', url: 'http://127.0.0.1:9/hook', events: ['deployment_failed'] }),
+    level: 'admin',
+    allProjectsOnly: true,
+  },
+  // Unknown channel: allowed means past auth and scope, which answers 404.
+  'DELETE /api/system/notifications/:channelId': { method: 'DELETE', path: () => '/api/system/notifications/no-such-channel', level: 'admin', allProjectsOnly: true, allowed: [404] },
+  'POST /api/system/notifications/:channelId/test': { method: 'POST', path: () => '/api/system/notifications/no-such-channel/test', level: 'admin', allProjectsOnly: true, allowed: [404] },
   'DELETE /api/system/backup-storage': { method: 'DELETE', path: () => '/api/system/backup-storage', level: 'admin', allProjectsOnly: true },
   // Namecheap is never connected here: allowed means past auth and scope, which answers 400.
   'POST /api/services/:serviceId/domains/:domainId/dns-records': {
