@@ -76,6 +76,7 @@ export class Webhooks {
 
     const event = eventOf(provider, h);
     if (!isPush(provider, event)) return { ignored: `event ${event || '(none)'} is not a push` };
+    if (service.kind !== 'git') return { ignored: `a ${service.kind} service does not deploy on push` };
     const payload = parsePayload(delivery);
     const ref = typeof payload.ref === 'string' ? payload.ref : '';
     const branch = service.branch;
