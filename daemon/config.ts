@@ -41,6 +41,8 @@ export interface Config {
   limits: LimitPolicy;
   /** What one image build may use (BERTH_BUILD_MEMORY_MB, BERTH_BUILD_CPUS). */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
+  /** Images of this many last successful deployments per service are kept for rollbacks (BERTH_KEEP_IMAGES, default 3). */
+  keepImages: number;
   /** How long a database import may run before it is stopped and recorded `failed`. */
   importTimeoutMs: number;
   /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
@@ -194,6 +196,7 @@ export function readConfig(env: Env = process.env): Config {
     logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
     limits,
     buildLimits,
+    keepImages: int('BERTH_KEEP_IMAGES', 3, 1, 100),
     importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
     consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
   };

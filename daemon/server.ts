@@ -20,6 +20,10 @@ import { databaseRoutes } from './http/routes/databases.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
 import { EventHub } from './events/hub.js';
+import { NotificationChannels } from './notify/channels.js';
+import { Notifier } from './notify/notifier.js';
+import { channelSender } from './notify/senders.js';
+import { notificationRoutes } from './http/routes/notifications.js';
 import { eventRoutes } from './http/routes/events.js';
 import { SseStreams } from './http/sse-streams.js';
 import { LogBook } from './deploy/log-book.js';
@@ -132,6 +136,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
       limits: config.limits,
       buildLimits: config.buildLimits,
+      keepImages: config.keepImages,
     },
     config.buildConcurrency,
   );
@@ -229,8 +234,16 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // ioredis loads only when a redis import runs
     importRedis: async (...args) => (await import('./backups/tools/import-redis.js')).importRedisUrl(...args),
     log,
+    events: hub,
   });
   moreRoutes.push(backupRoutes(backups));
+  // Notification channels: failures (and, when chosen, successes) told where the team already talks.
+  const sender = channelSender(log);
+  const channels = new NotificationChannels(store.settings, systemClock, sender);
+  moreRoutes.push(notificationRoutes(channels));
+  const notifier = new Notifier({ store, clock: systemClock, channels, sender, log });
+  notifier.start(hub);
+  if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
   const backupScheduler = new BackupScheduler(store, backups, log);
   backupScheduler.start();
   const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS, sse },
@@ -238,6 +251,12 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // console sessions in the store (hashed), so they survive a restart; the console next to the daemon's build
     sessions: new SessionService(store, core.keys, systemClock),
     consoleDir: config.consoleDir ?? fileURLToPath(new URL('../console', import.meta.url)),
+    // deliveries come through Caddy on the dashboard hostname when one is set
+    hookBase: async (ctx) => {
+      const host = (await store.settings.get('dashboardHostname'))?.trim();
+      if (!host) return `${ctx.protocol}://${ctx.host}`;
+      return `${(await store.settings.get('httpsMode')) === 'http' ? 'http' : 'https'}://${host}`;
+    },
   });
   const server: Server = await new Promise((resolve, reject) => {
     const srv = app.listen(config.port, config.host, () => resolve(srv));
@@ -276,7 +295,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       });
       await engine.shutdown();
       await backups.shutdown();
+      await notifier.stop();
       await store.close();
+      Notifier.markStopped(config.dataDir);
     },
   };
 }

@@ -249,6 +249,20 @@ export class BerthClient {
   abortDeployment(deploymentId: string): Promise<{ accepted: true }> {
     return this.call('POST', `/api/deployments/${enc(deploymentId)}/abort`);
   }
+  /** Creates or rotates a git service's push webhook; the secret is shown only here. */
+  createWebhook(serviceId: string): Promise<{ url: string; secret: string }> {
+    return this.call('POST', `/api/services/${enc(serviceId)}/webhook`);
+  }
+  getWebhook(serviceId: string): Promise<{ url: string; hasSecret: boolean; lastDeliveryAt: string | null }> {
+    return this.call('GET', `/api/services/${enc(serviceId)}/webhook`);
+  }
+  deleteWebhook(serviceId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/services/${enc(serviceId)}/webhook`);
+  }
+  /** A new deployment (trigger `rollback`) that runs that earlier deployment's image again, without building. */
+  rollbackDeployment(deploymentId: string): Promise<{ deployment: Deployment }> {
+    return this.call('POST', `/api/deployments/${enc(deploymentId)}/rollback`);
+  }
   deploymentLogs(deploymentId: string): Promise<{ logs: DeploymentLogLine[] }> {
     return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs`);
   }

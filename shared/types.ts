@@ -100,7 +100,8 @@ export interface Domain {
 }
 
 export type DeploymentStatus = 'queued' | 'building' | 'running' | 'superseded' | 'failed' | 'aborted';
-export type DeploymentTrigger = 'manual';
+/** `manual` (the API or a client), `webhook` (a signed push), `rollback` (an earlier image again, no build). */
+export type DeploymentTrigger = 'manual' | 'webhook' | 'rollback';
 
 export interface Deployment {
   id: string;

@@ -10,6 +10,7 @@ import type { Readable } from 'node:stream';
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { Access } from '../core/access.js';
 import type { Clock } from '../core/clock.js';
+import type { BackupEventStatus, EventSink } from '../core/events.js';
 import { Conflict, InvalidInput, NotFound } from '../core/errors.js';
 import { newId } from '../core/ids.js';
 import { visibleService } from '../core/lookup.js';
@@ -47,6 +48,8 @@ export interface BackupsDeps {
   /** An import still running after this long is stopped and recorded `failed` (BERTH_IMPORT_TIMEOUT). */
   importTimeoutMs: number;
   log(message: string, err?: unknown): void;
+  /** Where `backup` events go (the daemon's event hub); none in tools that need no events. */
+  events?: EventSink;
 }
 
 export interface BackupListing {
@@ -134,6 +137,7 @@ export class Backups {
       this.busy.delete(service.id);
       throw err;
     }
+    this.announce(service, record.id, 'running');
     this.track(this.runBackup(service, record, tool, live, remote).finally(() => this.busy.delete(service.id)));
     return record;
   }
@@ -158,10 +162,24 @@ export class Backups {
         checksum: written.checksum,
         finishedAt: this.d.clock.now(),
       });
+      this.announce(service, record.id, 'succeeded');
     } catch (err) {
       // the failure is recorded whatever the clean-up meets (the folder may be what failed)
-      await this.d.store.backups.update(record.id, { status: 'failed', error: messageOf(err), finishedAt: this.d.clock.now() });
+      try {
+        await this.d.store.backups.update(record.id, { status: 'failed', error: messageOf(err), finishedAt: this.d.clock.now() });
+      } finally {
+        this.announce(service, record.id, 'failed');
+      }
       await rm(path, { force: true }).catch((e: unknown) => this.d.log(`removing the file of failed backup ${record.id}`, e));
+    }
+  }
+
+  /** A `backup` event on the daemon's stream (the desktop tray and notification channels hear it). */
+  private announce(service: ServiceRecord, backupId: string, status: BackupEventStatus): void {
+    try {
+      this.d.events?.publish({ type: 'backup', projectId: service.projectId, data: { backupId, serviceId: service.id, projectId: service.projectId, status } });
+    } catch (err) {
+      this.d.log(`publishing the ${status} event of backup ${backupId}`, err);
     }
   }
 

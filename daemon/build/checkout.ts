@@ -27,6 +27,8 @@ export interface CheckoutRequest {
   /** Full clone URL: http:// or https:// only (anything else is refused here too, for rows stored before the rule). */
   repoUrl: string;
   branch: string; // already validated (never starts with '-')
+  /** A commit of that branch to build instead of its tip (a webhook's pushed sha; 40 hex digits). */
+  commit?: string | null;
   token: string | null; // access token for HTTP(S) clones; null for none
   dest: string; // an existing empty directory to clone into
   signal?: AbortSignal; // abort kills git and rejects with BuildError('checkout aborted')
@@ -103,7 +105,17 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
     }
     if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
 
-    const head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+    let head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+    if (req.commit && head.exitCode === 0 && head.stdout.trim() !== req.commit) {
+      // the branch moved on since the push: fetch exactly the pushed commit
+      if (!COMMIT_SHA.test(req.commit)) throw new BuildError(`${req.commit.slice(0, 80)} is not a commit sha`);
+      req.log(`The branch is at ${head.stdout.trim()} now; fetching the pushed commit ${req.commit}`);
+      const fetched = await runGit(['-C', req.dest, 'fetch', '--quiet', '--depth', '1', 'origin', req.commit], env, req.signal, forwardTo(req.log, redact));
+      if (fetched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be fetched from the repository`);
+      const switched = await runGit(['-C', req.dest, 'checkout', '--quiet', '--detach', req.commit], env, req.signal, forwardTo(req.log, redact));
+      if (switched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be checked out`);
+      head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+    }
     const commitSha = head.stdout.trim();
     if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
       throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');

@@ -13,6 +13,7 @@ import { Projects } from './projects.js';
 import type { ProxyPort } from './proxy.js';
 import { Services } from './services.js';
 import type { Store } from './store.js';
+import { Webhooks } from './webhooks.js';
 
 export interface CoreDeps {
   store: Store;
@@ -35,18 +36,21 @@ export interface Core {
   env: EnvVars;
   domains: Domains;
   deployments: Deployments;
+  webhooks: Webhooks;
   catalog: Catalog;
 }
 
 export function buildCore(deps: CoreDeps): Core {
   const catalog = new Catalog(deps.store, deps.limits);
+  const deployments = new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs, deps.events);
   return {
     keys: new KeyService(deps.store, deps.clock),
     projects: new Projects(deps.store, deps.clock, deps.proxy, catalog, deps.engine),
     services: new Services({ ...deps, catalog }),
     env: new EnvVars(deps.store, deps.clock, catalog),
     domains: new Domains(deps.store, deps.clock, deps.proxy, deps.events),
-    deployments: new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs, deps.events),
+    deployments,
+    webhooks: new Webhooks(deps.store, deps.clock, deployments),
     catalog,
   };
 }

@@ -6,6 +6,8 @@ export interface DeploymentEngine {
   enqueue(deploymentId: string, serviceId: string): void;
   /** Stops a queued or building deployment; false when it is not in the engine's hands. */
   abort(deploymentId: string): Promise<boolean>;
+  /** Whether an image is still on the Engine (a rollback needs its deployment's image). */
+  imageExists(ref: string): Promise<boolean>;
   /** After a service is deleted: stop its work, remove its containers, images and proxy. */
   serviceDeleted(service: ServiceRecord): Promise<void>;
   /** After a project is deleted: the same for each service, then the project's network. */
@@ -18,6 +20,7 @@ export const noEngine: DeploymentEngine = {
     throw new Error('no deployment engine');
   },
   abort: async () => false,
+  imageExists: async () => false,
   serviceDeleted: async () => undefined,
   projectDeleted: async () => undefined,
 };

@@ -32,6 +32,38 @@ export class Deployments {
     access.requireWrite();
     const service = await visibleService(this.store, access, serviceId);
     const branch = input.branch !== undefined && service.kind === 'git' ? checkBranch(input.branch) : null;
+    return this.queue(service, { branch });
+  }
+
+  /**
+   * A new deployment that runs the image of an earlier deployment that went live, without building
+   * (trigger `rollback`): the same health check and swap as any deployment.
+   */
+  async rollback(access: Access, deploymentId: string): Promise<Deployment> {
+    access.requireWrite();
+    const { deployment: source, service } = await this.visible(access, deploymentId);
+    if (source.status !== 'running' && source.status !== 'superseded') {
+      throw new Conflict(`deployment ${source.id} is ${source.status}; only a deployment that went live can be rolled back to`, 'not_live');
+    }
+    if (service.kind === 'database') throw new Conflict('a database service is not rolled back; restore one of its backups instead', 'not_rollbackable');
+    if (!source.imageTag || !(await this.engine.imageExists(source.imageTag))) {
+      throw new Conflict(`the image of deployment ${source.id} no longer exists (only the images of the last successful deployments are kept); deploy again to build it`, 'image_gone');
+    }
+    return this.queue(service, {
+      trigger: 'rollback',
+      imageTag: source.imageTag,
+      commitSha: source.commitSha,
+      branch: source.branch,
+      buildMethod: source.buildMethod,
+    });
+  }
+
+  /** A push that a signed webhook delivered: that commit of the service's branch (trigger `webhook`). */
+  async fromWebhook(service: ServiceRecord, commitSha: string): Promise<Deployment> {
+    return this.queue(service, { trigger: 'webhook', commitSha });
+  }
+
+  private async queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
     const record: DeploymentRecord = {
       id: newId(),
       serviceId: service.id,
@@ -43,10 +75,11 @@ export class Deployments {
       startedAt: null,
       finishedAt: null,
       createdAt: this.clock.now(),
-      branch,
+      branch: null,
       containerId: null,
       upstreamPort: null,
       buildMethod: null,
+      ...fields,
     };
     await this.store.deployments.insert(record);
     this.events.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: record.id, serviceId: service.id, projectId: service.projectId, status: 'queued' } });

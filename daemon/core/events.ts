@@ -9,7 +9,11 @@ export type DaemonEvent =
       type: 'domain';
       projectId: string;
       data: { serviceId: string; projectId: string; domainId: string; hostname: string; action: 'created' | 'updated' | 'deleted'; proxy: ProxyResult };
-    };
+    }
+  | { type: 'backup'; projectId: string; data: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus } };
+
+/** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
+export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
 
 export type PublishedEvent = DaemonEvent & { id: number; at: string };
 

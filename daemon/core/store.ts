@@ -116,6 +116,24 @@ export interface SessionRepo {
   deleteExpired(now: string): Promise<void>;
 }
 
+export interface WebhookRecord {
+  serviceId: string;
+  /** The shared secret, opened (the table holds it sealed). */
+  secret: string;
+  createdAt: string;
+  lastDeliveryAt: string | null;
+}
+
+export interface WebhookRepo {
+  get(serviceId: string): Promise<WebhookRecord | null>;
+  /** Creates or replaces the service's webhook (a new secret). */
+  put(serviceId: string, secret: string, at: string): Promise<void>;
+  delete(serviceId: string): Promise<boolean>;
+  touch(serviceId: string, at: string): Promise<void>;
+  /** Records a delivery id; false when it was recorded before (a replay). Ids older than `forgetBefore` are dropped. */
+  firstDelivery(serviceId: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean>;
+}
+
 export interface Store {
   keys: KeyRepo;
   sessions: SessionRepo;
@@ -133,6 +151,8 @@ export interface Store {
   logs: LogsRepo;
   /** Backups, their settings and data imports. Not cached: their state changes while jobs run. */
   backups: BackupsRepo;
+  /** Deploy-on-push webhooks (secrets sealed) and the deliveries seen. Not cached. */
+  webhooks: WebhookRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

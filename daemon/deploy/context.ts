@@ -49,6 +49,8 @@ export interface DeployDeps {
   publicIp: () => Promise<string>;
   /** Container limits: the server's defaults, applied where a service sets none. */
   limits: LimitPolicy;
+  /** Images of this many last successful deployments per service are kept for rollbacks (BERTH_KEEP_IMAGES). */
+  keepImages: number;
   /** What one image build may use. */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
 }

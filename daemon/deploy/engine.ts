@@ -6,7 +6,7 @@ import type { DeploymentEngine } from '../core/deployment-engine.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { isDockerUnreachable } from '../docker/client.js';
 import { listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
-import { removeOwnedImage } from '../docker/images.js';
+import { imageExists, removeOwnedImage } from '../docker/images.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
@@ -74,6 +74,10 @@ export class DockerDeploymentEngine implements DeploymentEngine {
       }
     }
     return where !== null;
+  }
+
+  imageExists(ref: string): Promise<boolean> {
+    return imageExists(this.d.docker, ref);
   }
 
   async serviceDeleted(service: ServiceRecord): Promise<void> {

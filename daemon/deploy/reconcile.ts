@@ -35,7 +35,8 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
     for (const c of await listOwnedContainers(d.docker, d.own, { deploymentId: dep.id })) {
       await removeOwnedContainer(d.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
     }
-    if (dep.imageTag && dep.buildMethod !== 'image') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId: dep.serviceId });
+    // a rollback built nothing: its image is an earlier deployment's, kept
+    if (dep.imageTag && dep.buildMethod !== 'image' && dep.trigger !== 'rollback') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId: dep.serviceId });
   }
 
   const live = new Set<string>();

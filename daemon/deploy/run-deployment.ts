@@ -113,6 +113,13 @@ async function produceImage(
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
   signal: AbortSignal,
 ): Promise<string> {
+  if (dep.trigger === 'rollback') {
+    // An earlier deployment's image, run again as it is: no checkout, no build.
+    const ref = dep.imageTag;
+    if (!ref || !(await imageExists(d.docker, ref))) throw new BuildError(`the image ${ref ?? '(none)'} to roll back to no longer exists; deploy again to build it`);
+    say(`Rolling back: running image ${ref}${dep.commitSha ? ` (commit ${dep.commitSha.slice(0, 12)})` : ''} again, without building`);
+    return ref;
+  }
   if (service.kind === 'image') {
     const ref = service.dockerImage!;
     if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally)`);
@@ -140,7 +147,8 @@ async function produceImage(
   const checkoutDir = mkdtempSync(join(workDir, 'src-'));
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
-  const { commitSha } = await checkout({ repoUrl: url, branch, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -290,15 +298,42 @@ async function goLive(
   if (routed !== null) d.dataPlane.settle(service.id, routed);
   await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
-  // Retire the old containers in the background: Caddy's in-flight requests on them finish first.
-  void retire(d, service.id, previous, routed !== null).catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err));
+  // Retire the old containers in the background: Caddy's in-flight requests on them finish first;
+  // then the images beyond the last few successful deployments go.
+  void retire(d, service.id, previous, routed !== null)
+    .catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err))
+    .then(() => pruneImages(d, service.id))
+    .catch((err: unknown) => d.log(`pruning old images of ${service.id}`, err));
 }
 
 async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean): Promise<void> {
   for (const dep of old) {
     if (drain && dep.upstreamPort !== null) await drained(dep.upstreamPort, DRAIN_GRACE_MS);
     if (dep.containerId) await removeOwnedContainer(d.docker, d.own, dep.containerId, { serviceId });
-    if (dep.imageTag && dep.buildMethod !== 'image') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId });
+  }
+}
+
+/**
+ * Keeps the images of the service's last `keepImages` successful deployments (what a rollback can
+ * run) and removes older ones that Berth built for it (labels checked). An image that a live,
+ * queued or building deployment uses always stays.
+ */
+export async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const inUse = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status) && x.imageTag).map((x) => x.imageTag!));
+  const wentLive = deployments
+    .filter((x) => (x.status === 'running' || x.status === 'superseded') && x.imageTag && x.buildMethod !== 'image')
+    .sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  const kept = new Set<string>();
+  for (const x of wentLive) {
+    const tag = x.imageTag!;
+    if (kept.has(tag)) continue;
+    // the live image counts as one of the N; one in use stays even beyond them
+    if (kept.size < d.keepImages || inUse.has(tag)) {
+      kept.add(tag);
+      continue;
+    }
+    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId })) d.log(`removed image ${tag} of service ${serviceId} (older than the last ${d.keepImages} successful deployments)`);
   }
 }
 

@@ -16,6 +16,7 @@ import { envRoutes } from './routes/env.js';
 import { keyRoutes } from './routes/keys.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
+import { hookRoutes, webhookRoutes, type HookBase } from './routes/webhooks.js';
 
 const HEALTH_PATH = '/api/health';
 
@@ -32,6 +33,8 @@ export interface AppDeps {
   consoleDir?: string;
   /** Console sessions (cookie sign-in); without them only Bearer keys authenticate. */
   sessions?: SessionService;
+  /** Where git hosts send deploy-on-push deliveries (default: the origin a request came to). */
+  hookBase?: HookBase;
   /** Largest accepted JSON body. */
   bodyLimit?: string;
 }
@@ -51,12 +54,17 @@ export function createApp(deps: AppDeps): Koa {
   envRoutes(api, deps.core);
   domainRoutes(api, deps.core);
   deploymentRoutes(api, deps.core, cache, deps.streams);
+  webhookRoutes(api, deps.core, deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`));
+  // The one route without an API key (a git host's signed delivery), before the key check.
+  const open = new Router();
+  hookRoutes(open, deps.core);
   for (const register of deps.moreRoutes ?? []) register(api);
   const streams = deps.streams.sse;
   if (deps.sessions) sessionRoutes(deps.sessions, streams)(api);
 
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
+  app.use(open.routes());
   const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);
   app.use(deps.sessions ? sessionLayer(deps.sessions, streams, bearer, [HEALTH_PATH]) : bearer);
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));

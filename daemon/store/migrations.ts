@@ -298,8 +298,33 @@ const serviceLimits: Migration = {
   },
 };
 
+// Deploy on push: one webhook per service (its secret sealed), and the delivery ids already seen
+// (so a replayed delivery never deploys twice, across restarts too); both go with the service.
+const webhooks: Migration = {
+  name: '009_webhooks',
+  async up(knex) {
+    await knex.schema.createTable('service_webhooks', (t) => {
+      t.string('service_id').primary().references('services.id').onDelete('CASCADE');
+      t.text('secret').notNullable();
+      t.string('created_at').notNullable();
+      t.string('last_delivery_at');
+    });
+    await knex.schema.createTable('webhook_deliveries', (t) => {
+      t.string('service_id').notNullable().references('services.id').onDelete('CASCADE');
+      t.string('delivery_id').notNullable();
+      t.string('received_at').notNullable();
+      t.primary(['service_id', 'delivery_id']);
+      t.index(['received_at']);
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('webhook_deliveries');
+    await knex.schema.dropTableIfExists('service_webhooks');
+  },
+};
+
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

@@ -17,6 +17,7 @@ import { logsRepo } from './logs-repo.js';
 import { aiProviderRepo } from './ai-providers-repo.js';
 import { dnsProviderRepo } from './dns-providers-repo.js';
 import { backupsRepo } from './backups-repo.js';
+import { webhookRepo } from './webhooks-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -59,6 +60,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     aiProviders: aiProviderRepo(knex, box),
     dnsProviders: dnsProviderRepo(knex, box),
     backups: backupsRepo(knex),
+    webhooks: webhookRepo(knex, box),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

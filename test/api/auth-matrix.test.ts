@@ -136,6 +136,16 @@ const endpoints: Record<string, Endpoint> = {
     level: 'write',
     allowed: [409],
   },
+  // The world's deployments failed: allowed means past auth and scope, which answers 409 (never went live).
+  'POST /api/deployments/:deploymentId/rollback': {
+    method: 'POST', deployed: true,
+    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/rollback`,
+    level: 'write',
+    allowed: [409],
+  },
+  'POST /api/services/:serviceId/webhook': { method: 'POST', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'write' },
+  'GET /api/services/:serviceId/webhook': { method: 'GET', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'read' },
+  'DELETE /api/services/:serviceId/webhook': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'write' },
   'GET /api/deployments/:deploymentId/logs': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/logs`, level: 'read' },
   'GET /api/deployments/:deploymentId/stream': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/stream`, level: 'read' },
   'GET /api/services/:serviceId/runtime-logs/stream': { method: 'GET', path: (t) => `/api/services/${t.web.id}/runtime-logs/stream`, level: 'read' },
@@ -175,6 +185,17 @@ const endpoints: Record<string, Endpoint> = {
     level: 'admin',
     allProjectsOnly: true,
   },
+  'GET /api/system/notifications': { method: 'GET', path: () => '/api/system/notifications', level: 'read', allProjectsOnly: true },
+  'POST /api/system/notifications': {
+    method: 'POST',
+    path: () => '/api/system/notifications',
+    body: () => ({ type: 'slack', name: 'team', url: 'http://127.0.0.1:9/hook', events: ['deployment_failed'] }),
+    level: 'admin',
+    allProjectsOnly: true,
+  },
+  // Unknown channel: allowed means past auth and scope, which answers 404.
+  'DELETE /api/system/notifications/:channelId': { method: 'DELETE', path: () => '/api/system/notifications/no-such-channel', level: 'admin', allProjectsOnly: true, allowed: [404] },
+  'POST /api/system/notifications/:channelId/test': { method: 'POST', path: () => '/api/system/notifications/no-such-channel/test', level: 'admin', allProjectsOnly: true, allowed: [404] },
   'DELETE /api/system/backup-storage': { method: 'DELETE', path: () => '/api/system/backup-storage', level: 'admin', allProjectsOnly: true },
   // Namecheap is never connected here: allowed means past auth and scope, which answers 400.
   'POST /api/services/:serviceId/domains/:domainId/dns-records': {
@@ -283,6 +304,43 @@ describe('auth matrix', function () {
       }
     });
   }
+
+  describe('POST /api/hooks/:serviceId (the one route without a key)', () => {
+    it('is open to POST on that exact path only: other methods and longer paths still need a key', async () => {
+      const w = await world();
+      await t.admin.createWebhook(w.inside.web.id);
+      const before = await snapshotStore(t.dataDir);
+      for (const [method, path] of [
+        ['GET', `/api/hooks/${w.inside.web.id}`],
+        ['PUT', `/api/hooks/${w.inside.web.id}`],
+        ['DELETE', `/api/hooks/${w.inside.web.id}`],
+        ['POST', `/api/hooks/${w.inside.web.id}/extra`],
+        ['POST', '/api/hooks'],
+      ] as const) {
+        const res = await t.anonymous.request(method, path, method === 'GET' ? undefined : {});
+        expect(res.status, `${method} ${path}`).to.equal(401);
+      }
+      expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    });
+
+    it('refuses an unsigned delivery, and one signed with another service\'s secret (401), changing nothing', async () => {
+      const w = await world();
+      const { secret } = await t.admin.createWebhook(w.outside.web.id);
+      await t.admin.createWebhook(w.inside.web.id);
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: 'a'.repeat(40) });
+      const before = await snapshotStore(t.dataDir);
+      const unsigned = await t.anonymous.request('POST', `/api/hooks/${w.inside.web.id}`, JSON.parse(body));
+      expect(unsigned.status).to.equal(401);
+      const { createHmac } = await import('node:crypto');
+      const res = await fetch(`${t.url}/api/hooks/${w.inside.web.id}`, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', 'x-github-event': 'push', 'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}` },
+      });
+      expect(res.status).to.equal(401);
+      expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    });
+  });
 
   describe('GET /api/projects', () => {
     it('refuses no key and unknown keys (401)', async () => {

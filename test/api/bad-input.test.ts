@@ -343,6 +343,10 @@ const cases: Case[] = [
   { name: 'domain delete: unknown domain', method: 'DELETE', path: '/api/services/{web}/domains/{missing}', status: 404 },
   { name: 'domain delete: the domain addressed through another service', method: 'DELETE', path: '/api/services/{db}/domains/{webDomain}', status: 404 },
   { name: 'domain delete: unknown service', method: 'DELETE', path: '/api/services/{missing}/domains/{webDomain}', status: 404 },
+  { name: 'rollback: unknown deployment', method: 'POST', path: '/api/deployments/{missing}/rollback', status: 404 },
+  { name: 'webhook create: a database service (no branch to deploy on push)', method: 'POST', path: '/api/services/{db}/webhook', status: 400 },
+  { name: 'webhook create: unknown service', method: 'POST', path: '/api/services/{missing}/webhook', status: 404 },
+  { name: 'webhook delete: unknown service', method: 'DELETE', path: '/api/services/{missing}/webhook', status: 404 },
 ];
 
 // ---------------------------------------------------------------------------------------------

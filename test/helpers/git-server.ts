@@ -8,12 +8,26 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
+/** What a push changed: what git hosts put in their push webhook payloads. */
+export interface PushInfo {
+  repo: `${string}/${string}`;
+  branch: string;
+  /** The branch's previous commit (40 zeros when the push created it). */
+  before: string;
+  after: string;
+  message: string;
+  cloneUrl: string;
+  files: string[];
+}
+
 export interface GitServer {
   /** e.g. http://127.0.0.1:41234, usable as BERTH_GIT_BASE_URL */
   baseUrl: string;
   /** Creates (or adds a commit to) bare repo <owner>/<name>.git on `branch` with these files; returns the commit sha. A path ending in `#x` is written executable without the suffix; one ending in `#link` becomes a symbolic link (without the suffix) whose target is the content. */
   commit(repo: `${string}/${string}`, files: Record<string, string>, opts?: { branch?: string; message?: string }): Promise<string>;
   urlOf(repo: `${string}/${string}`): string;
+  /** Called after each commit() landed, as a git host calls its push webhooks. */
+  onPush: ((push: PushInfo) => Promise<void>) | null;
   /** Requests seen, for asserting what the client sent. */
   requests: { method: string; url: string; authorization: string | undefined }[];
   stop(): Promise<void>;
@@ -207,9 +221,10 @@ export async function startGitServer(opts: { token?: string } = {}): Promise<Git
     return join(root, owner, `${name}.git`);
   };
 
-  return {
+  const gitServer: GitServer = {
     baseUrl,
     requests,
+    onPush: null,
     urlOf: (repo) => {
       const { owner, name } = repoParts(repo);
       return `${baseUrl}/${owner}/${name}.git`;
@@ -217,7 +232,13 @@ export async function startGitServer(opts: { token?: string } = {}): Promise<Git
     commit: async (repo, files, commitOpts = {}) => {
       const bare = barePath(repo);
       await ensureBareRepo(bare);
-      return commitTo(bare, files, commitOpts.branch ?? 'main', commitOpts.message ?? 'test commit');
+      const branch = commitOpts.branch ?? 'main';
+      const message = commitOpts.message ?? 'test commit';
+      const before = await git(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], bare).catch(() => '0'.repeat(40));
+      const after = await commitTo(bare, files, branch, message);
+      const onPush = gitServer.onPush;
+      if (onPush) await onPush({ repo, branch, before: before || '0'.repeat(40), after, message, cloneUrl: gitServer.urlOf(repo), files: Object.keys(files).map((f) => f.replace(/#(x|link)$/, '')) });
+      return after;
     },
     stop: async () => {
       server.closeAllConnections();
@@ -225,4 +246,5 @@ export async function startGitServer(opts: { token?: string } = {}): Promise<Git
       await rm(root, { recursive: true, force: true });
     },
   };
+  return gitServer;
 }

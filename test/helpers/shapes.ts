@@ -133,7 +133,7 @@ export const DEPLOYMENT: Shape = {
   serviceId: 'string',
   commitSha: 'string?',
   status: { enum: ['queued', 'building', 'running', 'superseded', 'failed', 'aborted'] },
-  trigger: { enum: ['manual'] },
+  trigger: { enum: ['manual', 'webhook', 'rollback'] },
   imageTag: 'string?',
   containerName: 'string?',
   startedAt: 'timestamp?',

@@ -75,6 +75,10 @@ export function deploymentRoutes(router: Router, core: Core, cache: ResponseCach
     ctx.body = { accepted: true };
   });
 
+  router.post('/api/deployments/:deploymentId/rollback', async (ctx) => {
+    ctx.body = { deployment: await core.deployments.rollback(accessOf(ctx), ctx.params.deploymentId!) };
+  });
+
   router.get('/api/deployments/:deploymentId/logs', async (ctx) => {
     ctx.body = { logs: await core.deployments.logs(accessOf(ctx), ctx.params.deploymentId!) };
   });

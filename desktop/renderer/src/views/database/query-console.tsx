@@ -1,6 +1,6 @@
 // A SQL console: CodeMirror 6 with SQL highlighting for the engine's dialect, Ctrl/Cmd+Enter runs.
 import { sql, MySQL, PostgreSQL, StandardSQL } from '@codemirror/lang-sql';
-import { autocompletion, closeBrackets } from '@codemirror/autocomplete';
+import { autocompletion, closeBrackets, closeCompletion } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
@@ -40,6 +40,8 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
         bracketMatching(),
         closeBrackets(),
         autocompletion(),
+        // the suggestion list goes with the focus: left open it is a scrollable list nobody can reach
+        EditorView.domEventHandlers({ blur: (_e, v) => (closeCompletion(v), false) }),
         syntaxHighlighting(defaultHighlightStyle),
         keymap.of([...defaultKeymap, ...historyKeymap]),
         sql({ dialect }),

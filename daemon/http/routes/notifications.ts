@@ -1,0 +1,61 @@
+// Notification channels (system settings, all-projects keys): list, create, delete, and a test
+// that sends one notice now.
+import type Router from '@koa/router';
+import { z } from 'zod';
+import { NOTIFY_EVENTS, type ChannelInput, type NotificationChannels } from '../../notify/channels.js';
+import { accessOf } from '../auth.js';
+import { parse } from '../validate.js';
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((v) => {
+    try {
+      return ['http:', 'https:'].includes(new URL(v).protocol);
+    } catch {
+      return false;
+    }
+  }, 'must be an http(s) URL');
+const common = {
+  name: z.string().trim().min(1, 'must not be empty').max(100),
+  events: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'choose at least one event').max(NOTIFY_EVENTS.length * 2),
+};
+const address = z.string().trim().min(3).max(254).refine((v) => /^[^\s@<>]+@[^\s@<>]+$/.test(v), 'must be an e-mail address');
+const channelBody = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('webhook'), url: httpUrl, ...common }),
+  z.strictObject({ type: z.literal('slack'), url: httpUrl, ...common }),
+  z.strictObject({ type: z.literal('discord'), url: httpUrl, ...common }),
+  z.strictObject({
+    type: z.literal('email'),
+    ...common,
+    host: z.string().trim().min(1).max(253),
+    port: z.number().int().min(1).max(65535),
+    secure: z.boolean().default(false),
+    username: z.string().max(254).nullable().default(null),
+    password: z.string().max(1024).nullable().default(null),
+    from: address,
+    to: z.array(address).min(1).max(50),
+  }),
+]);
+
+export function notificationRoutes(channels: NotificationChannels): (router: Router) => void {
+  return (router) => {
+    router.get('/api/system/notifications', async (ctx) => {
+      ctx.body = { channels: await channels.list(accessOf(ctx)) };
+    });
+    router.post('/api/system/notifications', async (ctx) => {
+      const access = accessOf(ctx);
+      access.requireWrite();
+      access.requireAllProjects('changing notification channels');
+      const input = parse(channelBody, ctx.request.body) as ChannelInput;
+      ctx.body = await channels.create(access, input);
+    });
+    router.delete('/api/system/notifications/:channelId', async (ctx) => {
+      await channels.delete(accessOf(ctx), ctx.params.channelId!);
+      ctx.body = { ok: true };
+    });
+    router.post('/api/system/notifications/:channelId/test', async (ctx) => {
+      ctx.body = await channels.test(accessOf(ctx), ctx.params.channelId!);
+    });
+  };
+}

@@ -1,0 +1,128 @@
+// Notification channels (a system setting; all-projects write key): a generic webhook (JSON body,
+// HMAC-SHA256 signature header), Slack and Discord incoming webhooks, and e-mail over SMTP. Each
+// channel picks the events it wants. The whole list is one sealed setting: webhook URLs of Slack
+// and Discord are secrets themselves, like the SMTP password and the signing secret. Views never
+// show a secret: only the channel's host.
+import { randomBytes } from 'node:crypto';
+import type { Access } from '../core/access.js';
+import type { Clock } from '../core/clock.js';
+import { NotFound } from '../core/errors.js';
+import { newId } from '../core/ids.js';
+import type { SettingsRepo } from '../core/store.js';
+import type { Notice, Sender } from './senders.js';
+
+export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const;
+export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
+export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export interface EmailConfig {
+  host: string;
+  port: number;
+  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
+  secure: boolean;
+  username: string | null;
+  password: string | null;
+  from: string;
+  to: string[];
+}
+
+export type ChannelConfig =
+  | { type: 'webhook'; url: string; secret: string }
+  | { type: 'slack'; url: string }
+  | { type: 'discord'; url: string }
+  | ({ type: 'email' } & EmailConfig);
+
+export interface Channel {
+  id: string;
+  name: string;
+  events: NotifyEvent[];
+  config: ChannelConfig;
+  createdAt: string;
+}
+
+export interface ChannelView {
+  id: string;
+  name: string;
+  type: ChannelType;
+  events: NotifyEvent[];
+  /** Where it goes, without secrets: the URL's host, or the SMTP server and recipients. */
+  target: string;
+  createdAt: string;
+}
+
+export type ChannelInput = { name: string; events: NotifyEvent[] } & (
+  | { type: 'webhook'; url: string }
+  | { type: 'slack'; url: string }
+  | { type: 'discord'; url: string }
+  | ({ type: 'email' } & EmailConfig)
+);
+
+const SETTING = 'notificationChannels';
+
+export class NotificationChannels {
+  constructor(
+    private settings: SettingsRepo,
+    private clock: Clock,
+    private sender: Sender,
+  ) {}
+
+  async all(): Promise<Channel[]> {
+    const sealed = await this.settings.getSealed(SETTING);
+    return sealed === null ? [] : (JSON.parse(sealed) as Channel[]);
+  }
+
+  async list(access: Access): Promise<ChannelView[]> {
+    access.requireAllProjects('reading notification channels');
+    return (await this.all()).map(viewOf);
+  }
+
+  /** Creates a channel; a generic webhook's signing secret is answered here only. */
+  async create(access: Access, input: ChannelInput): Promise<{ channel: ChannelView; secret?: string }> {
+    access.requireWrite();
+    access.requireAllProjects('changing notification channels');
+    const { name, events, ...rest } = input;
+    const secret = rest.type === 'webhook' ? randomBytes(32).toString('hex') : undefined;
+    const config = (rest.type === 'webhook' ? { ...rest, secret } : rest) as ChannelConfig;
+    const channel: Channel = { id: newId(), name, events: [...new Set(events)], config, createdAt: this.clock.now() };
+    await this.save([...(await this.all()), channel]);
+    return secret === undefined ? { channel: viewOf(channel) } : { channel: viewOf(channel), secret };
+  }
+
+  async delete(access: Access, id: string): Promise<void> {
+    access.requireWrite();
+    access.requireAllProjects('changing notification channels');
+    const channels = await this.all();
+    if (!channels.some((c) => c.id === id)) throw new NotFound('notification channel not found');
+    await this.save(channels.filter((c) => c.id !== id));
+  }
+
+  /** Sends a test notice now (one attempt) and says how it went. */
+  async test(access: Access, id: string): Promise<{ ok: boolean; detail: string }> {
+    access.requireWrite();
+    access.requireAllProjects('testing notification channels');
+    const channel = (await this.all()).find((c) => c.id === id);
+    if (!channel) throw new NotFound('notification channel not found');
+    const notice: Notice = { event: 'test', at: this.clock.now(), text: `Berth: a test notification for channel "${channel.name}"`, data: {} };
+    return this.sender.send(channel, notice, 1);
+  }
+
+  private async save(channels: Channel[]): Promise<void> {
+    await this.settings.setSealed(SETTING, JSON.stringify(channels), this.clock.now());
+  }
+}
+
+function viewOf(c: Channel): ChannelView {
+  const cfg = c.config;
+  const target = cfg.type === 'email' ? `smtp://${cfg.host}:${cfg.port} to ${cfg.to.join(', ')}` : safeHost(cfg.url);
+  return { id: c.id, name: c.name, type: cfg.type, events: c.events, target, createdAt: c.createdAt };
+}
+
+function safeHost(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}`;
+  } catch {
+    return '(invalid URL)';
+  }
+}

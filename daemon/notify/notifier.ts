@@ -1,0 +1,80 @@
+// Turns what happens on the daemon into notices for the channels that asked for them: a failed
+// deployment, a deployment gone live (optional), a failed backup, and a restart after a crash (the
+// data dir keeps a marker while the daemon runs; a clean stop removes it). Sending happens in the
+// background and never affects the event that caused it.
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Clock } from '../core/clock.js';
+import type { PublishedEvent } from '../core/events.js';
+import type { Store } from '../core/store.js';
+import type { EventHub } from '../events/hub.js';
+import type { NotificationChannels, NotifyEvent } from './channels.js';
+import type { Notice, Sender } from './senders.js';
+
+const RUNNING_MARKER = 'daemon.running';
+
+export class Notifier {
+  private pending = new Set<Promise<unknown>>();
+  private unsubscribe: () => void = () => undefined;
+
+  constructor(
+    private d: { store: Store; clock: Clock; channels: NotificationChannels; sender: Sender; log: (message: string, err?: unknown) => void },
+  ) {}
+
+  start(hub: EventHub): void {
+    this.unsubscribe = hub.subscribe((e) => this.track(this.onEvent(e)));
+  }
+
+  /** Marks the daemon running; answers whether the previous run ended without a clean stop. */
+  static markRunning(dataDir: string): boolean {
+    const path = join(dataDir, RUNNING_MARKER);
+    const crashed = existsSync(path);
+    writeFileSync(path, `${process.pid}\n`, { mode: 0o600 });
+    return crashed;
+  }
+
+  static markStopped(dataDir: string): void {
+    rmSync(join(dataDir, RUNNING_MARKER), { force: true });
+  }
+
+  restartedAfterCrash(): void {
+    this.track(this.notify('daemon_restarted', { event: 'daemon_restarted', at: this.d.clock.now(), text: 'Berth: the daemon restarted after it stopped unexpectedly', data: {} }));
+  }
+
+  async stop(): Promise<void> {
+    this.unsubscribe();
+    await Promise.allSettled([...this.pending]);
+  }
+
+  private async onEvent(e: PublishedEvent): Promise<void> {
+    if (e.type === 'deployment' && (e.data.status === 'failed' || e.data.status === 'running')) {
+      const event: NotifyEvent = e.data.status === 'failed' ? 'deployment_failed' : 'deployment_succeeded';
+      const names = await this.names(e.data.serviceId, e.data.projectId);
+      const text = e.data.status === 'failed' ? `Berth: deployment of ${names.label} failed` : `Berth: ${names.label} deployed and live`;
+      await this.notify(event, { event, at: e.at, text: `${text} (deployment ${e.data.deploymentId})`, data: { ...names.data, deploymentId: e.data.deploymentId, status: e.data.status } });
+    } else if (e.type === 'backup' && e.data.status === 'failed') {
+      const names = await this.names(e.data.serviceId, e.data.projectId);
+      await this.notify('backup_failed', { event: 'backup_failed', at: e.at, text: `Berth: backup of ${names.label} failed (backup ${e.data.backupId})`, data: { ...names.data, backupId: e.data.backupId, status: e.data.status } });
+    }
+  }
+
+  private async names(serviceId: string, projectId: string): Promise<{ label: string; data: Record<string, string | null> }> {
+    const service = await this.d.store.services.get(serviceId).catch(() => null);
+    const project = await this.d.store.projects.get(projectId).catch(() => null);
+    return {
+      label: `${project?.name ?? projectId}/${service?.name ?? serviceId}`,
+      data: { projectId, projectName: project?.name ?? null, serviceId, serviceName: service?.name ?? null },
+    };
+  }
+
+  private async notify(event: NotifyEvent, notice: Notice): Promise<void> {
+    const channels = (await this.d.channels.all()).filter((c) => c.events.includes(event));
+    await Promise.all(channels.map((c) => this.d.sender.send(c, notice)));
+  }
+
+  private track(p: Promise<unknown>): void {
+    const guarded = p.catch((err: unknown) => this.d.log('sending notifications', err));
+    this.pending.add(guarded);
+    void guarded.finally(() => this.pending.delete(guarded));
+  }
+}

@@ -1,0 +1,88 @@
+// Delivering one notice to one channel: HTTP POSTs (generic webhook with an HMAC-SHA256 signature
+// header, Slack, Discord) and SMTP mail through nodemailer. Bounded: a timeout per attempt and a
+// few attempts with growing pauses. Never throws: the outcome is answered and failures are logged
+// (without the URL, which is a secret for Slack and Discord).
+import { createHmac } from 'node:crypto';
+import nodemailer from 'nodemailer';
+import type { Channel } from './channels.js';
+
+export interface Notice {
+  event: string;
+  at: string;
+  /** One line for people (Slack, Discord, the mail's subject). */
+  text: string;
+  /** Ids and names for machines (the generic webhook's body). */
+  data: Record<string, string | null>;
+}
+
+export interface Sender {
+  /** Tries up to `attempts` times; resolves with the last outcome. */
+  send(channel: Channel, notice: Notice, attempts?: number): Promise<{ ok: boolean; detail: string }>;
+}
+
+const ATTEMPT_TIMEOUT_MS = 10_000;
+export const SIGNATURE_HEADER = 'X-Berth-Signature-256';
+
+export function channelSender(log: (message: string, err?: unknown) => void, pausesMs: readonly number[] = [1000, 5000]): Sender {
+  return {
+    async send(channel, notice, attempts = pausesMs.length + 1) {
+      let outcome = { ok: false, detail: 'not sent' };
+      for (let i = 0; i < attempts; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, pausesMs[i - 1] ?? pausesMs.at(-1) ?? 1000));
+        outcome = await sendOnce(channel, notice).then(
+          () => ({ ok: true, detail: 'delivered' }),
+          (err: unknown) => ({ ok: false, detail: err instanceof Error ? err.message : String(err) }),
+        );
+        if (outcome.ok) return outcome;
+      }
+      log(`notification channel "${channel.name}" (${channel.config.type}): ${notice.event} not delivered after ${attempts} attempt(s): ${outcome.detail}`);
+      return outcome;
+    },
+  };
+}
+
+async function sendOnce(channel: Channel, notice: Notice): Promise<void> {
+  const cfg = channel.config;
+  switch (cfg.type) {
+    case 'webhook': {
+      const body = JSON.stringify({ event: notice.event, at: notice.at, text: notice.text, ...notice.data });
+      const signature = `sha256=${createHmac('sha256', cfg.secret).update(body).digest('hex')}`;
+      return post(cfg.url, body, { 'X-Berth-Event': notice.event, [SIGNATURE_HEADER]: signature });
+    }
+    case 'slack':
+      return post(cfg.url, JSON.stringify({ text: notice.text }), {});
+    case 'discord':
+      return post(cfg.url, JSON.stringify({ content: notice.text.slice(0, 2000) }), {});
+    case 'email': {
+      const transport = nodemailer.createTransport({
+        host: cfg.host,
+        port: cfg.port,
+        secure: cfg.secure,
+        ...(cfg.username ? { auth: { user: cfg.username, pass: cfg.password ?? '' } } : {}),
+        connectionTimeout: ATTEMPT_TIMEOUT_MS,
+        greetingTimeout: ATTEMPT_TIMEOUT_MS,
+        socketTimeout: ATTEMPT_TIMEOUT_MS,
+      });
+      try {
+        await transport.sendMail({ from: cfg.from, to: cfg.to, subject: notice.text.slice(0, 200), text: `${notice.text}\n\n${Object.entries(notice.data).map(([k, v]) => `${k}: ${v ?? ''}`).join('\n')}\n` });
+      } finally {
+        transport.close();
+      }
+    }
+  }
+}
+
+async function post(url: string, body: string, headers: Record<string, string>): Promise<void> {
+  const res = await fetch(url, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json', 'user-agent': 'Berth-Notifications', ...headers },
+    redirect: 'error',
+    signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+  }).catch((err: unknown) => {
+    // fetch's message can carry the URL; say only what kind of failure it was
+    throw new Error(`the request failed (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name})`);
+  });
+  await res.arrayBuffer().catch(() => undefined);
+  if (res.status < 200 || res.status >= 300) throw new Error(`the receiver answered HTTP ${res.status}`);
+}
