@@ -64,7 +64,15 @@ export class TestCaddy {
   }
 
   async config(): Promise<unknown> {
-    return (await fetch(`${this.adminUrl}/config/`)).json();
+    // a load restarts Caddy's admin server: a kept-alive connection from before may be closed under us
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await (await fetch(`${this.adminUrl}/config/`)).json();
+      } catch (err) {
+        if (attempt >= 3) throw err;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
   }
 
   async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
