@@ -16,6 +16,7 @@ import type { CachedStore } from './store/read-cache.js';
 import { BerthCa } from './databases/tls.js';
 import { openAdapter } from './databases/open.js';
 import { Databases } from './core/databases.js';
+import { liveDeployment } from './core/deployment-states.js';
 import { databaseRoutes } from './http/routes/databases.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
 import { DaemonEvents } from './deploy/events.js';
@@ -224,9 +225,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     tool: backupTool,
     remote: () => backupStorage.remote(),
     live: async (service) => {
-      const live = (await store.deployments.listByService(service.id)).find((x) => x.status === 'running' && x.containerId);
+      const live = await liveDeployment(store, service.id);
       if (!live || service.hostPort === null) return null;
-      return { containerId: live.containerId!, env: Object.fromEntries(await core.catalog.resolvedEnv(service)), hostPort: service.hostPort };
+      return { containerId: live.containerId, env: Object.fromEntries(await core.catalog.resolvedEnv(service)), hostPort: service.hostPort };
     },
     restarted: (serviceId) => engine.containerRestarted(serviceId),
     importPostgres: importPostgresUrl,

@@ -8,6 +8,7 @@ import type { Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
 import { DatabaseUnavailable, InvalidInput } from './errors.js';
+import { liveDeployment } from './deployment-states.js';
 import { visibleService } from './lookup.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
@@ -123,7 +124,7 @@ export class Databases {
     if (level === 'write') access.requireWrite();
     const service = await this.databaseService(access, serviceId);
     const engine = service.databaseEngine!;
-    const live = (await this.d.store.deployments.listByService(service.id)).some((x) => x.status === 'running');
+    const live = await liveDeployment(this.d.store, service.id);
     if (!live || service.hostPort === null) throw new DatabaseUnavailable(`${service.name} is not running: deploy it first`);
     const vars = await this.d.catalog.resolvedEnv(service);
     const adapter = await this.d.open(engine, { host: '127.0.0.1', port: service.hostPort, ...databaseLogin(engine, vars) });

@@ -1,5 +1,6 @@
 // Typed errors thrown by core code. The HTTP layer's one error funnel turns them into
 // `{error: {code, message}}` with the status each class names; core never knows about HTTP.
+import type { DeploymentStatus } from '../../shared/types.js';
 
 export abstract class BerthError extends Error {
   abstract readonly status: number;
@@ -64,5 +65,16 @@ export class TooMany extends BerthError {
   constructor(message: string, code: string) {
     super(message);
     this.code = code;
+  }
+}
+
+/** A deployment status change that the state table (core/deployment-states.ts) does not allow. */
+export class IllegalTransition extends Conflict {
+  constructor(
+    readonly from: DeploymentStatus,
+    readonly to: DeploymentStatus,
+    deploymentId?: string,
+  ) {
+    super(`deployment${deploymentId ? ` ${deploymentId}` : ''} is ${from}; it cannot become ${to}`, 'illegal_transition');
   }
 }

@@ -59,14 +59,29 @@ export interface DomainRepo {
   delete(id: string): Promise<void>;
 }
 
+/** What may change on a deployment besides its status (which only `setStatus` writes). */
+export type DeploymentPatch = Partial<Omit<DeploymentRecord, 'id' | 'serviceId' | 'status'>>;
+
 export interface DeploymentRepo {
   /** Newest first. */
   listByService(serviceId: string): Promise<DeploymentRecord[]>;
   get(id: string): Promise<DeploymentRecord | null>;
   /** Oldest first. */
   listByStatus(statuses: readonly DeploymentRecord['status'][]): Promise<DeploymentRecord[]>;
+  /**
+   * The live deployment of each given service that has one (see core/deployment-states.ts): its
+   * newest `running` deployment with a container. At most one per service.
+   */
+  live(serviceIds: readonly string[]): Promise<DeploymentRecord[]>;
+  /** Stores a new deployment; core stores every deployment as `queued`. */
   insert(deployment: DeploymentRecord): Promise<void>;
-  update(id: string, patch: Partial<DeploymentRecord>): Promise<void>;
+  update(id: string, patch: DeploymentPatch): Promise<void>;
+  /**
+   * Sets the status (and `patch`) only while the stored status is one of `from`, in one statement;
+   * false when it was not (or the deployment is gone). Use core's `recordStatus`, which checks the
+   * state table.
+   */
+  setStatus(id: string, to: DeploymentRecord['status'], from: readonly DeploymentRecord['status'][], patch: DeploymentPatch): Promise<boolean>;
 }
 
 export type LogTable = 'deployment_logs' | 'runtime_logs';

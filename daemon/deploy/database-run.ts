@@ -3,6 +3,7 @@
 // data directory, so a database is recreated (the old container stops before the new one starts)
 // rather than swapped while both run; when the new one fails, the old one is started again.
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import { isLive, liveDeployment } from '../core/deployment-states.js';
 import { databaseLogin } from '../core/engines.js';
 import { generatedOwner } from '../core/generated-names.js';
 import { BuildError } from '../build/build-error.js';
@@ -53,7 +54,7 @@ export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record
 
 /** Stops the live containers of a database before the new one starts; returns what was stopped. */
 export async function stopLiveDatabase(d: DeployDeps, service: ServiceRecord, dep: DeploymentRecord, say: Say): Promise<DeploymentRecord[]> {
-  const live = (await d.store.deployments.listByService(service.id)).filter((x) => x.status === 'running' && x.id !== dep.id && x.containerId);
+  const live = (await d.store.deployments.listByService(service.id)).filter((x) => isLive(x) && x.id !== dep.id);
   for (const old of live) {
     say(`Stopping the running database container ${old.containerName ?? old.containerId} (one server per data volume)`);
     await d.docker.getContainer(old.containerId!).stop({ t: 30 }).catch((err: { statusCode?: number }) => {
@@ -90,7 +91,7 @@ export async function startDatabaseStoppedByCrash(
   service: ServiceRecord,
   dep: DeploymentRecord,
 ): Promise<Awaited<ReturnType<typeof containerState>>> {
-  const newest = (await d.store.deployments.listByService(service.id)).find((x) => x.status === 'running');
+  const newest = await liveDeployment(d.store, service.id);
   const state = await containerState(d.docker, dep.containerId!);
   if (newest?.id !== dep.id || !state || !d.own.owns(state.labels, { serviceId: service.id, deploymentId: dep.id })) return state;
   try {

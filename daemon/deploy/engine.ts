@@ -3,6 +3,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DeploymentEngine } from '../core/deployment-engine.js';
+import { liveDeployment } from '../core/deployment-states.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { isDockerUnreachable } from '../docker/client.js';
 import { listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
@@ -126,9 +127,9 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   /** After something else restarted a service's live container (a restore): the store (and Caddy, for web services) follow its published port. */
   async containerRestarted(serviceId: string): Promise<void> {
     const service = await this.d.store.services.get(serviceId);
-    const live = (await this.d.store.deployments.listByService(serviceId)).find((x) => x.status === 'running' && x.containerId);
+    const live = await liveDeployment(this.d.store, serviceId);
     if (!service || !live || service.internalPort === null) return;
-    const port = await publishedPort(this.d.docker, live.containerId!, `${service.internalPort}/tcp`);
+    const port = await publishedPort(this.d.docker, live.containerId, `${service.internalPort}/tcp`);
     if (port === null) return;
     if (port === live.upstreamPort) return;
     await this.d.store.deployments.update(live.id, { upstreamPort: port });

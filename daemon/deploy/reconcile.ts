@@ -3,6 +3,7 @@
 // not restarted; containers nothing in the store accounts for are removed (labels checked).
 // The store's part needs no Docker and runs once at start; the Docker part runs when the Engine
 // answers, which may be later (reconcile-retry.ts), while the API already serves.
+import { isFinal } from '../core/deployment-states.js';
 import type { DeploymentRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
@@ -73,7 +74,7 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
 async function stillWanted(d: DeployDeps, deploymentId: string | undefined): Promise<boolean> {
   if (!deploymentId) return false;
   const dep = await d.store.deployments.get(deploymentId);
-  return dep !== null && (dep.status === 'queued' || dep.status === 'building' || dep.status === 'running');
+  return dep !== null && !isFinal(dep.status);
 }
 
 /** Images, data volumes and networks of services and projects deleted while the Engine was unreachable. */

@@ -47,7 +47,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
   let stopped: DeploymentRecord[] = [];
 
   try {
-    await setStatus(d, dep, 'building', { startedAt: d.clock.now() });
+    // another writer ended it since it was read (the table refuses the move): nothing to run
+    if (!(await setStatus(d, dep, 'building', { startedAt: d.clock.now() }))) return;
     await setServiceState(d, service.id, { status: 'building', updatedAt: d.clock.now() });
     say(`Deploying ${service.name} (deployment ${dep.id})`);
 
@@ -287,7 +288,8 @@ async function goLive(
     if (previous.length > 0) say('Previous deployment superseded; it stops once its in-flight requests have finished');
     say(`Deployment is live${service.hostPort !== null ? ` on http://127.0.0.1:${service.hostPort}` : ''}`);
     const now = d.clock.now();
-    await setStatus(d, dep, 'running', { finishedAt: now });
+    // Ended meanwhile by another writer: it does not go live, and its container goes as debris.
+    if (!(await setStatus(d, dep, 'running', { finishedAt: now }))) throw new BuildError('the deployment was ended elsewhere before it went live');
     await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
   } catch (err) {
     if (routed !== null) d.dataPlane.settle(service.id, routed);

@@ -1,17 +1,33 @@
-// Recording deployment and service states, in one place so every path tells the same truth.
+// Recording deployment and service states, in one place so every path tells the same truth. The
+// moves a deployment may make are core's state table (core/deployment-states.ts).
 import type { DeploymentStatus } from '../../shared/types.js';
+import { recordStatus, serviceStatusAfterFailure } from '../core/deployment-states.js';
+import { IllegalTransition } from '../core/errors.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import type { DeploymentPatch } from '../core/store.js';
 import type { DeployDeps } from './context.js';
 
+/**
+ * Moves a deployment to `status` through the state table and publishes the change. False when it
+ * did not move: the deployment is gone, or another writer already ended it (logged; nothing is
+ * written, nothing published, so a finished deployment never takes back what it said).
+ */
 export async function setStatus(
-  d: Pick<DeployDeps, 'store' | 'events'>,
+  d: Pick<DeployDeps, 'store' | 'events' | 'log'>,
   dep: DeploymentRecord,
   status: DeploymentStatus,
-  patch: Partial<DeploymentRecord>,
-): Promise<void> {
-  await d.store.deployments.update(dep.id, { ...patch, status });
+  patch: DeploymentPatch,
+): Promise<boolean> {
+  try {
+    if (!(await recordStatus(d.store.deployments, dep.id, status, patch))) return false;
+  } catch (err) {
+    if (!(err instanceof IllegalTransition)) throw err;
+    d.log(`deployment ${dep.id} was not recorded as ${status}: ${err.message}`);
+    return false;
+  }
   const service = await d.store.services.get(dep.serviceId);
   if (service) d.events.hub.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: dep.id, serviceId: dep.serviceId, projectId: service.projectId, status } });
+  return true;
 }
 
 /** Updates a service; a change of status or reachable is published as a `service` event. */
@@ -25,20 +41,14 @@ export async function setServiceState(d: Pick<DeployDeps, 'store' | 'events'>, s
   }
 }
 
-export async function finishFailed(d: Pick<DeployDeps, 'store' | 'events' | 'clock'>, dep: DeploymentRecord, status: 'failed' | 'aborted'): Promise<void> {
-  await setStatus(d, dep, status, { finishedAt: d.clock.now() });
+export async function finishFailed(d: Pick<DeployDeps, 'store' | 'events' | 'clock' | 'log'>, dep: DeploymentRecord, status: 'failed' | 'aborted'): Promise<boolean> {
+  return setStatus(d, dep, status, { finishedAt: d.clock.now() });
 }
 
 /** After a failure: still `active` when another deployment is live, `failed` when nothing is. */
 export async function markServiceAfterFailure(d: Pick<DeployDeps, 'store' | 'clock' | 'events'>, serviceId: string): Promise<void> {
   const service = await d.store.services.get(serviceId);
   if (!service) return;
-  const deployments = await d.store.deployments.listByService(serviceId);
-  const live = deployments.some((x) => x.status === 'running');
-  const busy = deployments.some((x) => x.status === 'building');
-  await setServiceState(d, serviceId, {
-    status: busy ? 'building' : live ? 'active' : 'failed',
-    reachable: live && service.reachable,
-    updatedAt: d.clock.now(),
-  });
+  const { status, live } = serviceStatusAfterFailure(await d.store.deployments.listByService(serviceId));
+  await setServiceState(d, serviceId, { status, reachable: live && service.reachable, updatedAt: d.clock.now() });
 }

@@ -6,6 +6,7 @@
 // what Caddy runs (GET /config/) with what it would load, and loads only when they differ.
 import { isDeepStrictEqual } from 'node:util';
 import type { ProxyResult } from '../../shared/types.js';
+import { liveDeployments } from '../core/deployment-states.js';
 import { rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
@@ -45,14 +46,14 @@ export function isRoutedWeb(s: ServiceRecord): boolean {
 }
 
 /**
- * Each web service's live upstream: the published port of its newest running deployment, unless
- * `ahead` names one (a new container going live before the store says so).
+ * Each web service's live upstream: the published port of its live deployment, unless `ahead`
+ * names one (a new container going live before the store says so).
  */
-async function liveUpstreams(store: Store, ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
-  const running = [...(await store.deployments.listByStatus(['running']))].filter((d) => d.upstreamPort !== null);
-  running.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+async function liveUpstreams(store: Store, services: readonly ServiceRecord[], ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const d of running) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
+  for (const d of (await liveDeployments(store, services.map((s) => s.id))).values()) {
+    if (d.upstreamPort !== null) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
+  }
   for (const [serviceId, port] of ahead) out.set(serviceId, `127.0.0.1:${port}`);
   return out;
 }
@@ -75,7 +76,7 @@ export async function routingFromStore(
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);
 
   const services = (await store.services.list()).filter(isRoutedWeb);
-  const live = await liveUpstreams(store, ahead);
+  const live = await liveUpstreams(store, services, ahead);
   const byId = new Map(services.map((s) => [s.id, s]));
   const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
   // Generated names first: they belong to their service (the oldest one when two projects share

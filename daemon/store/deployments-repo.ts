@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DeploymentRecord } from '../core/records.js';
-import type { DeploymentRepo } from '../core/store.js';
+import type { DeploymentPatch, DeploymentRepo } from '../core/store.js';
 
 type Row = Record<string, unknown>;
 
@@ -22,9 +22,9 @@ const COLUMN: { [K in keyof DeploymentRecord]: string } = {
 };
 const FIELDS = Object.keys(COLUMN) as (keyof DeploymentRecord)[];
 
-function toRow(patch: Partial<DeploymentRecord>): Row {
+function toRow(patch: DeploymentPatch | DeploymentRecord): Row {
   const row: Row = {};
-  for (const f of FIELDS) if (f in patch) row[COLUMN[f]] = patch[f];
+  for (const f of FIELDS) if (f in patch) row[COLUMN[f]] = (patch as Partial<DeploymentRecord>)[f];
   return row;
 }
 
@@ -52,11 +52,35 @@ export function deploymentRepo(knex: Knex): DeploymentRepo {
       const rows = (await knex('deployments').whereIn('status', statuses as string[]).orderBy('created_at')) as Row[];
       return rows.map(toRecord);
     },
+    async live(serviceIds) {
+      // newest first, so the first row seen of each service is its live deployment
+      const rows = (await knex('deployments')
+        .whereIn('service_id', serviceIds as string[])
+        .andWhere({ status: 'running' })
+        .whereNotNull('container_id')
+        .orderBy([...NEWEST_FIRST])) as Row[];
+      const seen = new Set<unknown>();
+      const out: DeploymentRecord[] = [];
+      for (const row of rows) {
+        if (seen.has(row.service_id)) continue;
+        seen.add(row.service_id);
+        out.push(toRecord(row));
+      }
+      return out;
+    },
     async insert(d) {
       await knex('deployments').insert(toRow(d));
     },
     async update(id, patch) {
       await knex('deployments').where({ id }).update(toRow(patch));
+    },
+    async setStatus(id, to, from, patch) {
+      if (from.length === 0) return false;
+      const changed = await knex('deployments')
+        .where({ id })
+        .whereIn('status', from as string[])
+        .update({ ...toRow(patch), status: to });
+      return changed > 0;
     },
   };
 }

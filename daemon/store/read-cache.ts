@@ -18,6 +18,7 @@ const READS = new Set([
   'namesInProject',
   'usedHostPorts',
   'listByService',
+  'live',
   'listByServices',
   'listAll',
   'findByHostname',
