@@ -3,6 +3,7 @@ import type { Deployment, DeploymentLogLine } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
+import { INITIAL_STATUS, predecessorsOf } from './deployment-states.js';
 import type { EventSink } from './events.js';
 import { Conflict, NotFound } from './errors.js';
 import { newId } from './ids.js';
@@ -17,7 +18,8 @@ export interface LogReader {
 }
 
 export const TERMINAL_STATUSES: readonly DeploymentRecord['status'][] = ['running', 'superseded', 'failed', 'aborted'];
-const ABORTABLE: readonly DeploymentRecord['status'][] = ['queued', 'building'];
+/** queued and building: what the state table lets become `aborted`. */
+const ABORTABLE = predecessorsOf('aborted');
 
 export class Deployments {
   constructor(
@@ -68,7 +70,7 @@ export class Deployments {
       id: newId(),
       serviceId: service.id,
       commitSha: null,
-      status: 'queued',
+      status: INITIAL_STATUS,
       trigger: 'manual',
       imageTag: null,
       containerName: null,
@@ -82,7 +84,7 @@ export class Deployments {
       ...fields,
     };
     await this.store.deployments.insert(record);
-    this.events.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: record.id, serviceId: service.id, projectId: service.projectId, status: 'queued' } });
+    this.events.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: record.id, serviceId: service.id, projectId: service.projectId, status: record.status } });
     this.engine.enqueue(record.id, service.id);
     return deploymentView(record);
   }
