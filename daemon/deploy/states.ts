@@ -22,7 +22,7 @@ export async function setStatus(
     if (!(await recordStatus(d.store.deployments, dep.id, status, patch))) return false;
   } catch (err) {
     if (!(err instanceof IllegalTransition)) throw err;
-    d.log(`deployment ${dep.id} was not recorded as ${status}: ${err.message}`);
+    d.log(`${err.message}; its status stays as it is`);
     return false;
   }
   const service = await d.store.services.get(dep.serviceId);

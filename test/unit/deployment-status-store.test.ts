@@ -7,6 +7,10 @@ import { liveDeployment, liveDeployments, recordStatus } from '../../daemon/core
 import { IllegalTransition } from '../../daemon/core/errors.js';
 import type { DeploymentRecord, ServiceRecord } from '../../daemon/core/records.js';
 import type { DeploymentRepo, Store } from '../../daemon/core/store.js';
+import { systemClock } from '../../daemon/core/clock.js';
+import { setStatus } from '../../daemon/deploy/states.js';
+import { DaemonEvents, type DeploymentChange } from '../../daemon/deploy/events.js';
+import { EventHub } from '../../daemon/events/hub.js';
 import { openDataDir } from '../../daemon/runtime.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -100,6 +104,21 @@ describe('deployment status writes (real SQLite, two connections)', () => {
     expect(err).to.be.instanceOf(IllegalTransition);
     expect(await b.deployments.get('f')).to.include({ status: 'failed', finishedAt: null });
     expect(await recordStatus(a.deployments, 'nope', 'failed')).to.equal(null);
+  });
+
+  it("the deploy engine's writer that loses records nothing, publishes nothing and says why in the daemon log", async () => {
+    const events = new DaemonEvents(new EventHub(systemClock));
+    const seen: DeploymentChange[] = [];
+    events.onDeployment((c) => seen.push(c));
+    const logged: string[] = [];
+    const d = { store: a, events, log: (m: string) => logged.push(m) };
+    await a.deployments.insert(deployment('x', 's', 'running', NOW));
+    const read = (await a.deployments.get('x'))!;
+    expect(await setStatus({ ...d, store: b }, read, 'superseded', {})).to.equal(true);
+    expect(await setStatus(d, read, 'failed', { finishedAt: NOW })).to.equal(false);
+    expect(await a.deployments.get('x')).to.include({ status: 'superseded', finishedAt: null });
+    expect(seen.map((c) => c.status)).to.deep.equal(['superseded']);
+    expect(logged).to.deep.equal(['deployment x is superseded; it cannot become failed; its status stays as it is']);
   });
 
   it('liveDeployment is the newest running deployment with a container, per service', async () => {
