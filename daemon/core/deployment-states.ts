@@ -80,8 +80,9 @@ export function isLive(d: DeploymentRecord): d is LiveDeployment {
 
 /**
  * The deployment serving a service now: its newest `running` deployment that has a container;
- * null when nothing is live. The one answer to "which deployment is live" (backups and restores,
- * database sessions, the proxy, a database redeploy, reconciliation all ask here).
+ * null when nothing is live. The one answer to "which deployment is live": backups and restores
+ * (server.ts), database sessions, Caddy's upstreams, a database redeploy and its crash recovery,
+ * and the engine after a restore restarted the container all ask here.
  */
 export async function liveDeployment(store: Pick<Store, 'deployments'>, serviceId: string): Promise<LiveDeployment | null> {
   return (await liveDeployments(store, [serviceId])).get(serviceId) ?? null;
