@@ -103,6 +103,7 @@ export function readConfig(env: Env = process.env): Config {
   const dataDir = value('BERTH_DATA_DIR') ?? (isRoot() ? '/var/lib/berth' : join(homedir(), '.local/share/berth'));
 
   const bootstrapKey = env.BERTH_BOOTSTRAP_KEY ?? null;
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (bootstrapKey !== null && (bootstrapKey.length < 16 || bootstrapKey.length > 512 || /[\s\x00-\x1f]/.test(bootstrapKey))) {
     throw new ConfigError('BERTH_BOOTSTRAP_KEY must be 16-512 characters with no spaces or control characters');
   }

@@ -9,7 +9,7 @@
 // comparison has to run once the TLS handshake is done, before the socket is handed to undici.
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
-import type { Agent } from 'undici';
+import type { Agent, fetch as UndiciFetch } from 'undici';
 
 /** The error a connection with another certificate fails with (the `cause` of fetch's TypeError). */
 export class FingerprintMismatchError extends Error {
@@ -79,7 +79,7 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 /** fetch over a pinned connection (undici's own fetch, so the dispatcher and fetch are one version). */
 export function pinnedFetch(fingerprint: string): FetchLike {
   normalizeFingerprint(fingerprint); // a bad pin fails here, not at the first request
-  let ready: Promise<{ dispatcher: Agent; fetch: typeof import('undici').fetch }> | null = null;
+  let ready: Promise<{ dispatcher: Agent; fetch: typeof UndiciFetch }> | null = null;
   return async (input, init) => {
     ready ??= Promise.all([pinnedAgent(fingerprint), import('undici')]).then(([dispatcher, undici]) => ({ dispatcher, fetch: undici.fetch }));
     const { dispatcher, fetch } = await ready;

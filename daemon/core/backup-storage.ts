@@ -154,6 +154,7 @@ function checkPrefix(raw: string): string {
   if (prefix === '') return '';
   if (prefix.startsWith('/')) throw new InvalidInput('prefix must not begin with "/"');
   if (prefix.length > 512) throw new InvalidInput('prefix must be at most 512 characters');
+  // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   if (/[\u0000-\u001f\u007f\\]/.test(prefix)) throw new InvalidInput('prefix must not contain control characters or backslashes');
   const withSlash = prefix.endsWith('/') ? prefix : `${prefix}/`;
   const segments = withSlash.slice(0, -1).split('/');

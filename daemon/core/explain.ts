@@ -120,6 +120,7 @@ export class FailureExplainer {
 
 /** Colour and cursor codes (docker build output is full of them) say nothing to a reader. */
 export function stripTerminalCodes(line: string): string {
+  // eslint-disable-next-line no-control-regex -- terminal escape sequences start with ESC
   return line.replace(/\u001b\[[0-9;?]*[ -/]*[@-~]/g, '').replace(/\u001b[()][0-9A-Za-z]/g, '');
 }
 

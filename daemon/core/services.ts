@@ -2,7 +2,8 @@
 import type { ProxyResult, Service, ServiceOverview, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
 import { ENV_KEY_PATTERN } from '../../shared/constants.js';
 import type { Access } from './access.js';
-import { Catalog, referenceName } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import { referenceName } from './catalog.js';
 import type { Clock } from './clock.js';
 import { initialDatabaseEnv } from './engines.js';
 import { EnvResolver, referencesIn } from './env-references.js';
@@ -173,10 +174,10 @@ export class Services {
       change.name = patch.name; // the slug stays: URLs and references keep working
     }
     if (patch.branch !== undefined) change.branch = isGit ? checkBranch(patch.branch) : patch.branch || DEFAULT_BRANCH;
-    if (patch.rootDir !== undefined) (gitOnly('rootDir'), (change.rootDir = checkRelativePath('rootDir', patch.rootDir)));
-    if (patch.dockerfilePath !== undefined) (gitOnly('dockerfilePath'), (change.dockerfilePath = checkRelativePath('dockerfilePath', patch.dockerfilePath)));
-    if (patch.staticOutput !== undefined) (gitOnly('staticOutput'), (change.staticOutput = checkRelativePath('staticOutput', patch.staticOutput)));
-    if (patch.githubToken !== undefined) (gitOnly('githubToken'), (change.githubToken = patch.githubToken || null));
+    if (patch.rootDir !== undefined) { gitOnly('rootDir'); change.rootDir = checkRelativePath('rootDir', patch.rootDir); }
+    if (patch.dockerfilePath !== undefined) { gitOnly('dockerfilePath'); change.dockerfilePath = checkRelativePath('dockerfilePath', patch.dockerfilePath); }
+    if (patch.staticOutput !== undefined) { gitOnly('staticOutput'); change.staticOutput = checkRelativePath('staticOutput', patch.staticOutput); }
+    if (patch.githubToken !== undefined) { gitOnly('githubToken'); change.githubToken = patch.githubToken || null; }
     if (patch.installCommand !== undefined) change.installCommand = patch.installCommand;
     if (patch.buildCommand !== undefined) change.buildCommand = patch.buildCommand;
     if (patch.startCommand !== undefined) change.startCommand = patch.startCommand;

@@ -55,6 +55,7 @@ export function checkBranch(value: string): string {
     value.includes('//') ||
     value.includes('@{') ||
     value === '@' ||
+    // eslint-disable-next-line no-control-regex -- git refuses control characters in branch names (git check-ref-format)
     /[\x00-\x20\x7f~^:?*[\\]/.test(value) ||
     value.split('/').some((part) => part.startsWith('.'));
   if (bad) throw new InvalidInput(`branch "${value.slice(0, 80)}" is not a valid git branch name`);

@@ -137,7 +137,7 @@ export function wallToInstant(wall: string, zone: string): Date | null {
   if (m[1] === '0000') return new Date(0); // how ClickHouse prints the zero DateTime
   const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
   if (!offsetFormats.has(zone)) {
-    let f: Intl.DateTimeFormat | null = null;
+    let f: Intl.DateTimeFormat | null;
     try {
       f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
     } catch {

@@ -183,7 +183,7 @@ class MysqlAdapter implements DatabaseAdapter {
     return new Promise((resolve, reject) => {
       const out: StreamedResult = { fields: null, header: null, rows: [], seen: 0, cut: false };
       let settled = false;
-      const finish = (err?: unknown) => {
+      const finish = (err?: Error) => {
         if (settled) return;
         settled = true;
         this.budget.end();
@@ -209,7 +209,7 @@ class MysqlAdapter implements DatabaseAdapter {
         out.seen++;
         if (out.seen <= keep) out.rows.push(row as unknown[]);
       });
-      q.on('error', (err: unknown) => finish(err));
+      q.on('error', (err: Error) => finish(err));
       q.on('end', () => finish());
     });
   }

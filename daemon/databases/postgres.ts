@@ -8,6 +8,7 @@
 // checked against the catalogue, then quoted.
 import pg from 'pg';
 import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
+import type { Socket } from 'node:net';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
 import { SocketBudget } from './answer-budget.js';
@@ -261,7 +262,7 @@ export async function openPostgres(conn: Connection): Promise<DatabaseAdapter> {
     const mapped = translate(err);
     throw mapped instanceof BerthError ? mapped : new DatabaseUnavailable(`postgres is unreachable: ${(err as Error).message}`);
   }
-  const socket = (client as unknown as { connection: { stream: import('node:net').Socket } }).connection.stream;
+  const socket = (client as unknown as { connection: { stream: Socket } }).connection.stream;
   return new PostgresAdapter(client, new SocketBudget(socket));
 }
 

@@ -6,10 +6,11 @@ import { webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join } from 'node:path';
+import type * as X509Module from '@peculiar/x509';
 
 const crypto = webcrypto as unknown as Crypto;
 
-type X509 = typeof import('@peculiar/x509');
+type X509 = typeof X509Module;
 let loaded: Promise<X509> | null = null;
 /** The X.509 library, loaded on first use (it is only needed when a certificate is made). */
 function x509lib(): Promise<X509> {

@@ -55,7 +55,7 @@ function createTray(): Tray | null {
 function openWindow(serverId: string, route: string): void {
   const url = `${APP_ORIGIN}${route}${serverId ? `#server=${encodeURIComponent(serverId)}` : ''}`;
   if (window && !window.isDestroyed()) {
-    void window.loadURL(url);
+    window.loadURL(url).catch(logFailure(`loading ${url}`));
     window.show();
     window.focus();
     return;
@@ -81,13 +81,22 @@ function openWindow(serverId: string, route: string): void {
       new Notification({ title: 'Berth is still running', body: how.message }).show();
     }
   });
-  void window.loadURL(url);
+  window.loadURL(url).catch(logFailure(`loading ${url}`));
+}
+
+/** The main process has no other log: a failed window load or browser hand-off goes to its stderr. */
+function logFailure(what: string): (err: unknown) => void {
+  return (err) => console.error(`berth: ${what} failed:`, err);
+}
+
+function openExternal(url: string): void {
+  shell.openExternal(url).catch(logFailure(`opening ${url} in the browser`));
 }
 
 /** External links open in the browser; the window never leaves the app's own pages. */
 function guardNavigation(wc: WebContents): void {
   const external = (url: string) => {
-    if (/^https?:\/\//.test(url)) void shell.openExternal(url);
+    if (/^https?:\/\//.test(url)) openExternal(url);
   };
   wc.setWindowOpenHandler(({ url }) => {
     external(url);
@@ -132,7 +141,7 @@ app.on('second-instance', () => {
   } else openWindow('', '/');
 });
 
-void app.whenReady().then(() => {
+app.whenReady().then(() => {
   serveConsole();
   tray = createTray();
   const trayView: TrayView | null = tray && {
@@ -183,9 +192,14 @@ void app.whenReady().then(() => {
   if (store.corruptBackup) new Notification({ title: 'Berth could not read its stored keys', body: `The file was kept as ${store.corruptBackup}; add the keys again.` }).show();
   void checkForUpdate(UPDATE_FEED, app.getVersion(), process.platform)
     .then((u) => {
-      if (u) updateItem = { label: `Update available: ${u.version}…`, click: () => void shell.openExternal(u.url) };
+      if (u) updateItem = { label: `Update available: ${u.version}…`, click: () => openExternal(u.url) };
     })
     .catch(() => undefined);
+}).catch((err: unknown) => {
+  // a start that failed half-way (no window, maybe no tray) must not linger unseen
+  logFailure('starting the desktop app')(err);
+  quitting = true;
+  app.quit();
 });
 
 app.on('window-all-closed', () => {

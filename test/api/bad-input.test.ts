@@ -374,8 +374,8 @@ function expectErrorBody(res: RawResponse): void {
   const body = res.body as { error?: { code?: unknown; message?: unknown } };
   expect(body, show(res)).to.be.an('object').with.all.keys('error');
   expect(body.error, show(res)).to.be.an('object').with.all.keys('code', 'message');
-  expect(body.error!.code, show(res)).to.be.a('string').and.not.empty;
-  expect(body.error!.message, show(res)).to.be.a('string').and.not.empty;
+  expect(body.error!.code, show(res)).to.be.a('string').and.not.equal('');
+  expect(body.error!.message, show(res)).to.be.a('string').and.not.equal('');
 }
 
 async function createFixtures(admin: BerthClient): Promise<Fixtures> {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import knexFactory from 'knex';
 import { join } from 'node:path';
-import { ApiError } from '../../shared/client.js';
+import type { ApiError } from '../../shared/client.js';
 import { DB_FILE } from '../../daemon/store/open.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq } from '../helpers/fixtures.js';

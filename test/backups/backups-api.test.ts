@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiError } from '../../shared/client.js';
+import type { ApiError } from '../../shared/client.js';
 import type { Backup, DatabaseEngine, Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';

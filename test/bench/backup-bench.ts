@@ -80,7 +80,7 @@ async function main(): Promise<void> {
   const { project } = await client.createProject({ name: 'backup-bench' });
   const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
   const { deployment } = await client.deploy(service.id);
-  let container = '';
+  let container: string;
   for (;;) {
     const d = (await client.listDeployments(service.id)).deployments.find((x) => x.id === deployment.id)!;
     if (d.status === 'failed') throw new Error('the database did not deploy');

@@ -87,7 +87,7 @@ describe('console build log across a dropped connection', function () {
     } catch (err) {
       const { screenshot } = await import('../helpers/browser.js');
       await screenshot(page, 'failed-log-resume');
-      throw new Error(`${(err as Error).message}; stream requests ${JSON.stringify(streamRequests)}; status: ${await page.getByRole('status').allTextContents()}`);
+      throw new Error(`${(err as Error).message}; stream requests ${JSON.stringify(streamRequests)}; status: ${await page.getByRole('status').allTextContents()}`, { cause: err });
     }
     const shown = Number(/(\d+) lines\./.exec((await page.getByText(/Build log complete/).textContent()) ?? '')![1]);
     await waitForDeployment(t.admin, service.id, deployment.id, ['running', 'failed']);

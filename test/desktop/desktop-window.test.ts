@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { APP_CSP } from '../../desktop/main/app-origin.js';
 import { createBridgeHandlers, type IpcSender } from '../../desktop/main/bridge-handlers.js';
 import { DesktopApp } from '../../desktop/main/desktop-app.js';
@@ -79,7 +79,7 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     );
 
     const handlers = createBridgeHandlers(app, { appOrigin: APP_ORIGIN, trustedWebContents: new Set([1]) });
-    const sender = (source: { frame: import('playwright-core').Frame; page: Page }): IpcSender => ({ webContentsId: 1, frameUrl: source.frame.url(), isMainFrame: source.frame === source.page.mainFrame() });
+    const sender = (source: { frame: Frame; page: Page }): IpcSender => ({ webContentsId: 1, frameUrl: source.frame.url(), isMainFrame: source.frame === source.page.mainFrame() });
     const subs = new Map<string, () => void>();
     await context.exposeBinding('__berthRequest', (source, serverId: string, method: string, path: string, body: unknown) => handlers.request(sender(source), serverId, method, path, body));
     await context.exposeBinding('__berthServers', (source) => handlers.servers(sender(source)));

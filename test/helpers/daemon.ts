@@ -51,6 +51,8 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: bootstrap,
     BERTH_PORT_RANGE: `${base}-${base + 1999}`,
+    // `npm run test:unit` points it at a socket that does not exist: a suite there that reaches Docker fails
+    ...(process.env.BERTH_DOCKER_SOCKET ? { BERTH_DOCKER_SOCKET: process.env.BERTH_DOCKER_SOCKET } : {}),
     ...(caddy?.env ?? {}),
     ...env,
   });

@@ -9,6 +9,7 @@ let ready: string | null = null;
 /** Ensures a working Docker Engine and the busybox base image; returns the image reference. */
 export function requireDocker(): string {
   if (ready) return ready;
+  if (process.env.BERTH_TEST_NO_DOCKER === '1') throw new Error('this suite needs Docker: it does not belong in test/unit.mocharc.cjs (npm run test:unit)');
   const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/docker.sh')], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`Docker setup failed:\n${res.stderr}\n${res.stdout}`);
   ready = 'berth-test/busybox:latest';

@@ -132,7 +132,7 @@ export function send(port: number, path: string, delivery: Delivery, host?: stri
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          let json: Record<string, unknown> = {};
+          let json: Record<string, unknown>;
           try {
             json = JSON.parse(text) as Record<string, unknown>;
           } catch {

@@ -26,7 +26,7 @@ export async function waitForDeployment(client: BerthClient, serviceId: string, 
     );
   } catch (err) {
     const logs = await client.deploymentLogs(deploymentId).catch(() => ({ logs: [] }));
-    throw new Error(`${(err as Error).message} (last status ${last}); log:\n${logs.logs.map((l) => l.line).join('\n')}`);
+    throw new Error(`${(err as Error).message} (last status ${last}); log:\n${logs.logs.map((l) => l.line).join('\n')}`, { cause: err });
   }
 }
 

@@ -189,7 +189,7 @@ export const clickhouseTool: EngineBackupTool = {
       } catch (err) {
         reader.close();
         for (const { staging } of entries) if (staging) await run(`DROP TABLE IF EXISTS ${q(staging)}`).catch(() => undefined);
-        throw new Error(`restore failed while loading the backup, the database was not changed: ${(err as Error).message}`);
+        throw new Error(`restore failed while loading the backup, the database was not changed: ${(err as Error).message}`, { cause: err });
       }
 
       // Phase 2: replace.

@@ -98,11 +98,11 @@ export const redisTool: EngineBackupTool = {
     await container.stop({ t: 30 }).catch((err: { statusCode?: number }) => {
       if (err.statusCode !== 304) throw err; // 304: already stopped
     });
-    let swapError: unknown = null;
+    let swapError: Error | null = null;
     try {
       await runHelper(ctx.docker, info, ['sh', '-c', SWAP_SCRIPT, 'berth-redis-restore'], [DATA_PATH, staged]);
     } catch (err) {
-      swapError = err;
+      swapError = err instanceof Error ? err : new Error(String(err));
     }
     await container.start();
     await waitForPong(ctx);
@@ -135,6 +135,7 @@ async function runHelper(docker: Docker, target: Docker.ContainerInspectInfo, en
     const { StatusCode } = (await helper.wait()) as { StatusCode: number };
     if (StatusCode !== 0) {
       const logs = String(await helper.logs({ stdout: true, stderr: true, follow: false }));
+      // eslint-disable-next-line no-control-regex -- drops the control bytes Docker's multiplexed log frame headers leave in the text
       throw new Error(`the restore helper container exited with code ${StatusCode}: ${logs.replace(/[\x00-\x08]/g, '').trim().slice(-2000)}`);
     }
   } finally {

@@ -7,7 +7,7 @@ import { TransportProvider, useGet, useTransport } from './api/context';
 import { useLiveEvents } from './api/live';
 import { ApiError, type Transport } from './transport/transport';
 import { Loading } from './ui/kit';
-import { NotifyProvider } from './ui/notify';
+import { NotifyProvider, useNotify } from './ui/notify';
 import { SignIn } from './views/signin/sign-in';
 import { ProjectsPage } from './views/projects/projects-page';
 import { ProjectPage } from './views/project/project-page';
@@ -77,6 +77,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
   const [location] = useLocation();
   const t = useTransport();
   const qc = useQueryClient();
+  const notify = useNotify();
   const admin = keyInfo.access === 'write' && keyInfo.projects === 'all';
   const active = (href: string) => (href === '/' ? location === '/' || location.startsWith('/projects') || location.startsWith('/services') : location.startsWith(href));
   return (
@@ -109,10 +110,13 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
               type="button"
               className="btn btn-ghost"
               onClick={() => {
-                void t.signOut!().finally(() => {
-                  qc.clear();
-                  qc.setQueryData(['session'], null);
-                });
+                // signed out here either way; a session the daemon did not end is said, not lost
+                t.signOut!()
+                  .catch((err: unknown) => notify.error(`The server did not end the session: ${err instanceof Error ? err.message : String(err)}`))
+                  .finally(() => {
+                    qc.clear();
+                    qc.setQueryData(['session'], null);
+                  });
               }}
             >
               Sign out

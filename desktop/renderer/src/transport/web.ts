@@ -18,7 +18,7 @@ export class WebTransport implements Transport {
       throw new ApiError(0, 'unreachable', 'the Berth daemon cannot be reached; check that it is running');
     }
     const text = await res.text();
-    let json: unknown = null;
+    let json: unknown;
     try {
       json = text ? JSON.parse(text) : null;
     } catch {
@@ -32,7 +32,7 @@ export class WebTransport implements Transport {
     const source = new EventSource(path);
     const seen = new Set<string>();
     const handle = (name: string) => (ev: MessageEvent<string>) => {
-      let data: unknown = null;
+      let data: unknown;
       try {
         data = JSON.parse(ev.data);
       } catch {

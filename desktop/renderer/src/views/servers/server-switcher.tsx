@@ -93,7 +93,9 @@ export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { serve
     refresh();
   };
   const active = servers?.find((s) => s.id === current) ?? servers?.[0];
-  const transport = useMemo(() => (active ? new BridgeTransport(bridge, active.id) : null), [bridge, active?.id]);
+  // keyed by the id: a refetched server list gives new objects for the same server
+  const activeId = active?.id;
+  const transport = useMemo(() => (activeId ? new BridgeTransport(bridge, activeId) : null), [bridge, activeId]);
   if (!servers) return null;
   return (
     <div className="desktop-root">
