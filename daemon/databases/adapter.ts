@@ -42,6 +42,16 @@ export interface RowsPage {
   totalEstimated: boolean;
   /** Present (true) when the page was cut at the byte cap: `rows` holds the rows that fitted. */
   truncated?: boolean;
+  /** Where the next page starts (pass it as `after`); null on the last page or when the table has no key to page by. */
+  nextCursor: string | null;
+}
+
+/** Which rows a page holds: `offset` rows are skipped after the cursor `after` (or the start). */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  /** A `nextCursor` of an earlier page of this table (see cursor.ts); null for the start. */
+  after: string | null;
 }
 
 export interface QueryResult {
@@ -67,8 +77,12 @@ export interface Scope {
 
 export interface DatabaseAdapter {
   listTables(scope: Scope): Promise<TableEntry[]>;
-  /** A page of rows. `table` is a TableEntry id. Unknown table: NotFound. At most `maxBytes` are read (then `truncated`). */
-  readRows(table: string, limit: number, offset: number, scope: Scope, maxBytes: number): Promise<RowsPage>;
+  /**
+   * A page of rows in key order. `table` is a TableEntry id. Unknown table: NotFound; a cursor that
+   * is not one of this table's: InvalidInput `invalid_cursor`. At most `maxBytes` are read (then
+   * `truncated`, and `nextCursor` points after the last row that fitted).
+   */
+  readRows(table: string, page: PageRequest, scope: Scope, maxBytes: number): Promise<RowsPage>;
   /** Runs one statement as written by the user (its text is theirs: it is the point of the endpoint). */
   query(statement: string, limits: QueryLimits, scope: Scope): Promise<QueryResult>;
   /** Inserts one row; returns its primary key as an object keyed by primary column. */

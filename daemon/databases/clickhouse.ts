@@ -17,9 +17,12 @@
 import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
 import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
 import { bigintCell, dateCell, decimalCell, fromCell, type Cell, type Row } from './encoding.js';
 
 const MUTATION_WAIT_MS = 30_000;
+/** Result columns holding the sorting key as text, for the cursor. */
+const KEY_ALIAS = '__berth_cursor_';
 /** Engines whose count() reads stored rows cheaply; MergeTree tables are counted from system.parts. */
 const COUNTABLE_ENGINES = new Set(['Memory', 'Log', 'TinyLog', 'StripeLog']);
 /** Statements that answer with rows (FORMAT JSON can be appended); anything else runs as a command. */
@@ -313,7 +316,7 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
   }
 
   /** The table's quoted name and columns, from the catalogue; NotFound when it has no such table. */
-  async function catalogue(id: string): Promise<{ db: string; name: string; from: string; columns: ColumnInfo[] }> {
+  async function catalogue(id: string): Promise<{ db: string; name: string; from: string; columns: ColumnInfo[]; sortKey: string[] }> {
     const dot = id.indexOf('.');
     const db = dot > 0 ? id.slice(0, dot) : '';
     const name = dot > 0 ? id.slice(dot + 1) : '';
@@ -331,7 +334,12 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       const primary = flag === undefined ? keyNames.includes(colName) : flag instanceof RawNumber ? flag.text === '1' : Boolean(flag);
       return { name: colName, type: String(c.type), primary };
     });
-    return { db, name, from: `${ident(db)}.${ident(name)}`, columns };
+    // The sorting key pages rows when it is plain columns (`ORDER BY (a, b)`); an expression
+    // (`ORDER BY toDate(ts)`), a table without one (Log, Memory, tuple()) leaves no key to page by.
+    const sortText = String(table.sorting_key ?? table.primary_key ?? '');
+    const sortNames = sortText.trim() === '' ? [] : sortText.split(',').map((s) => s.trim().replace(/^`(.*)`$/, '$1'));
+    const sortKey = sortNames.every((n) => columns.some((c) => c.name === n)) ? sortNames : [];
+    return { db, name, from: `${ident(db)}.${ident(name)}`, columns, sortKey };
   }
 
   function columnOf(columns: ColumnInfo[], name: string): ColumnInfo {
@@ -386,21 +394,54 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       return entries;
     }),
 
-    readRows: (table, limit, offset, _scope, maxBytes) => run(async () => {
-      const { from, columns } = await catalogue(table);
+    readRows: (table, { limit, offset, after }, _scope, maxBytes) => run(async () => {
+      const { from, columns, sortKey } = await catalogue(table);
       if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 0 || offset < 0) throw new InvalidInput('limit and offset must be non-negative integers');
-      const keys = columns.filter((c) => c.primary).map((c) => ident(c.name));
-      const order = keys.length ? ` ORDER BY ${keys.join(', ')}` : '';
-      const result = limit > 0 ? await select(`SELECT * FROM ${from}${order} LIMIT ${offset}, ${limit}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
+      const keyCols = sortKey.map((k) => columnOf(columns, k));
+      const keys = keyCols.map((c) => ident(c.name));
+      // Pages follow the sorting key when there is one; tables without one keep the primary columns' order.
+      const orderKeys = keys.length ? keys : columns.filter((c) => c.primary).map((c) => ident(c.name));
+      const order = orderKeys.length ? ` ORDER BY ${orderKeys.join(', ')}` : '';
+      // A sorting key need not be unique: the cursor holds the last key and how many rows with
+      // exactly that key were answered; the next page starts at that key and skips them.
+      let where = '';
+      let skip = offset;
+      let from0: { values: Cell[]; ties: number } | null = null;
+      if (after !== null) {
+        from0 = decodeCursor(after, table, sortKey);
+        if (from0.values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
+        where = ` WHERE ${afterKeyCondition(keys, (i) => `CAST(${literal(from0!.values[i] as string)} AS ${keyCols[i]!.type})`, '>=')}`;
+        skip += from0.ties;
+      }
+      // The key again as text, for the cursor (exact, and read back by CAST to the column's type).
+      const keyText = keys.map((k, i) => `, toString(${k}) AS ${ident(`${KEY_ALIAS}${i}`)}`).join('');
+      const result = limit > 0 ? await select(`SELECT *${keyText} FROM ${from}${where}${order} LIMIT ${skip}, ${limit + 1}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
       const types = new Map(result.meta.map((m) => [m.name, m.type]));
-      const rows = result.data.map((r) => {
+      const kept = result.data.slice(0, limit);
+      const keyOf = (r: Record<string, unknown>) => keys.map((_, i) => String(r[`${KEY_ALIAS}${i}`]));
+      const rows = kept.map((r) => {
         const row: Row = {};
-        for (const [k, v] of Object.entries(r)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
+        for (const [k, v] of Object.entries(r)) if (!k.startsWith(KEY_ALIAS)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
         return row;
       });
+      let nextCursor: string | null = null;
+      const last = kept[kept.length - 1];
+      if (last && keys.length && (result.data.length > limit || result.cut)) {
+        const lastKey = keyOf(last);
+        const same = (r: Record<string, unknown>) => keyOf(r).every((v, i) => v === lastKey[i]);
+        let ties = 0;
+        for (let i = kept.length - 1; i >= 0 && same(kept[i]!); i--) ties++;
+        if (ties === kept.length) {
+          // the run of equal keys may have started before this page
+          if (from0 && lastKey.every((v, i) => v === from0!.values[i])) ties += from0.ties + offset;
+          else if (offset > 0 || from0) ties = await countWhere(`(SELECT ${keys.join(', ')} FROM ${from}${where}${order} LIMIT ${skip + kept.length})`, keys.map((k, i) => `${k} = CAST(${literal(lastKey[i]!)} AS ${keyCols[i]!.type})`).join(' AND '));
+        }
+        nextCursor = encodeCursor(table, { names: sortKey, values: lastKey, ties });
+      }
       const page: RowsPage = {
         table, columns: columns.map((c): Column => ({ ...c })), rows, limit, offset, total: await countWhere(from, '1'), totalEstimated: false,
         ...(result.cut ? { truncated: true } : {}),
+        nextCursor,
       };
       return page;
     }),

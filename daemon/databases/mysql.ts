@@ -12,7 +12,8 @@ import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
 import type { Connection as CoreConnection } from 'mysql2';
 import type { Socket } from 'node:net';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor } from './cursor.js';
 import { SocketBudget } from './answer-budget.js';
 import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
 import { pickColumns, primaryKeyMatch } from './sql-columns.js';
@@ -127,6 +128,18 @@ function param(cell: Cell): unknown {
   const v = fromCell(cell);
   if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) return JSON.stringify(v);
   return v;
+}
+
+const INTEGER_TYPES = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'year']);
+
+/**
+ * The parameter marker for a cursor's key value: numbers travel as text (bigint keys past 2^53
+ * stay exact) and are compared as exact decimals, not as the doubles MySQL compares strings with.
+ */
+function keyMarker(column: Column): string {
+  if (INTEGER_TYPES.has(column.type)) return 'CAST(? AS DECIMAL(65,0))';
+  if (column.type === 'decimal' || column.type === 'numeric') return 'CAST(? AS DECIMAL(65,30))';
+  return '?';
 }
 
 export async function openMysql(conn: Connection): Promise<DatabaseAdapter> {
@@ -285,32 +298,51 @@ class MysqlAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+  async readRows(table: string, page: PageRequest, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+    const { limit, offset, after } = page;
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
     const t = await this.resolve(table);
+    const id = `${this.database}.${t.name}`;
     const { columns, primaryKey } = await this.columns(t.name);
+    const keyColumns = primaryKey.map((k) => columns.find((c) => c.name === k)!);
     const order = primaryKey.length ? ` ORDER BY ${primaryKey.map(ident).join(', ')}` : '';
-    // Positional aliases: mysql2 refuses to read a result column named like __proto__.
-    const list = columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``).join(', ');
+    // Positional aliases: mysql2 refuses to read a result column named like __proto__. The key
+    // columns come again at the end, as the driver reads them (no conversion), for the cursor.
+    const list = [...columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``), ...primaryKey.map((k, i) => `${ident(k)} AS \`k${i}\``)].join(', ');
     const names = columns.map((c) => c.name);
+    const params: unknown[] = [];
+    let where = '';
+    if (after !== null) {
+      const { values } = decodeCursor(after, id, primaryKey);
+      // Expanded rather than a row comparison: MariaDB does not use an index for `(a, b) > (?, ?)`.
+      where = ` WHERE ${afterKeyCondition(primaryKey.map(ident), (i) => {
+        params.push(param(values[i]!));
+        return keyMarker(keyColumns[i]!);
+      })}`;
+    }
     const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
-    let page: StreamedResult;
+    let read: StreamedResult;
     try {
-      page = await this.streamed(`SELECT ${list} FROM ${this.qualified(t.name)}${order} LIMIT ? OFFSET ?`, [limit, offset], limit, maxBytes);
+      // One row past the page tells whether there is a next one.
+      read = await this.streamed(`SELECT ${list} FROM ${this.qualified(t.name)}${where}${order} LIMIT ? OFFSET ?`, [...params, limit + 1, offset], limit + 1, maxBytes);
     } catch (err) {
       throw translate(err);
     }
+    const more = read.rows.length > limit || read.cut;
+    const kept = read.rows.slice(0, limit);
+    const last = kept[kept.length - 1];
     return {
-      table: `${this.database}.${t.name}`,
+      table: id,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows: toRows(page.fields ?? [], page.rows, names),
+      rows: toRows(read.fields ?? [], kept, names),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
-      ...(page.cut ? { truncated: true } : {}),
+      ...(read.cut ? { truncated: true } : {}),
+      nextCursor: more && last && primaryKey.length ? encodeCursor(id, { names: primaryKey, values: last.slice(columns.length).map(toCell) }) : null,
     };
   }
 

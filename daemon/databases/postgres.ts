@@ -9,7 +9,8 @@
 import pg from 'pg';
 import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
 import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
 import { SocketBudget } from './answer-budget.js';
 import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from './encoding.js';
 import { pickColumns, primaryKeyMatch } from './sql-columns.js';
@@ -333,25 +334,48 @@ class PostgresAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+  async readRows(table: string, page: PageRequest, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+    const { limit, offset, after } = page;
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
     const t = await this.resolve(table);
+    const id = `${t.schema}.${t.name}`;
     const { columns, primaryKey } = await this.columns(t);
+    const keys = primaryKey.map(ident);
+    // The key's values travel in their text form, both ways: exact for every type (no instant
+    // rounded to milliseconds), and the server parses a parameter as the column's own type.
+    const params: unknown[] = [];
+    let where = '';
+    if (after !== null) {
+      const { values } = decodeCursor(after, id, primaryKey);
+      if (values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
+      params.push(...values);
+      // A row-value comparison: the primary key's index serves it, whatever the depth.
+      where = ` where (${keys.join(', ')}) > (${values.map((_, i) => `$${i + 1}`).join(', ')})`;
+    }
     const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
-    const order = primaryKey.length ? ` order by ${primaryKey.map(ident).join(', ')}` : '';
-    const { res, cut } = await this.capped(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset], limit, 0, maxBytes, PAGE_TIMEOUT_MS);
-    const names = res.fields.map((f) => f.name);
+    const order = keys.length ? ` order by ${keys.join(', ')}` : '';
+    const keyText = keys.map((k, i) => `, ${k}::text as "berth_key_${i}"`).join('');
+    params.push(limit + 1, offset);
+    const text = `select *${keyText} from ${qualified(t)}${where}${order} limit $${params.length - 1} offset $${params.length}`;
+    // One row past the page tells whether there is a next one.
+    const { res, cut } = await this.capped(text, params, limit + 1, 0, maxBytes, PAGE_TIMEOUT_MS);
+    const width = res.fields.length - keys.length;
+    const names = res.fields.slice(0, width).map((f) => f.name);
+    const more = res.rows.length > limit || cut;
+    const kept = res.rows.slice(0, limit);
+    const last = kept[kept.length - 1];
     return {
-      table: `${t.schema}.${t.name}`,
+      table: id,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows: res.rows.map((values) => rowOf(names, values)),
+      rows: kept.map((values) => rowOf(names, values.slice(0, width))),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
       ...(cut ? { truncated: true } : {}),
+      nextCursor: more && last && keys.length ? encodeCursor(id, { names: primaryKey, values: last.slice(width) }) : null,
     };
   }
 

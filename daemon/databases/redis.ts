@@ -30,6 +30,7 @@ import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../c
 import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from './adapter.js';
 import { SocketBudget } from './answer-budget.js';
 import { bytesCell, fromCell, type Cell, type Row } from './encoding.js';
+import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
 import type { Socket } from 'node:net';
 
 const LIST_KEYS_MAX = 1000;
@@ -142,6 +143,13 @@ function onlyKeys(row: Row, keys: string[], what: string): void {
 }
 const sameKeys = (row: Row, keys: string[]) => Object.keys(row).length === keys.length && keys.every((k) => k in row);
 const byBytes = (a: Buffer, b: Buffer) => Buffer.compare(a, b);
+/** A cursor's element (written as $bytes, or text) as its bytes. */
+function bytesOf(cell: Cell): Buffer {
+  const v = fromCell(cell);
+  if (Buffer.isBuffer(v)) return v;
+  if (typeof v === 'string') return Buffer.from(v, 'utf8');
+  throw new InvalidCursor('malformed key value');
+}
 
 function toError(err: unknown): Error {
   if (err instanceof InvalidInput || err instanceof NotFound || err instanceof EngineRefused || err instanceof DatabaseUnavailable) return err;
@@ -270,17 +278,31 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       throw new EngineRefused(`the key names of this database are more than ${LIST_MAX_BYTES / 1024 / 1024} MB; list them with a query (SCAN)`);
     }),
 
-    readRows: (key, limit, offset, scope, maxBytes) => capped(scope, maxBytes, async (c) => {
+    readRows: (key, { limit, offset, after }, scope, maxBytes) => capped(scope, maxBytes, async (c) => {
       const type = await typeOf(c, key);
       let columns: Column[];
       let rows: Row[] = [];
       let total: number;
-      const end = offset + limit - 1;
+      /** The key of the last row answered, when more rows follow it. */
+      let next: CursorKey | null = null;
+      /** Hashes and sets, read whole and sorted: the page after the cursor's element. */
+      const sortedPage = <T>(items: T[], element: (x: T) => Buffer, name: string): T[] => {
+        let start = 0;
+        if (after !== null) {
+          const from = bytesOf(decodeCursor(after, key, [name]).values[0]!);
+          start = items.findIndex((x) => byBytes(element(x), from) > 0);
+          if (start < 0) start = items.length;
+        }
+        const page = items.slice(start + offset, start + offset + limit);
+        if (page.length && start + offset + limit < items.length) next = { names: [name], values: [bytesCell(element(page[page.length - 1]!))] };
+        return page;
+      };
       switch (type) {
         case 'none':
           throw new NotFound(`no key ${JSON.stringify(key)}`);
         case 'string': {
           columns = [{ name: 'value', type: 'string', primary: false }];
+          if (after !== null) decodeCursor(after, key, []); // a string has one row and no key: always refused
           const v = await c.getBuffer(key);
           total = 1;
           if (offset === 0 && limit > 0 && v !== null) rows = [{ value: textCell(v) }];
@@ -294,14 +316,22 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
           const pairs: [Buffer, Buffer][] = [];
           for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
           pairs.sort((a, b) => byBytes(a[0], b[0]));
-          rows = pairs.slice(offset, offset + limit).map(([f, v]) => ({ field: textCell(f), value: textCell(v) }));
+          rows = sortedPage(pairs, (p) => p[0], 'field').map(([f, v]) => ({ field: textCell(f), value: textCell(v) }));
           break;
         }
         case 'list': {
           columns = [{ name: 'index', type: 'integer', primary: true }, { name: 'value', type: 'string', primary: false }];
           total = await c.llen(key);
-          const items = limit > 0 ? await c.lrangeBuffer(key, offset, end) : [];
-          rows = items.map((v, i) => ({ index: offset + i, value: textCell(v) }));
+          let start = 0;
+          if (after !== null) {
+            const index = decodeCursor(after, key, ['index']).values[0];
+            if (!Number.isSafeInteger(index) || (index as number) < 0) throw new InvalidCursor('malformed key value');
+            start = (index as number) + 1;
+          }
+          const first = start + offset;
+          const items = limit > 0 ? await c.lrangeBuffer(key, first, first + limit) : [];
+          rows = items.slice(0, limit).map((v, i) => ({ index: first + i, value: textCell(v) }));
+          if (items.length > limit) next = { names: ['index'], values: [first + limit - 1] };
           break;
         }
         case 'set': {
@@ -309,16 +339,39 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
           total = await c.scard(key);
           tooBig(key, total);
           const members = (await c.smembersBuffer(key)).sort(byBytes);
-          rows = members.slice(offset, offset + limit).map((m) => ({ member: textCell(m) }));
+          rows = sortedPage(members, (m) => m, 'member').map((m) => ({ member: textCell(m) }));
           break;
         }
         case 'zset': {
           columns = [{ name: 'member', type: 'string', primary: true }, { name: 'score', type: 'double', primary: false }];
           total = await c.zcard(key);
-          const flat = limit > 0 ? ((await c.callBuffer('ZRANGE', key, offset, end, 'WITHSCORES')) as Buffer[]) : [];
-          for (let i = 0; i + 1 < flat.length; i += 2) {
-            const s = Number(flat[i + 1]!.toString());
-            rows.push({ member: textCell(flat[i]!), score: Number.isFinite(s) ? s : flat[i + 1]!.toString() });
+          let start = 0;
+          if (after !== null) {
+            const [s, m] = decodeCursor(after, key, ['score', 'member']).values;
+            if (typeof s !== 'string' || !/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$/i.test(s)) throw new InvalidCursor('malformed key value');
+            const member = bytesOf(m!);
+            // Sorted sets are ordered by (score, member): the cursor's rank, found in O(log n).
+            const rank = await c.zrank(key, member);
+            const now = rank === null ? null : await c.zscore(key, member);
+            if (rank !== null && now !== null && Number(now) === Number(s)) start = rank + 1;
+            else {
+              // the member left or moved: count what sorts before (s, member)
+              const below = await c.zcount(key, '-inf', `(${s}`);
+              const same = (await c.zrangebyscoreBuffer(key, s, s)).filter((x) => byBytes(x, member) <= 0).length;
+              start = below + same;
+            }
+          }
+          const first = start + offset;
+          const flat = limit > 0 ? ((await c.callBuffer('ZRANGE', key, first, first + limit, 'WITHSCORES')) as Buffer[]) : [];
+          const raw: [Buffer, Buffer][] = [];
+          for (let i = 0; i + 1 < flat.length; i += 2) raw.push([flat[i]!, flat[i + 1]!]);
+          for (const [m, sc] of raw.slice(0, limit)) {
+            const n = Number(sc.toString());
+            rows.push({ member: textCell(m), score: Number.isFinite(n) ? n : sc.toString() });
+          }
+          if (raw.length > limit) {
+            const [m, sc] = raw[limit - 1]!;
+            next = { names: ['score', 'member'], values: [sc.toString(), bytesCell(m)] };
           }
           break;
         }
@@ -326,20 +379,28 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
           columns = [{ name: 'id', type: 'string', primary: true }, { name: 'fields', type: 'object', primary: false }];
           total = await c.xlen(key);
           tooBig(key, offset);
-          const entries = limit > 0 ? ((await c.callBuffer('XRANGE', key, '-', '+', 'COUNT', offset + limit)) as [Buffer, Buffer[]][]) : [];
-          rows = entries.slice(offset).map(([id, kv]) => {
+          let from = '-';
+          if (after !== null) {
+            const id = decodeCursor(after, key, ['id']).values[0];
+            if (typeof id !== 'string' || !/^\d+-\d+$/.test(id)) throw new InvalidCursor('malformed key value');
+            from = `(${id}`; // exclusive start: the entry ids are the stream's own keyset
+          }
+          const entries = limit > 0 ? ((await c.callBuffer('XRANGE', key, from, '+', 'COUNT', offset + limit + 1)) as [Buffer, Buffer[]][]) : [];
+          const page = entries.slice(offset, offset + limit);
+          rows = page.map(([id, kv]) => {
             const fields: Record<string, Cell> = {};
             for (let i = 0; i + 1 < kv.length; i += 2) fields[kv[i]!.toString('utf8')] = textCell(kv[i + 1]!);
             return { id: id.toString('utf8'), fields };
           });
+          if (entries.length > offset + limit && page.length) next = { names: ['id'], values: [page[page.length - 1]![0].toString('utf8')] };
           break;
         }
         default:
           throw new InvalidInput(`keys of type ${type} cannot be browsed; use a query`);
       }
-      const page: RowsPage = { table: key, columns, rows, limit, offset, total, totalEstimated: false };
+      const page: RowsPage = { table: key, columns, rows, limit, offset, total, totalEstimated: false, nextCursor: next ? encodeCursor(key, next) : null };
       return page;
-    }, (): RowsPage => ({ table: key, columns: [], rows: [], limit, offset, total: 0, totalEstimated: false, truncated: true })),
+    }, (): RowsPage => ({ table: key, columns: [], rows: [], limit, offset, total: 0, totalEstimated: false, truncated: true, nextCursor: null })),
 
     query: (statement, limits, scope) => capped(scope, limits.maxBytes, async (c) => {
       const argv = splitCommandLine(statement);
