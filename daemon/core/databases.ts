@@ -2,8 +2,7 @@
 // server, which credentials, and the limits every request gets. The adapters do the engine work;
 // nothing here knows a driver.
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { DatabaseAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from '../databases/adapter.js';
-import type { OpenAdapter } from '../databases/open.js';
+import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './database-adapter.js';
 import type { Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';

@@ -6,7 +6,7 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Databases } from '../../core/databases.js';
 import { InvalidInput } from '../../core/errors.js';
-import type { Row } from '../../databases/adapter.js';
+import type { Row } from '../../core/database-adapter.js';
 import { CURSOR_MAX_LENGTH } from '../../databases/cursor.js';
 import { accessOf } from '../auth.js';
 import { parse } from '../validate.js';

@@ -8,12 +8,12 @@
 // checked against the catalogue, then quoted.
 import pg from 'pg';
 import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
-import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
-import { SocketBudget } from './answer-budget.js';
-import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from './encoding.js';
-import { pickColumns, primaryKeyMatch } from './sql-columns.js';
+import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import { SocketBudget } from '../answer-budget.js';
+import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from '../encoding.js';
+import { pickColumns, primaryKeyMatch } from '../sql-columns.js';
 
 /** Below this many estimated rows a table is counted exactly. */
 const EXACT_COUNT_BELOW = 100_000;

@@ -15,10 +15,10 @@
 // DateTime values are printed in the column's or the server's time zone; they are read back as
 // instants ({$date}) by converting from that zone.
 import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { afterKeyCondition, decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
-import { bigintCell, dateCell, decimalCell, fromCell, type Cell, type Row } from './encoding.js';
+import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import { bigintCell, dateCell, decimalCell, fromCell, type Cell, type Row } from '../encoding.js';
 
 const MUTATION_WAIT_MS = 30_000;
 /** Result columns holding the sorting key as text, for the cursor. */

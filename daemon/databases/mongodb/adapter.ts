@@ -13,12 +13,12 @@ import {
   MongoServerSelectionError, MongoTopologyClosedError, MongoInvalidArgumentError, MongoParseError, ObjectId,
   type Document,
 } from 'mongodb';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
+import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
 // mongodb v7 does not re-export EJSON at its top level; it is on the BSON namespace it does export.
 const { EJSON } = BSON;
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { decodeCursor, encodeCursor, InvalidCursor } from './cursor.js';
-import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from './encoding.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from '../encoding.js';
 
 const SYSTEM_DATABASES = new Set(['admin', 'config', 'local']);
 

@@ -1,9 +1,14 @@
-// One interface every database engine implements, so the API, the contract tests and the desktop
-// app see the same shapes whatever the engine. Adapters speak to a running server through its
+// The database port core depends on (issue 19: core owns its ports): one interface every
+// database engine's adapter implements (daemon/databases/<engine>/adapter.ts), so the API, the
+// contract tests and the desktop app see the same shapes whatever the engine. Adapters speak to a running server through its
 // official Node driver; they never splice an identifier or a value into a statement: identifiers
 // are quoted by the adapter's own quoting function after being checked against the catalogue,
 // values always travel as driver parameters.
-import type { Cell, Row } from './encoding.js';
+import type { DatabaseEngine, DbCell, DbRow } from '../../shared/types.js';
+
+/** One value of a row, in the JSON encoding of daemon/databases/encoding.ts (the API's DbCell). */
+export type Cell = DbCell;
+export type Row = DbRow;
 
 /** Where and how to reach a database server; built by the daemon from the service's variables. */
 export interface Connection {
@@ -94,4 +99,5 @@ export interface DatabaseAdapter {
   close(): Promise<void>;
 }
 
-export type { Cell, Row };
+/** Opens the adapter of an engine (its driver loads on first use); the caller closes it. */
+export type OpenAdapter = (engine: DatabaseEngine, conn: Connection) => Promise<DatabaseAdapter>;

@@ -11,12 +11,12 @@ import mysql from 'mysql2/promise';
 import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
 import type { Connection as CoreConnection } from 'mysql2';
 import type { Socket } from 'node:net';
-import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { afterKeyCondition, decodeCursor, encodeCursor } from './cursor.js';
-import { SocketBudget } from './answer-budget.js';
-import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
-import { pickColumns, primaryKeyMatch } from './sql-columns.js';
+import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor } from '../cursor.js';
+import { SocketBudget } from '../answer-budget.js';
+import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from '../encoding.js';
+import { pickColumns, primaryKeyMatch } from '../sql-columns.js';
 
 const EXACT_COUNT_BELOW = 100_000;
 const CONNECT_TIMEOUT_MS = 5_000;

@@ -26,11 +26,11 @@
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { Redis, Command, ReplyError } from 'ioredis';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from './adapter.js';
-import { SocketBudget } from './answer-budget.js';
-import { bytesCell, fromCell, type Cell, type Row } from './encoding.js';
-import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from './cursor.js';
+import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from '../../core/database-adapter.js';
+import { SocketBudget } from '../answer-budget.js';
+import { bytesCell, fromCell, type Cell, type Row } from '../encoding.js';
+import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from '../cursor.js';
 import type { Socket } from 'node:net';
 
 const LIST_KEYS_MAX = 1000;
