@@ -14,7 +14,7 @@ import { CaddyProxy } from './proxy/caddy.js';
 import type { Store } from './core/store.js';
 import type { CachedStore } from './store/read-cache.js';
 import { BerthCa } from './databases/tls.js';
-import { openAdapter } from './databases/open.js';
+import { backupTool, openAdapter } from './databases/engines.js';
 import { Databases } from './core/databases.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { databaseRoutes } from './http/routes/databases.js';
@@ -56,8 +56,7 @@ import { backupStorageRoutes } from './http/routes/backup-storage.js';
 import { Backups } from './backups/backups.js';
 import { recoverInterrupted } from './backups/recover.js';
 import { BackupScheduler } from './backups/schedule.js';
-import { backupTool } from './backups/tools/index.js';
-import { importPostgresUrl } from './backups/tools/import-postgres.js';
+import { importPostgresUrl } from './databases/postgres/import.js';
 import { backupRoutes } from './http/routes/backups.js';
 import { SessionService } from './core/sessions.js';
 import { fileURLToPath } from 'node:url';
@@ -233,7 +232,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     importPostgres: importPostgresUrl,
     importTimeoutMs: config.importTimeoutMs,
     // ioredis loads only when a redis import runs
-    importRedis: async (...args) => (await import('./backups/tools/import-redis.js')).importRedisUrl(...args),
+    importRedis: async (...args) => (await import('./databases/redis/import.js')).importRedisUrl(...args),
     log,
     events: hub,
   });

@@ -307,7 +307,8 @@ export class BerthClient {
   databaseTables(serviceId: string, opts: { database?: number } = {}): Promise<{ engine: DatabaseEngine; tables: DatabaseTable[] }> {
     return this.call('GET', `/api/services/${enc(serviceId)}/database/tables${qs(opts)}`);
   }
-  databaseRows(serviceId: string, q: { table: string; limit?: number; offset?: number; database?: number }): Promise<DatabaseRowsPage> {
+  /** A page from the start, `offset` rows in, or `after` a page's `nextCursor` (not both). */
+  databaseRows(serviceId: string, q: { table: string; limit?: number; offset?: number; after?: string; database?: number }): Promise<DatabaseRowsPage> {
     return this.call('GET', `/api/services/${enc(serviceId)}/database/rows${qs(q)}`);
   }
   databaseQuery(serviceId: string, sql: string, opts: { database?: number } = {}): Promise<DatabaseQueryResult> {

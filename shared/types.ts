@@ -325,6 +325,8 @@ export interface DatabaseRowsPage {
   totalEstimated: boolean;
   /** Present (true) only when the page was cut at the daemon's byte cap (16 MB). */
   truncated?: boolean;
+  /** Pass as `after` for the next page (keyset paging); null on the last page or when the table has no key to page by. */
+  nextCursor: string | null;
 }
 
 export interface DatabaseQueryResult {

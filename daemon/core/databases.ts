@@ -2,8 +2,7 @@
 // server, which credentials, and the limits every request gets. The adapters do the engine work;
 // nothing here knows a driver.
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { DatabaseAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from '../databases/adapter.js';
-import type { OpenAdapter } from '../databases/open.js';
+import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './database-adapter.js';
 import type { Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
@@ -56,10 +55,16 @@ export class Databases {
     return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, tables: await a.listTables(scope) }));
   }
 
-  async rows(access: Access, serviceId: string, q: { table: string; limit?: number; offset?: number } & Scope): Promise<RowsPage & { engine: DatabaseEngine }> {
+  /**
+   * A page of rows: from the start, `offset` rows in, or after a cursor (`after`, the `nextCursor`
+   * of an earlier page: keyset paging, as fast at any depth as the engine's key allows).
+   */
+  async rows(access: Access, serviceId: string, q: { table: string; limit?: number; offset?: number; after?: string } & Scope): Promise<RowsPage & { engine: DatabaseEngine }> {
     const limit = q.limit ?? ROWS_DEFAULT_LIMIT;
     if (limit > ROWS_MAX_LIMIT) throw new InvalidInput(`limit is at most ${ROWS_MAX_LIMIT}`);
-    return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, ...(await a.readRows(q.table, limit, q.offset ?? 0, scopeOf(q), this.maxBytes)) }));
+    if (q.after !== undefined && (q.offset ?? 0) !== 0) throw new InvalidInput('give either after (a cursor) or offset, not both');
+    const page = { limit, offset: q.offset ?? 0, after: q.after ?? null };
+    return this.with(access, serviceId, 'read', async (a, engine) => ({ engine, ...(await a.readRows(q.table, page, scopeOf(q), this.maxBytes)) }));
   }
 
   async query(access: Access, serviceId: string, statement: string, scope: Scope): Promise<QueryResult> {

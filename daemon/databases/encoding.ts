@@ -11,10 +11,10 @@
 // Reads produce these forms; writes accept them (and plain values) for the same column kinds.
 // A JSON column's own objects are returned as they are; a one-key object whose key is one of the
 // above is always read as the tagged form when written.
+import type { Cell, Row } from '../core/database-adapter.js';
 import { InvalidInput } from '../core/errors.js';
 
-export type Cell = null | boolean | number | string | Cell[] | { [key: string]: Cell };
-export type Row = Record<string, Cell>;
+export type { Cell, Row };
 
 export const TAGS = ['$bigint', '$decimal', '$bytes', '$date', '$oid'] as const;
 export type Tag = (typeof TAGS)[number];

@@ -1,7 +1,7 @@
 // What a deployment run needs, passed in once by the composition root.
 import type Docker from 'dockerode';
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { OpenAdapter } from '../databases/open.js';
+import type { OpenAdapter } from '../core/database-adapter.js';
 import type { BerthCa } from '../databases/tls.js';
 import type { Clock } from '../core/clock.js';
 import type { BaseImages } from '../build/autobuild/base-images.js';

@@ -7,8 +7,7 @@ import { isLive, liveDeployment } from '../core/deployment-states.js';
 import { databaseLogin } from '../core/engines.js';
 import { generatedOwner } from '../core/generated-names.js';
 import { BuildError } from '../build/build-error.js';
-import { databaseContainer, servesTls } from '../databases/container-spec.js';
-import { withAdapter } from '../databases/open.js';
+import { engineModule, withAdapter } from '../databases/engines.js';
 import { ensureServiceVolume } from '../docker/volumes.js';
 import { containerState, publishedPort, type RunSpec } from '../docker/containers.js';
 import type { DeployDeps } from './context.js';
@@ -20,7 +19,8 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
   const engine = service.databaseEngine!;
   const volume = await ensureServiceVolume(d.docker, d.own, { projectId: service.projectId, serviceId: service.id });
   let tlsDir: string | null = null;
-  if (servesTls(engine)) {
+  const module = engineModule(engine);
+  if (module.servesTls) {
     // The public hostname was checked at creation; a name that became another service's since
     // (a service created later whose generated name it is) is left out rather than signed for two.
     const publicName = service.databasePublicHostname;
@@ -31,8 +31,8 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
     tlsDir = cert.dir;
     say(`TLS on, with a certificate from the Berth CA for ${cert.names.join(', ')}`);
   }
-  const spec = databaseContainer(engine, { logicalReplication: service.postgresLogicalReplicationEnabled, tlsDir });
-  if (service.postgresLogicalReplicationEnabled && servesTls(engine)) say('Logical replication on (wal_level=logical)');
+  const spec = module.container({ logicalReplication: service.postgresLogicalReplicationEnabled, tlsDir });
+  if (service.postgresLogicalReplicationEnabled && module.servesTls) say('Logical replication on (wal_level=logical)');
   say(`Data lives in volume ${volume} (kept across deployments)`);
   return { volumes: [{ name: volume, target: spec.dataPath }], binds: spec.binds, entrypoint: spec.entrypoint, cmd: spec.cmd };
 }
@@ -41,7 +41,7 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
 export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record<string, string>, port: number): () => Promise<boolean> {
   const engine = service.databaseEngine!;
   const login = databaseLogin(engine, new Map(Object.entries(env)));
-  const statement = databaseContainer(engine, { logicalReplication: false, tlsDir: null }).readinessStatement;
+  const statement = engineModule(engine).readinessStatement;
   return async () => {
     try {
       await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1, maxBytes: 64 * 1024 }, {}));

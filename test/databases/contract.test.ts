@@ -4,7 +4,7 @@
 // reported as skipped, with the reason, when none is.
 import { expect } from 'chai';
 import { ApiError, type BerthClient } from '../../shared/client.js';
-import type { DbCell, Service } from '../../shared/types.js';
+import type { DbCell, DbRow, Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -52,7 +52,7 @@ describe('database contract', function () {
           deployFailures.set(c.engine, logs.map((l) => l.line).join('\n'));
           return;
         }
-        for (const statement of c.setup) await t.admin.databaseQuery(service.id, statement);
+        for (const statement of [...c.setup, ...(c.composite?.setup ?? [])]) await t.admin.databaseQuery(service.id, statement);
       }),
     );
   });
@@ -107,6 +107,75 @@ describe('database contract', function () {
           expect(row, `row ${i} in ${JSON.stringify(all)}`).to.not.equal(undefined);
           expect(row).to.deep.include(c.readBack ? c.readBack(i) : c.row(i));
         }
+      });
+
+      it('walks a table by cursor: every row exactly once, in key order, and no cursor after the last page', async () => {
+        const seen: DbRow[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await reader.databaseRows(id, { table: c.table, limit: 2, ...(after ? { after } : {}) });
+          expect(page.offset).to.equal(0);
+          seen.push(...page.rows);
+          if (page.nextCursor === null) break;
+          expect(page.nextCursor).to.be.a('string');
+          after = page.nextCursor;
+        }
+        expect(seen.map((r) => r[c.primary[0]!])).to.deep.equal([1, 2, 3].map((i) => c.pk(i)[c.primary[0]!]));
+        // an offset page answers a cursor too, and the two ways agree
+        const byOffset = await reader.databaseRows(id, { table: c.table, limit: 1, offset: 1 });
+        expect(byOffset.rows.map((r) => r[c.primary[0]!])).to.deep.equal([c.pk(2)[c.primary[0]!]]);
+        const rest = await reader.databaseRows(id, { table: c.table, limit: 5, after: byOffset.nextCursor! });
+        expect(rest.rows.map((r) => r[c.primary[0]!])).to.deep.equal([c.pk(3)[c.primary[0]!]]);
+        expect(rest.nextCursor).to.equal(null);
+      });
+
+      it('walks a table with a two-column key by cursor, in key order', async function () {
+        if (!c.composite) this.skip();
+        const { table, order } = c.composite!;
+        const seen: DbRow[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 10; pages++) {
+          const page = await reader.databaseRows(id, { table, limit: 2, ...(after ? { after } : {}) });
+          seen.push(...page.rows);
+          if (page.nextCursor === null) break;
+          after = page.nextCursor;
+        }
+        const keys = Object.keys(order[0]!);
+        expect(seen.map((r) => Object.fromEntries(keys.map((k) => [k, r[k]])))).to.deep.equal(order);
+      });
+
+      it('refuses a malformed cursor, or one of another table, with 400 invalid_cursor, and a cursor with an offset', async () => {
+        const good = (await reader.databaseRows(id, { table: c.table, limit: 1 })).nextCursor!;
+        const other = (await reader.databaseRows(id, { table: c.weirdTable, limit: 1 })).rows.length;
+        expect(other).to.equal(1);
+        const forged = (wire: unknown) => Buffer.from(JSON.stringify(wire)).toString('base64url');
+        const bad = [
+          'not a cursor',
+          '%%%',
+          good.slice(0, -3),
+          forged([1, 2]),
+          forged({ t: c.table, k: c.primary, v: [] }),
+          forged({ t: c.table, k: ['nope"; DROP TABLE items; --'], v: [1] }),
+          forged({ t: c.weirdTable, k: c.primary, v: ['x'] }),
+          forged({ t: c.table, k: c.primary, v: [{ $bigint: 'twelve' }] }),
+          forged({ t: c.table, k: c.primary, v: [{ $where: 'sleep(1000)' }] }),
+          'A'.repeat(12_500),
+        ];
+        for (const after of bad) {
+          const res = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.table)}&after=${encodeURIComponent(after)}`);
+          expect(res.status, `${after.slice(0, 80)}: ${JSON.stringify(res.body)}`).to.equal(400);
+        }
+        // a real cursor of one table given for another table
+        const elsewhere = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.weirdTable)}&after=${encodeURIComponent(good)}`);
+        expect(elsewhere.status).to.equal(400);
+        expect((elsewhere.body as { error: { code: string } }).error.code).to.equal('invalid_cursor');
+        // a key value made to break out of a statement is a value: a page or a 400, never a 500
+        const spliced = forged({ t: c.table, k: c.primary, v: ["1) OR 1=1; DROP TABLE items; --"] });
+        const res = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.table)}&after=${encodeURIComponent(spliced)}`);
+        expect([200, 400]).to.include(res.status);
+        const both = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.table)}&offset=1&after=${encodeURIComponent(good)}`);
+        expect(both.status).to.equal(400);
+        expect((await reader.databaseRows(id, { table: c.table })).total).to.equal(3);
       });
 
       it('defaults the page size and refuses one above the maximum', async () => {

@@ -26,14 +26,22 @@ export interface EngineCase {
   refusedWrite: string | null;
   /** Engines whose rows have a fixed set of columns refuse unknown ones. */
   fixedColumns: boolean;
+  /** A table with a two-column key, made by `setup`, and its rows' keys in key order. */
+  composite: { setup: string[]; table: string; order: DbRow[] } | null;
 }
+
+/** Rows whose key order differs from their insertion order (the second column decides ties). */
+const PAIRS: [number, string][] = [[2, 'a'], [1, 'b'], [3, 'a'], [1, 'a'], [2, 'c'], [1, 'c'], [2, 'b']];
+const pairOrder = (): DbRow[] => [...PAIRS].sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1])).map(([a, b]) => ({ a, b }));
+const pairValues = (quote: string) => PAIRS.map(([a, b]) => `(${a}, ${quote}${b}${quote})`).join(', ');
 
 const bytes = Buffer.from([0, 1, 2, 254, 255]).toString('base64');
 const when = '2026-11-22T10:00:00.000Z';
 const big = '9007199254740993'; // 2^53 + 1: not a safe JSON number
 
-function sqlCase(engine: DatabaseEngine, table: string, weirdTable: string, setup: string[], refusedWrite: string): EngineCase {
+function sqlCase(engine: DatabaseEngine, table: string, weirdTable: string, setup: string[], refusedWrite: string, composite: EngineCase['composite']): EngineCase {
   return {
+    composite,
     engine,
     setup,
     table,
@@ -49,6 +57,12 @@ function sqlCase(engine: DatabaseEngine, table: string, weirdTable: string, setu
   };
 }
 
+const postgresPairs: EngineCase['composite'] = {
+  setup: ['CREATE TABLE pairs (a integer, b text COLLATE "C", note text, PRIMARY KEY (a, b))', `INSERT INTO pairs (a, b) VALUES ${pairValues("'")}`],
+  table: 'public.pairs',
+  order: pairOrder(),
+};
+
 const postgresSetup = [
   'CREATE TABLE items (id integer PRIMARY KEY, name text NOT NULL, big bigint, price numeric(12,2), data bytea, created timestamptz)',
   'CREATE TABLE "x; DROP TABLE items" ("we""ird" text PRIMARY KEY)',
@@ -56,8 +70,8 @@ const postgresSetup = [
 ];
 
 export const ENGINE_CASES: EngineCase[] = [
-  sqlCase('postgres', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)"),
-  sqlCase('timescale', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)"),
+  sqlCase('postgres', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)", postgresPairs),
+  sqlCase('timescale', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)", postgresPairs),
   sqlCase(
     'mysql',
     'app.items',
@@ -68,6 +82,11 @@ export const ENGINE_CASES: EngineCase[] = [
       "INSERT INTO `x; DROP TABLE items` VALUES ('still here')",
     ],
     'INSERT INTO items (id, name) VALUES (1, NULL)',
+    {
+      setup: ['CREATE TABLE pairs (a INT, b VARCHAR(10), note VARCHAR(10), PRIMARY KEY (a, b))', `INSERT INTO pairs (a, b) VALUES ${pairValues("'")}`],
+      table: 'app.pairs',
+      order: pairOrder(),
+    },
   ),
   {
     engine: 'clickhouse',
@@ -86,6 +105,11 @@ export const ENGINE_CASES: EngineCase[] = [
     syntaxError: 'SELEC 1',
     refusedWrite: "INSERT INTO items (id, name) VALUES ('not a number', 'x')",
     fixedColumns: true,
+    composite: {
+      setup: ['CREATE TABLE pairs (a UInt32, b String, note String) ENGINE = MergeTree ORDER BY (a, b)', `INSERT INTO pairs (a, b) VALUES ${pairValues("'")}`],
+      table: 'app.pairs',
+      order: pairOrder(),
+    },
   },
   {
     engine: 'redis',
@@ -101,6 +125,12 @@ export const ENGINE_CASES: EngineCase[] = [
     syntaxError: 'NOSUCHCOMMAND 1',
     refusedWrite: 'INCR "x; DROP TABLE items"',
     fixedColumns: true,
+    // a sorted set is ordered by (score, member); its members are unique
+    composite: {
+      setup: [`ZADD pairs ${PAIRS.map(([a, b]) => `${a} ${b}${a}`).join(' ')}`],
+      table: 'pairs',
+      order: pairOrder().map(({ a, b }) => ({ score: a!, member: `${b as string}${a as number}` })),
+    },
   },
   {
     engine: 'mongodb',
@@ -115,5 +145,6 @@ export const ENGINE_CASES: EngineCase[] = [
     syntaxError: '{"nosuchcommand": 1}',
     refusedWrite: '{"insert": "items", "documents": [{"_id": 1}]}',
     fixedColumns: false,
+    composite: null, // one key, `_id`
   },
 ];

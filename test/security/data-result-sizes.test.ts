@@ -92,6 +92,9 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(page.total).to.equal(300);
     expect(page.rows.length).to.be.within(1, 17);
     expect(page.rows[0]!['id']).to.equal(1);
+    // the cursor points after the last row that fitted: the next page goes on from there
+    const next = await underWatch(() => hostile.databaseRows(id, { table: 'public.big', limit: 300, after: page.nextCursor! }));
+    expect(next.rows[0]!['id']).to.equal(page.rows.length + 1);
   });
 
   it('mysql: 400 rows of 1 MB stop at the cap, truncated', async () => {
@@ -115,6 +118,8 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     const page = await underWatch(() => hostile.databaseRows(id, { table, limit: 300 }));
     expect(page.truncated).to.equal(true);
     expect(page.rows.length).to.be.within(1, 17);
+    const next = await underWatch(() => hostile.databaseRows(id, { table, limit: 300, after: page.nextCursor! }));
+    expect(next.rows[0]!['id']).to.equal(page.rows.length + 1);
     expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
   });
 

@@ -6,7 +6,8 @@ import type { Context } from 'koa';
 import { z } from 'zod';
 import type { Databases } from '../../core/databases.js';
 import { InvalidInput } from '../../core/errors.js';
-import type { Row } from '../../databases/adapter.js';
+import type { Row } from '../../core/database-adapter.js';
+import { CURSOR_MAX_LENGTH } from '../../databases/cursor.js';
 import { accessOf } from '../auth.js';
 import { parse } from '../validate.js';
 
@@ -17,7 +18,9 @@ const database = z.coerce.number().int('must be an integer').min(0).max(1_000_00
 const integer = (min: number) => z.coerce.number().int('must be an integer').min(min).optional();
 
 const tablesQuery = z.object({ database });
-const rowsQuery = z.object({ table, limit: integer(1), offset: integer(0), database });
+/** A rows cursor (a page's nextCursor); what it holds is checked by the adapter (invalid_cursor). */
+const after = z.string().min(1, 'must not be empty').max(CURSOR_MAX_LENGTH).optional();
+const rowsQuery = z.object({ table, limit: integer(1), offset: integer(0), after, database });
 const queryBody = z.object({ sql: z.string().min(1, 'must not be empty').max(100_000), database });
 const insertBody = z.object({ table, values, database });
 const updateBody = z.object({ table, primaryKey: values, values, database });
@@ -46,7 +49,7 @@ export function databaseRoutes(databases: Databases): (router: Router) => void {
 
     router.get(`${base}/rows`, async (ctx) => {
       const q = parse(rowsQuery, query(ctx));
-      ctx.body = await databases.rows(accessOf(ctx), ctx.params.serviceId!, { table: q.table, limit: q.limit, offset: q.offset, ...scope(q) });
+      ctx.body = await databases.rows(accessOf(ctx), ctx.params.serviceId!, { table: q.table, limit: q.limit, offset: q.offset, ...(q.after === undefined ? {} : { after: q.after }), ...scope(q) });
     });
 
     router.post(`${base}/query`, async (ctx) => {

@@ -52,14 +52,32 @@ export default function DataTab({ service: s }: { service: Service }) {
   );
 }
 
+/** Where a page starts: after a cursor (keyset paging), or at an offset for tables with no key. */
+interface PageStart {
+  after: string | null;
+  offset: number;
+  /** The number of rows before this page, for the "1–50 of N" line. */
+  start: number;
+}
+
 function Rows({ serviceId, table }: { serviceId: string; table: string }) {
-  const [offset, setOffset] = useState(0);
-  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, offset], `/api/services/${serviceId}/database/rows?table=${encodeURIComponent(table)}&limit=${PAGE}&offset=${offset}`, { placeholderData: (prev) => prev });
+  // The pages visited so far, so "previous" can go back (a cursor only points forward).
+  const [trail, setTrail] = useState<PageStart[]>([{ after: null, offset: 0, start: 0 }]);
+  const at = trail[trail.length - 1]!;
+  const where = at.after !== null ? `&after=${encodeURIComponent(at.after)}` : `&offset=${at.offset}`;
+  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, at.after, at.offset], `/api/services/${serviceId}/database/rows?table=${encodeURIComponent(table)}&limit=${PAGE}${where}`, { placeholderData: (prev) => prev });
   const [editing, setEditing] = useState<DbRow | 'new' | null>(null);
   const del = useAction<{ table: string; primaryKey: DbRow }>('DELETE', `/api/services/${serviceId}/database/rows`, { invalidate: [['rows', serviceId, table], ['tables', serviceId]], success: 'Row deleted' });
   if (!page.data) return page.error ? <ErrorNote error={page.error} /> : <Loading what="rows" />;
-  const { columns, rows, total, totalEstimated } = page.data;
+  const { columns, rows, total, totalEstimated, nextCursor } = page.data;
   const keys = columns.filter((c) => c.primary);
+  const offset = at.start;
+  // Next: the page's cursor; a table with no key to page by goes on by offset.
+  const next: PageStart | null = nextCursor
+    ? { after: nextCursor, offset: 0, start: at.start + rows.length }
+    : at.after === null && keys.length === 0 && at.offset + rows.length < total
+      ? { after: null, offset: at.offset + rows.length, start: at.start + rows.length }
+      : null;
   const pk = (r: DbRow): DbRow => Object.fromEntries(keys.map((k) => [k.name, r[k.name] ?? null]));
   return (
     <div className="stack">
@@ -69,10 +87,10 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
           <span className="muted small">
             {total === 0 ? 'empty' : `${offset + 1}–${offset + rows.length} of ${totalEstimated ? '~' : ''}${total}`}
           </span>
-          <Button disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE))} aria-label="Previous page">
+          <Button disabled={trail.length === 1} onClick={() => setTrail(trail.slice(0, -1))} aria-label="Previous page">
             ←
           </Button>
-          <Button disabled={offset + rows.length >= total} onClick={() => setOffset(offset + PAGE)} aria-label="Next page">
+          <Button disabled={next === null} onClick={() => next && setTrail([...trail, next])} aria-label="Next page">
             →
           </Button>
           <Button variant="primary" onClick={() => setEditing('new')}>

@@ -12,8 +12,8 @@
 // timescaledb_post_restore() when the extension is installed (not testable here: no TimescaleDB
 // server can run on the test machines).
 import type { DatabaseEngine } from '../../../shared/types.js';
-import type { EngineBackupTool, ToolContext } from '../engine-tool.js';
-import { execInContainer, readHead } from './exec.js';
+import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import { execInContainer, readHead } from '../../backups/exec.js';
 
 const MAGIC = Buffer.from('PGDMP');
 

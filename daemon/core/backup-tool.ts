@@ -1,5 +1,6 @@
-// The engine's own backup tool, run inside the database's live container through `docker exec`,
-// streamed both ways (never buffered whole in memory). One implementation per engine.
+// The backup port core's backup use cases depend on: the engine's own backup tool, run inside the
+// database's live container through `docker exec`, streamed both ways (never buffered whole in
+// memory). One implementation per engine (daemon/databases/<engine>/backup.ts).
 import type Docker from 'dockerode';
 import type { Readable, Writable } from 'node:stream';
 

@@ -6,9 +6,9 @@
 // checked. pg_restore runs in one transaction: a failed or truncated transfer changes nothing.
 // The container's pg_dump must be at least the source server's major version (pg_dump refuses
 // newer servers with a clear message).
-import type { ToolContext } from '../engine-tool.js';
-import { execInContainer } from './exec.js';
-import { dbnameConninfo, postgresLogin } from './postgres.js';
+import type { ToolContext } from '../../core/backup-tool.js';
+import { execInContainer } from '../../backups/exec.js';
+import { dbnameConninfo, postgresLogin } from './backup.js';
 
 const IMPORT_SCRIPT = [
   'rc_file=$(mktemp) || exit 1',

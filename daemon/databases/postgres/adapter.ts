@@ -7,220 +7,25 @@
 // stops the statement on the server. Row pages read through the same portal. Identifiers are
 // checked against the catalogue, then quoted.
 import pg from 'pg';
-import type { CustomTypesConfig, FieldDef, QueryConfig } from 'pg';
 import type { Socket } from 'node:net';
-import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { SocketBudget } from './answer-budget.js';
-import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, tagOf, toCell, type Cell, type Row } from './encoding.js';
-import { pickColumns, primaryKeyMatch } from './sql-columns.js';
+import { BerthError, DatabaseUnavailable, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import { SocketBudget } from '../answer-budget.js';
+import { fromCell, tagOf, type Cell, type Row } from '../encoding.js';
+import { pickColumns, primaryKeyMatch } from '../sql-columns.js';
+import { CappedQuery, type CappedResult } from './capped-query.js';
+import { translate } from './errors.js';
+import { TYPES } from './types.js';
 
 /** Below this many estimated rows a table is counted exactly. */
 const EXACT_COUNT_BELOW = 100_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** How long a row page may take before the client gives up on the server (plus BACKSTOP_MS). */
 const PAGE_TIMEOUT_MS = 30_000;
-/** After the row cap, a result is still counted (not kept) up to this many rows, for rowCount. */
-const COUNT_PAST_CAP = 1_000_000;
-const DRAIN_BATCH = 10_000;
 /** Extra time the client waits past the statement timeout before it gives up on the server. */
 const BACKSTOP_MS = 10_000;
 const HIDDEN_SCHEMAS = ['pg_catalog', 'information_schema', 'timescaledb_information', 'timescaledb_experimental'];
-
-// ---- type parsing -------------------------------------------------------------------------------
-
-/** `2026-11-22 10:00:00.123456+05:30` (offset absent for timestamp without time zone: UTC). */
-const TIMESTAMP = /^(\d{4,})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/;
-
-function parseTimestamp(text: string): Cell {
-  const m = TIMESTAMP.exec(text);
-  if (!m) return text; // infinity, -infinity, BC dates: kept as the server wrote them
-  const d = new Date(0);
-  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  d.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), Number(((m[7] ?? '') + '000').slice(0, 3)));
-  if (m[8]) {
-    const offset = (Number(m[9]) * 3600 + Number(m[10] ?? 0) * 60 + Number(m[11] ?? 0)) * 1000;
-    d.setTime(d.getTime() - (m[8] === '-' ? -offset : offset));
-  }
-  return Number.isNaN(d.getTime()) ? text : dateCell(d);
-}
-
-/** A text-format array literal (`{1,NULL,"a,b"}`, nested, with an optional `[1:2]=` prefix). */
-function parseArray(text: string, element: (s: string) => Cell): Cell {
-  let i = text.startsWith('[') ? text.indexOf('=') + 1 : 0;
-  const list = (): Cell[] => {
-    const out: Cell[] = [];
-    i++; // '{'
-    while (i < text.length && text[i] !== '}') {
-      if (text[i] === '{') out.push(list());
-      else if (text[i] === '"') {
-        let s = '';
-        for (i++; text[i] !== '"'; i++) s += text[i] === '\\' ? text[++i] : text[i];
-        i++;
-        out.push(element(s));
-      } else {
-        const end = text.slice(i).search(/[,}]/);
-        const raw = text.slice(i, i + end);
-        i += end;
-        out.push(raw.toUpperCase() === 'NULL' ? null : element(raw));
-      }
-      if (text[i] === ',') i++;
-    }
-    i++; // '}'
-    return out;
-  };
-  return list();
-}
-
-const asDecimal = (s: string): Cell => (/^-?\d/.test(s) ? decimalCell(s) : s); // NaN, Infinity stay text
-const asJson = (s: string): Cell => JSON.parse(s) as Cell;
-const asText = (s: string): Cell => s;
-const asBytes = (s: string): Cell => bytesCell(pg.types.getTypeParser(17)(s) as Buffer);
-
-const PARSERS: Record<number, (text: string) => Cell> = {
-  20: bigintCell, // int8
-  1700: asDecimal, // numeric
-  17: asBytes, // bytea
-  1114: parseTimestamp, // timestamp (without time zone: read as UTC)
-  1184: parseTimestamp, // timestamptz
-  1082: asText, // date: 'YYYY-MM-DD'
-  1186: asText, // interval: as the server writes it
-  114: asJson, // json
-  3802: asJson, // jsonb
-};
-const ARRAY_OF: Record<number, number> = { 1016: 20, 1231: 1700, 1001: 17, 1115: 1114, 1185: 1184, 1182: 1082, 1187: 1186, 199: 114, 3807: 3802 };
-
-function getTypeParser(oid: number): (text: string) => Cell {
-  const own = PARSERS[oid];
-  if (own) return own;
-  const element = ARRAY_OF[oid];
-  if (element !== undefined) return (s) => parseArray(s, PARSERS[element]!);
-  const builtin = pg.types.getTypeParser(oid, 'text');
-  return (s) => toCell(builtin(s));
-}
-
-const TYPES: CustomTypesConfig = { getTypeParser: getTypeParser as unknown as CustomTypesConfig['getTypeParser'] };
-
-// ---- errors ---------------------------------------------------------------------------------------
-
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE']);
-
-/** Engine errors become EngineRefused, connection trouble DatabaseUnavailable; others pass. */
-function translate(err: unknown, timeoutMs?: number): unknown {
-  if (err instanceof BerthError) return err;
-  if (err instanceof pg.DatabaseError) {
-    const code = err.code ?? '';
-    if (code === '57014' && timeoutMs !== undefined) {
-      return new EngineRefused(`the statement took longer than ${timeoutMs} ms and was cancelled`);
-    }
-    // 08 connection exceptions (but 08P01, a protocol violation such as `$1` without a value, is
-    // the statement's fault), 28 auth, 3D000 unknown database, 57P0x shutdown/starting, 53300 too many connections
-    if ((/^(08|28)/.test(code) && code !== '08P01') || ['3D000', '57P01', '57P02', '57P03', '53300'].includes(code)) {
-      return new DatabaseUnavailable(`postgres refused the connection: ${err.message}`);
-    }
-    return new EngineRefused(err.detail ? `${err.message} (${err.detail})` : err.message);
-  }
-  const code = (err as NodeJS.ErrnoException | null)?.code;
-  if (err instanceof Error && ((code && UNREACHABLE.has(code)) || /Connection terminated|timeout expired|not queryable|was closed/.test(err.message))) {
-    return new DatabaseUnavailable(`postgres is unreachable: ${err.message}`);
-  }
-  return err;
-}
-
-// ---- capped user statements ------------------------------------------------------------------------
-
-interface ProtocolConnection {
-  close(msg: { type: 'P' | 'S'; name: string }): void;
-  sync(): void;
-}
-interface QueryInternals {
-  handleDataRow(msg: unknown): void;
-  handlePortalSuspended(con: ProtocolConnection): void;
-  handleCommandComplete(msg: unknown, con: ProtocolConnection): void;
-  handleEmptyQuery(con: ProtocolConnection): void;
-  handleError(err: Error, con: ProtocolConnection): void;
-  rows: number;
-}
-interface CappedResult {
-  fields: FieldDef[];
-  rows: Cell[][];
-  rowCount: number | null;
-}
-
-/**
- * One user statement through the extended protocol, executed with a row limit (maxRows + 1): the
- * first `keep` rows are parsed and kept, the rest only counted (batch by batch, up to
- * COUNT_PAST_CAP or half the time budget), then the portal is closed. pg's Query does the
- * protocol; this subclass overrides the hooks pg-cursor also relies on.
- */
-class CappedQuery extends pg.Query {
-  seen = 0;
-  private synced = false;
-  private answered = false;
-  private readonly base: QueryInternals;
-
-  constructor(
-    text: string,
-    values: unknown[],
-    private readonly keep: number,
-    private readonly countUntil: number,
-    private readonly budget: SocketBudget,
-    callback: (err: Error | undefined, res: CappedResult) => void,
-  ) {
-    const once = (err: Error | undefined, res: CappedResult) => {
-      if (this.answered) return;
-      this.answered = true;
-      callback(err, res);
-    };
-    const config = { text, values, rowMode: 'array', rows: keep + 1, queryMode: 'extended', types: TYPES };
-    super(config as QueryConfig, once as never);
-    this.base = pg.Query.prototype as unknown as QueryInternals;
-  }
-
-  handleDataRow(msg: unknown): void {
-    this.seen++;
-    if (this.seen <= this.keep) this.base.handleDataRow.call(this, msg);
-  }
-
-  handlePortalSuspended(con: ProtocolConnection): void {
-    if (this.seen >= COUNT_PAST_CAP || Date.now() >= this.countUntil) {
-      this.synced = true;
-      con.close({ type: 'P', name: '' });
-      con.sync();
-      return;
-    }
-    (this as unknown as QueryInternals).rows = DRAIN_BATCH;
-    this.base.handlePortalSuspended.call(this, con);
-  }
-
-  handleCommandComplete(msg: unknown, con: ProtocolConnection): void {
-    this.synced = true; // the base class syncs after completion when `rows` is set
-    this.base.handleCommandComplete.call(this, msg, con);
-  }
-
-  handleEmptyQuery(con: ProtocolConnection): void {
-    this.synced = true;
-    this.base.handleEmptyQuery.call(this, con);
-  }
-
-  handleError(err: Error, con: ProtocolConnection): void {
-    if (this.budget.exceeded) {
-      // The byte budget cut the connection: the rows complete before the cut are the answer.
-      this.synced = true;
-      const self = this as unknown as { callback: (err: Error | undefined, res: CappedResult) => void; _result: CappedResult };
-      self.callback(undefined, self._result);
-      return;
-    }
-    // With a row limit pg does not pipeline Sync, and after an error the server waits for one.
-    if (!this.synced && err instanceof pg.DatabaseError) {
-      this.synced = true;
-      con.sync();
-    }
-    this.base.handleError.call(this, err, con);
-  }
-}
-
-// ---- the adapter -------------------------------------------------------------------------------------
 
 interface PgTable {
   oid: number;
@@ -334,25 +139,48 @@ class PostgresAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+  async readRows(table: string, page: PageRequest, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+    const { limit, offset, after } = page;
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
     const t = await this.resolve(table);
+    const id = `${t.schema}.${t.name}`;
     const { columns, primaryKey } = await this.columns(t);
+    const keys = primaryKey.map(ident);
+    // The key's values travel in their text form, both ways: exact for every type (no instant
+    // rounded to milliseconds), and the server parses a parameter as the column's own type.
+    const params: unknown[] = [];
+    let where = '';
+    if (after !== null) {
+      const { values } = decodeCursor(after, id, primaryKey);
+      if (values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
+      params.push(...values);
+      // A row-value comparison: the primary key's index serves it, whatever the depth.
+      where = ` where (${keys.join(', ')}) > (${values.map((_, i) => `$${i + 1}`).join(', ')})`;
+    }
     const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
-    const order = primaryKey.length ? ` order by ${primaryKey.map(ident).join(', ')}` : '';
-    const { res, cut } = await this.capped(`select * from ${qualified(t)}${order} limit $1 offset $2`, [limit, offset], limit, 0, maxBytes, PAGE_TIMEOUT_MS);
-    const names = res.fields.map((f) => f.name);
+    const order = keys.length ? ` order by ${keys.join(', ')}` : '';
+    const keyText = keys.map((k, i) => `, ${k}::text as "berth_key_${i}"`).join('');
+    params.push(limit + 1, offset);
+    const text = `select *${keyText} from ${qualified(t)}${where}${order} limit $${params.length - 1} offset $${params.length}`;
+    // One row past the page tells whether there is a next one.
+    const { res, cut } = await this.capped(text, params, limit + 1, 0, maxBytes, PAGE_TIMEOUT_MS);
+    const width = res.fields.length - keys.length;
+    const names = res.fields.slice(0, width).map((f) => f.name);
+    const more = res.rows.length > limit || cut;
+    const kept = res.rows.slice(0, limit);
+    const last = kept[kept.length - 1];
     return {
-      table: `${t.schema}.${t.name}`,
+      table: id,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows: res.rows.map((values) => rowOf(names, values)),
+      rows: kept.map((values) => rowOf(names, values.slice(0, width))),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
       ...(cut ? { truncated: true } : {}),
+      nextCursor: more && last && keys.length ? encodeCursor(id, { names: primaryKey, values: last.slice(width) }) : null,
     };
   }
 

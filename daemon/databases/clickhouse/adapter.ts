@@ -14,239 +14,22 @@
 //   - no `mutations_sync`: after ALTER ... UPDATE/DELETE we wait for system.mutations to be done.
 // DateTime values are printed in the column's or the server's time zone; they are read back as
 // instants ({$date}) by converting from that zone.
-import { createClient, ClickHouseError, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { bigintCell, dateCell, decimalCell, fromCell, type Cell, type Row } from './encoding.js';
+import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
+import { EngineRefused, InvalidInput, NotFound, DatabaseUnavailable } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import type { Cell, Row } from '../encoding.js';
+import { toError } from './errors.js';
+import { parseJsonExact, RawNumber, stringifyRow } from './json.js';
+import { chCell, ident, insertValue, literal, sqlValue, type ColumnInfo } from './values.js';
 
 const MUTATION_WAIT_MS = 30_000;
+/** Result columns holding the sorting key as text, for the cursor. */
+const KEY_ALIAS = '__berth_cursor_';
 /** Engines whose count() reads stored rows cheaply; MergeTree tables are counted from system.parts. */
 const COUNTABLE_ENGINES = new Set(['Memory', 'Log', 'TinyLog', 'StripeLog']);
 /** Statements that answer with rows (FORMAT JSON can be appended); anything else runs as a command. */
 const READS = /^(SELECT|WITH|SHOW|DESCRIBE|DESC|EXISTS)\b/i;
-
-// ---------- quoting ----------
-
-/** A ClickHouse string literal holding exactly these bytes. */
-export function literal(value: string | Buffer): string {
-  const bytes = typeof value === 'string' ? Buffer.from(value, 'utf8') : value;
-  let out = "'";
-  for (const b of bytes) {
-    out += b >= 0x20 && b < 0x7f && b !== 0x27 && b !== 0x5c ? String.fromCharCode(b) : `\\x${b.toString(16).padStart(2, '0')}`;
-  }
-  return out + "'";
-}
-
-/** A backtick-quoted identifier; call only with names found in the catalogue. */
-export function ident(name: string): string {
-  return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
-}
-
-// ---------- JSON with numbers kept as written ----------
-
-class RawNumber {
-  constructor(readonly text: string) {}
-}
-
-/** JSON.parse, except numbers stay RawNumber (their exact text) and keys cannot reach prototypes. */
-export function parseJsonExact(text: string): unknown {
-  let i = 0;
-  const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
-  const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\t' || text[i] === '\r')) i++; };
-  const expect = (c: string) => {
-    ws();
-    if (text[i] !== c) throw new Error(`bad JSON from ClickHouse at ${i}: expected ${c}`);
-    i++;
-  };
-  const str = (): string => {
-    const start = i;
-    i++;
-    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
-    i++;
-    return JSON.parse(text.slice(start, i)) as string;
-  };
-  const value = (): unknown => {
-    ws();
-    const c = text[i];
-    if (c === '{') {
-      i++;
-      const o: Record<string, unknown> = {};
-      ws();
-      if (text[i] === '}') { i++; return o; }
-      for (;;) {
-        ws();
-        const k = str();
-        expect(':');
-        Object.defineProperty(o, k, { value: value(), enumerable: true, writable: true, configurable: true });
-        ws();
-        if (text[i] === ',') { i++; continue; }
-        expect('}');
-        return o;
-      }
-    }
-    if (c === '[') {
-      i++;
-      const a: unknown[] = [];
-      ws();
-      if (text[i] === ']') { i++; return a; }
-      for (;;) {
-        a.push(value());
-        ws();
-        if (text[i] === ',') { i++; continue; }
-        expect(']');
-        return a;
-      }
-    }
-    if (c === '"') return str();
-    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (text.startsWith(word, i)) { i += word.length; return v; }
-    }
-    NUMBER.lastIndex = i;
-    const m = NUMBER.exec(text);
-    if (!m) throw new Error(`bad JSON from ClickHouse at ${i}`);
-    i = NUMBER.lastIndex;
-    return new RawNumber(m[0]);
-  };
-  return value();
-}
-
-/** JSON.stringify for one insert row, emitting RawNumber values bare (Decimals). */
-function stringifyRow(row: unknown): string {
-  const json = (v: unknown): string =>
-    v instanceof RawNumber ? v.text : typeof v === 'bigint' ? JSON.stringify(v.toString()) : JSON.stringify(v) ?? 'null';
-  if (row === null || typeof row !== 'object' || Array.isArray(row)) return json(row);
-  return '{' + Object.entries(row).map(([k, v]) => `${JSON.stringify(k)}:${json(v)}`).join(',') + '}';
-}
-
-// ---------- types and values ----------
-
-/** The type inside Nullable(...) / LowCardinality(...). */
-const baseType = (type: string): string => {
-  const m = /^(?:Nullable|LowCardinality)\((.*)\)$/.exec(type);
-  return m ? baseType(m[1]!) : type;
-};
-const isBigInt = (t: string) => /^U?Int(64|128|256)$/.test(t);
-const isDecimal = (t: string) => /^Decimal/.test(t);
-const isDateTime = (t: string) => /^DateTime(\(.*\))?$/.test(t);
-
-const offsetFormats = new Map<string, Intl.DateTimeFormat | null>();
-/** The UTC instant of a wall-clock time "YYYY-MM-DD hh:mm:ss" in a time zone. */
-export function wallToInstant(wall: string, zone: string): Date | null {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(wall);
-  if (!m) return null;
-  if (m[1] === '0000') return new Date(0); // how ClickHouse prints the zero DateTime
-  const asUtc = Date.UTC(+m[1]!, +m[2]! - 1, +m[3]!, +m[4]!, +m[5]!, +m[6]!);
-  if (!offsetFormats.has(zone)) {
-    let f: Intl.DateTimeFormat | null;
-    try {
-      f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit' });
-    } catch {
-      f = null; // a zone Node does not know: read the wall time as UTC
-    }
-    offsetFormats.set(zone, f);
-  }
-  const f = offsetFormats.get(zone);
-  if (!f) return new Date(asUtc);
-  const offset = (utc: number) => {
-    const p = Object.fromEntries(f.formatToParts(new Date(utc)).map((x) => [x.type, x.value]));
-    return Date.UTC(+p.year!, +p.month! - 1, +p.day!, +p.hour!, +p.minute!, +p.second!) - utc;
-  };
-  const guess = asUtc - offset(asUtc);
-  return new Date(asUtc - offset(guess));
-}
-
-/** A value of a JSON result as a cell, given its ClickHouse type. */
-function chCell(type: string, v: unknown, serverZone: string): Cell {
-  if (v === null || v === undefined) return null;
-  const t = baseType(type);
-  if (v instanceof RawNumber) {
-    if (isDecimal(t)) return decimalCell(v.text);
-    return /^-?\d+$/.test(v.text) ? bigintCell(v.text) : Number(v.text);
-  }
-  if (typeof v === 'string') {
-    if (isBigInt(t) && /^-?\d+$/.test(v)) return bigintCell(v);
-    if (isDecimal(t)) return decimalCell(v);
-    if (isDateTime(t)) {
-      const zone = /^DateTime\('([^']+)'\)$/.exec(t)?.[1] ?? serverZone;
-      const d = wallToInstant(v, zone);
-      return d ? dateCell(d) : v;
-    }
-    return v;
-  }
-  if (Array.isArray(v)) {
-    const inner = /^Array\((.*)\)$/.exec(t)?.[1] ?? '';
-    return v.map((x) => chCell(inner, x, serverZone));
-  }
-  if (typeof v === 'object') {
-    const out: Record<string, Cell> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = chCell('', x, serverZone);
-    return out;
-  }
-  return v as Cell;
-}
-
-interface ColumnInfo { name: string; type: string; primary: boolean }
-
-/** A written cell as a JSONEachRow value for a column of this type. */
-function insertValue(col: ColumnInfo, cell: Cell): unknown {
-  const v = fromCell(cell);
-  const t = baseType(col.type);
-  if (v === null) return null;
-  if (isDecimal(t) && (typeof v === 'string' || typeof v === 'number')) {
-    const text = String(v);
-    if (!/^-?\d+(\.\d+)?$/.test(text)) throw new InvalidInput(`${col.name}: ${JSON.stringify(text)} is not a decimal`);
-    return new RawNumber(text);
-  }
-  if (v instanceof Date) return t === 'Date' ? v.toISOString().slice(0, 10) : Math.floor(v.getTime() / 1000);
-  if (Buffer.isBuffer(v)) {
-    // JSON strings reach ClickHouse as UTF-8: bytes that are not UTF-8 cannot travel this way.
-    if (!Buffer.from(v.toString('utf8'), 'utf8').equals(v)) throw new InvalidInput(`${col.name}: binary values cannot be inserted as a row; use a query with unhex()`);
-    return v.toString('utf8');
-  }
-  if (typeof v === 'boolean') return v ? 1 : 0;
-  return v;
-}
-
-/** A written cell as an SQL expression of this column's type (for WHERE and UPDATE). */
-function sqlValue(col: ColumnInfo, cell: Cell): string {
-  const v = fromCell(cell);
-  const t = baseType(col.type);
-  if (v === null) return 'NULL';
-  if (v instanceof Date) {
-    const secs = Math.floor(v.getTime() / 1000);
-    return t === 'Date' ? `toDate(toDateTime(${secs}))` : `CAST(toDateTime(${secs}) AS ${col.type})`;
-  }
-  if (typeof v === 'boolean') return `CAST(${v ? 1 : 0} AS ${col.type})`;
-  if (typeof v === 'number' && !Number.isFinite(v)) throw new InvalidInput(`${col.name}: not a finite number`);
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'string') return `CAST(${literal(String(v))} AS ${col.type})`;
-  if (Buffer.isBuffer(v)) return `CAST(${literal(v)} AS ${col.type})`;
-  throw new InvalidInput(`${col.name}: arrays and objects can only be written with an insert or a query`);
-}
-
-// ---------- errors ----------
-
-/** ClickHouse's message without its code prefix and stack: both the 18.x and the current formats. */
-export function serverMessage(err: unknown): { code: number; message: string } | null {
-  if (err instanceof ClickHouseError) return { code: Number(err.code), message: err.message.trim() };
-  const text = err instanceof Error ? err.message : '';
-  const m = /^Code: (\d+)[,.] (?:e\.displayText\(\) = )?(?:DB::Exception: )?([\s\S]*?)(?:, e\.what\(\) = [\s\S]*|\s*Stack trace:[\s\S]*)?$/.exec(text.trim());
-  return m ? { code: Number(m[1]), message: m[2]!.trim() } : null;
-}
-
-/** Unknown user, wrong password, authentication failed, database does not exist. */
-const UNAVAILABLE_CODES = new Set([192, 193, 194, 516]);
-
-function toError(err: unknown): Error {
-  if (err instanceof InvalidInput || err instanceof NotFound || err instanceof EngineRefused || err instanceof DatabaseUnavailable) return err;
-  const server = serverMessage(err);
-  if (server) {
-    return UNAVAILABLE_CODES.has(server.code) ? new DatabaseUnavailable(`clickhouse: ${server.message}`) : new EngineRefused(server.message);
-  }
-  const message = err instanceof Error ? err.message : String(err);
-  return new DatabaseUnavailable(`clickhouse is unreachable: ${message}`);
-}
-
-// ---------- the adapter ----------
 
 export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter> {
   const host = conn.host.includes(':') ? `[${conn.host}]` : conn.host;
@@ -313,7 +96,7 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
   }
 
   /** The table's quoted name and columns, from the catalogue; NotFound when it has no such table. */
-  async function catalogue(id: string): Promise<{ db: string; name: string; from: string; columns: ColumnInfo[] }> {
+  async function catalogue(id: string): Promise<{ db: string; name: string; from: string; columns: ColumnInfo[]; sortKey: string[] }> {
     const dot = id.indexOf('.');
     const db = dot > 0 ? id.slice(0, dot) : '';
     const name = dot > 0 ? id.slice(dot + 1) : '';
@@ -331,7 +114,12 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       const primary = flag === undefined ? keyNames.includes(colName) : flag instanceof RawNumber ? flag.text === '1' : Boolean(flag);
       return { name: colName, type: String(c.type), primary };
     });
-    return { db, name, from: `${ident(db)}.${ident(name)}`, columns };
+    // The sorting key pages rows when it is plain columns (`ORDER BY (a, b)`); an expression
+    // (`ORDER BY toDate(ts)`), a table without one (Log, Memory, tuple()) leaves no key to page by.
+    const sortText = String(table.sorting_key ?? table.primary_key ?? '');
+    const sortNames = sortText.trim() === '' ? [] : sortText.split(',').map((s) => s.trim().replace(/^`(.*)`$/, '$1'));
+    const sortKey = sortNames.every((n) => columns.some((c) => c.name === n)) ? sortNames : [];
+    return { db, name, from: `${ident(db)}.${ident(name)}`, columns, sortKey };
   }
 
   function columnOf(columns: ColumnInfo[], name: string): ColumnInfo {
@@ -386,21 +174,54 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
       return entries;
     }),
 
-    readRows: (table, limit, offset, _scope, maxBytes) => run(async () => {
-      const { from, columns } = await catalogue(table);
+    readRows: (table, { limit, offset, after }, _scope, maxBytes) => run(async () => {
+      const { from, columns, sortKey } = await catalogue(table);
       if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 0 || offset < 0) throw new InvalidInput('limit and offset must be non-negative integers');
-      const keys = columns.filter((c) => c.primary).map((c) => ident(c.name));
-      const order = keys.length ? ` ORDER BY ${keys.join(', ')}` : '';
-      const result = limit > 0 ? await select(`SELECT * FROM ${from}${order} LIMIT ${offset}, ${limit}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
+      const keyCols = sortKey.map((k) => columnOf(columns, k));
+      const keys = keyCols.map((c) => ident(c.name));
+      // Pages follow the sorting key when there is one; tables without one keep the primary columns' order.
+      const orderKeys = keys.length ? keys : columns.filter((c) => c.primary).map((c) => ident(c.name));
+      const order = orderKeys.length ? ` ORDER BY ${orderKeys.join(', ')}` : '';
+      // A sorting key need not be unique: the cursor holds the last key and how many rows with
+      // exactly that key were answered; the next page starts at that key and skips them.
+      let where = '';
+      let skip = offset;
+      let from0: { values: Cell[]; ties: number } | null = null;
+      if (after !== null) {
+        from0 = decodeCursor(after, table, sortKey);
+        if (from0.values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
+        where = ` WHERE ${afterKeyCondition(keys, (i) => `CAST(${literal(from0!.values[i] as string)} AS ${keyCols[i]!.type})`, '>=')}`;
+        skip += from0.ties;
+      }
+      // The key again as text, for the cursor (exact, and read back by CAST to the column's type).
+      const keyText = keys.map((k, i) => `, toString(${k}) AS ${ident(`${KEY_ALIAS}${i}`)}`).join('');
+      const result = limit > 0 ? await select(`SELECT *${keyText} FROM ${from}${where}${order} LIMIT ${skip}, ${limit + 1}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
       const types = new Map(result.meta.map((m) => [m.name, m.type]));
-      const rows = result.data.map((r) => {
+      const kept = result.data.slice(0, limit);
+      const keyOf = (r: Record<string, unknown>) => keys.map((_, i) => String(r[`${KEY_ALIAS}${i}`]));
+      const rows = kept.map((r) => {
         const row: Row = {};
-        for (const [k, v] of Object.entries(r)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
+        for (const [k, v] of Object.entries(r)) if (!k.startsWith(KEY_ALIAS)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
         return row;
       });
+      let nextCursor: string | null = null;
+      const last = kept[kept.length - 1];
+      if (last && keys.length && (result.data.length > limit || result.cut)) {
+        const lastKey = keyOf(last);
+        const same = (r: Record<string, unknown>) => keyOf(r).every((v, i) => v === lastKey[i]);
+        let ties = 0;
+        for (let i = kept.length - 1; i >= 0 && same(kept[i]!); i--) ties++;
+        if (ties === kept.length) {
+          // the run of equal keys may have started before this page
+          if (from0 && lastKey.every((v, i) => v === from0!.values[i])) ties += from0.ties + offset;
+          else if (offset > 0 || from0) ties = await countWhere(`(SELECT ${keys.join(', ')} FROM ${from}${where}${order} LIMIT ${skip + kept.length})`, keys.map((k, i) => `${k} = CAST(${literal(lastKey[i]!)} AS ${keyCols[i]!.type})`).join(' AND '));
+        }
+        nextCursor = encodeCursor(table, { names: sortKey, values: lastKey, ties });
+      }
       const page: RowsPage = {
         table, columns: columns.map((c): Column => ({ ...c })), rows, limit, offset, total: await countWhere(from, '1'), totalEstimated: false,
         ...(result.cut ? { truncated: true } : {}),
+        nextCursor,
       };
       return page;
     }),

@@ -11,8 +11,8 @@
 // --databases writes CREATE DATABASE / USE into the dump and --add-drop-database a DROP DATABASE
 // before them: the restore replaces the whole database, tables created since the dump included.
 // mysqldump ends a complete dump with a `-- Dump completed` comment: a dump without it is refused.
-import type { EngineBackupTool, ToolContext } from '../engine-tool.js';
-import { execInContainer, execText, readHead, TailKeeper } from './exec.js';
+import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import { execInContainer, execText, readHead, TailKeeper } from '../../backups/exec.js';
 
 const TRAILER = /-- Dump completed[^\n]*\n?$/;
 /** mysqldump's first line (MariaDB >= 10.5.25 / 11 may precede it with a sandbox-mode comment). */

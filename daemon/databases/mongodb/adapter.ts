@@ -13,11 +13,12 @@ import {
   MongoServerSelectionError, MongoTopologyClosedError, MongoInvalidArgumentError, MongoParseError, ObjectId,
   type Document,
 } from 'mongodb';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
+import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
 // mongodb v7 does not re-export EJSON at its top level; it is on the BSON namespace it does export.
 const { EJSON } = BSON;
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from './encoding.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
+import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from '../encoding.js';
 
 const SYSTEM_DATABASES = new Set(['admin', 'config', 'local']);
 
@@ -216,19 +217,41 @@ export async function openMongo(conn: Connection): Promise<DatabaseAdapter> {
       return entries;
     }),
 
-    readRows: (table, limit, offset, _scope, maxBytes) => run(async () => {
+    readRows: (table, { limit, offset, after }, _scope, maxBytes) => run(async () => {
       const collection = await collectionOf(table);
+      // Documents in `_id` order; the cursor is the last `_id` in canonical Extended JSON (its BSON
+      // type kept exactly), and the next page is `_id > it` on the _id index. MongoDB compares
+      // within one BSON type here: in a collection whose _ids mix types, a walk by cursor stays
+      // in the type of the cursor's _id (offset pages see every type).
+      let filter: Document = {};
+      if (after !== null) {
+        const [text] = decodeCursor(after, table, ['_id']).values;
+        let id: unknown;
+        try {
+          id = typeof text === 'string' ? EJSON.parse(text, { relaxed: false }) : undefined;
+        } catch {
+          id = undefined;
+        }
+        if (id === undefined || id === null) throw new InvalidCursor('malformed key value');
+        filter = { _id: { $gt: id } };
+      }
       // Document by document (each batch is at most 16 MB), stopping at the byte cap.
       const docs: Document[] = [];
       let bytes = 0;
       let cut = false;
+      let more = false;
       if (limit > 0) {
-        const found = collection.find({}).sort({ _id: 1 }).skip(offset).limit(limit);
+        const found = collection.find(filter).sort({ _id: 1 }).skip(offset).limit(limit + 1);
         try {
           for await (const doc of found) {
+            if (docs.length === limit) {
+              more = true; // one document past the page: there is a next one
+              break;
+            }
             bytes += BSON.calculateObjectSize(doc);
             if (bytes > maxBytes) {
               cut = true;
+              more = true;
               break;
             }
             docs.push(doc);
@@ -243,6 +266,7 @@ export async function openMongo(conn: Connection): Promise<DatabaseAdapter> {
       const page: RowsPage = {
         table, columns: columnsOf(docs, '_id'), rows: docs.map(rowOf), limit, offset, total, totalEstimated: !exact,
         ...(cut ? { truncated: true } : {}),
+        nextCursor: more && docs.length ? encodeCursor(table, { names: ['_id'], values: [EJSON.stringify(docs[docs.length - 1]!['_id'], { relaxed: false })] }) : null,
       };
       return page;
     }),

@@ -11,102 +11,19 @@ import mysql from 'mysql2/promise';
 import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
 import type { Connection as CoreConnection } from 'mysql2';
 import type { Socket } from 'node:net';
-import { BerthError, DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryLimits, QueryResult, RowsPage, TableEntry } from './adapter.js';
-import { SocketBudget } from './answer-budget.js';
-import { bigintCell, dateCell, decimalCell, fromCell, toCell, type Cell, type Row } from './encoding.js';
-import { pickColumns, primaryKeyMatch } from './sql-columns.js';
+import { BerthError, DatabaseUnavailable, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import { afterKeyCondition, decodeCursor, encodeCursor } from '../cursor.js';
+import { SocketBudget } from '../answer-budget.js';
+import { bigintCell, fromCell, toCell, type Cell, type Row } from '../encoding.js';
+import { pickColumns, primaryKeyMatch } from '../sql-columns.js';
+import { translate, type MysqlError } from './errors.js';
+import { toRows, typeName } from './types.js';
 
 const EXACT_COUNT_BELOW = 100_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Extra time mysql2 waits past the statement timeout before it gives up on the server. */
 const BACKSTOP_MS = 10_000;
-const BINARY_CHARSET = 63;
-
-// Column type codes (mysql2's constants/types) and the SQL names reported for them.
-const T = { DECIMAL: 0x00, TIMESTAMP: 0x07, LONGLONG: 0x08, DATE: 0x0a, DATETIME: 0x0c, NEWDATE: 0x0e, NEWDECIMAL: 0xf6 } as const;
-const TYPE_NAMES: Record<number, string | [text: string, binary: string]> = {
-  0x00: 'decimal', 0x01: 'tinyint', 0x02: 'smallint', 0x03: 'int', 0x04: 'float', 0x05: 'double', 0x06: 'null',
-  0x07: 'timestamp', 0x08: 'bigint', 0x09: 'mediumint', 0x0a: 'date', 0x0b: 'time', 0x0c: 'datetime', 0x0d: 'year',
-  0x0e: 'date', 0x0f: ['varchar', 'varbinary'], 0x10: 'bit', 0xf2: 'vector', 0xf5: 'json', 0xf6: 'decimal', 0xf7: 'enum',
-  0xf8: 'set', 0xf9: ['tinytext', 'tinyblob'], 0xfa: ['mediumtext', 'mediumblob'], 0xfb: ['longtext', 'longblob'],
-  0xfc: ['text', 'blob'], 0xfd: ['varchar', 'varbinary'], 0xfe: ['char', 'binary'], 0xff: 'geometry',
-};
-
-function typeName(f: FieldPacket): string {
-  // MariaDB 10.5+ names its own types (json is a longtext, uuid, inet6...) in extended metadata.
-  if (f.extendedFormat === 'json') return 'json';
-  if (f.extendedTypeName) return f.extendedTypeName;
-  const name = TYPE_NAMES[f.columnType ?? -1];
-  if (name === undefined) return String(f.columnType);
-  return typeof name === 'string' ? name : name[f.characterSet === BINARY_CHARSET ? 1 : 0];
-}
-
-/** `2026-11-22 10:00:00[.ffffff]`, a DATETIME/TIMESTAMP as UTC; zero dates stay text. */
-function parseDateTime(text: string): Cell {
-  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?$/.exec(text);
-  if (!m) return text;
-  const d = new Date(0);
-  d.setUTCFullYear(Number(m[1]), Number(m[2]) - 1, Number(m[3]));
-  d.setUTCHours(Number(m[4]), Number(m[5]), Number(m[6]), Number(((m[7] ?? '') + '000').slice(0, 3)));
-  return Number(m[2]) === 0 || Number.isNaN(d.getTime()) ? text : dateCell(d);
-}
-
-/** How one result column's driver values become cells. */
-function converter(f: FieldPacket): (v: unknown) => Cell {
-  switch (f.columnType) {
-    case T.LONGLONG:
-      return (v) => (typeof v === 'string' ? bigintCell(v) : toCell(v));
-    case T.DECIMAL:
-    case T.NEWDECIMAL:
-      return (v) => (typeof v === 'string' ? decimalCell(v) : toCell(v));
-    case T.DATETIME:
-    case T.TIMESTAMP:
-      return (v) => (typeof v === 'string' ? parseDateTime(v) : toCell(v));
-    default:
-      return toCell; // DATE stays 'YYYY-MM-DD'; charset-63 columns arrive as Buffers: $bytes
-  }
-}
-
-function toRows(fields: FieldPacket[], values: unknown[][], names = fields.map((f) => f.name)): Row[] {
-  const convert = fields.map(converter);
-  // fromEntries defines own properties (a column may be called __proto__); first of a name wins.
-  const first = names.map((n, i) => names.indexOf(n) === i);
-  return values.map((v) => Object.fromEntries(names.flatMap((n, i) => (first[i] ? [[n, convert[i]!(v[i])]] : []))) as Row);
-}
-
-// ---- errors ---------------------------------------------------------------------------------------
-
-interface MysqlError extends Error {
-  code?: string;
-  errno?: number;
-  sqlState?: string;
-  fatal?: boolean;
-}
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ETIMEDOUT', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
-// access denied (db, user, host), unknown database, too many connections, server shutting down
-const REFUSED_CONNECTION = new Set([1044, 1045, 1049, 1130, 1040, 1053]);
-// MariaDB ER_STATEMENT_TIMEOUT, MySQL ER_QUERY_TIMEOUT
-const TIMED_OUT = new Set([1969, 3024]);
-const UNREADABLE_NAME = /can't be the same as an object's private property/;
-
-function translate(err: unknown, timeoutMs?: number): unknown {
-  if (err instanceof BerthError || !(err instanceof Error)) return err;
-  const e = err as MysqlError;
-  if (UNREADABLE_NAME.test(e.message)) return new EngineRefused(`${e.message} Give the column another name with AS.`);
-  if (timeoutMs !== undefined && ((e.errno !== undefined && TIMED_OUT.has(e.errno)) || e.code === 'PROTOCOL_SEQUENCE_TIMEOUT')) {
-    return new EngineRefused(`the statement took longer than ${timeoutMs} ms and was cancelled`);
-  }
-  if (e.errno !== undefined && REFUSED_CONNECTION.has(e.errno)) return new DatabaseUnavailable(`mysql refused the connection: ${e.message}`);
-  if ((e.code && UNREACHABLE.has(e.code)) || /closed state|connection is in closed/i.test(e.message)) {
-    return new DatabaseUnavailable(`mysql is unreachable: ${e.message}`);
-  }
-  if (e.sqlState && !e.fatal) return new EngineRefused(e.message);
-  if (e.fatal) return new DatabaseUnavailable(`mysql connection failed: ${e.message}`);
-  return err;
-}
-
-// ---- the adapter -------------------------------------------------------------------------------------
 
 interface StreamedResult {
   fields: FieldPacket[] | null;
@@ -127,6 +44,18 @@ function param(cell: Cell): unknown {
   const v = fromCell(cell);
   if (v !== null && typeof v === 'object' && !(v instanceof Date) && !Buffer.isBuffer(v)) return JSON.stringify(v);
   return v;
+}
+
+const INTEGER_TYPES = new Set(['tinyint', 'smallint', 'mediumint', 'int', 'integer', 'bigint', 'year']);
+
+/**
+ * The parameter marker for a cursor's key value: numbers travel as text (bigint keys past 2^53
+ * stay exact) and are compared as exact decimals, not as the doubles MySQL compares strings with.
+ */
+function keyMarker(column: Column): string {
+  if (INTEGER_TYPES.has(column.type)) return 'CAST(? AS DECIMAL(65,0))';
+  if (column.type === 'decimal' || column.type === 'numeric') return 'CAST(? AS DECIMAL(65,30))';
+  return '?';
 }
 
 export async function openMysql(conn: Connection): Promise<DatabaseAdapter> {
@@ -285,32 +214,51 @@ class MysqlAdapter implements DatabaseAdapter {
     return out;
   }
 
-  async readRows(table: string, limit: number, offset: number, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+  async readRows(table: string, page: PageRequest, _scope: unknown, maxBytes: number): Promise<RowsPage> {
+    const { limit, offset, after } = page;
     if (!Number.isInteger(limit) || limit < 0 || !Number.isInteger(offset) || offset < 0) {
       throw new InvalidInput('limit and offset must be non-negative integers');
     }
     const t = await this.resolve(table);
+    const id = `${this.database}.${t.name}`;
     const { columns, primaryKey } = await this.columns(t.name);
+    const keyColumns = primaryKey.map((k) => columns.find((c) => c.name === k)!);
     const order = primaryKey.length ? ` ORDER BY ${primaryKey.map(ident).join(', ')}` : '';
-    // Positional aliases: mysql2 refuses to read a result column named like __proto__.
-    const list = columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``).join(', ');
+    // Positional aliases: mysql2 refuses to read a result column named like __proto__. The key
+    // columns come again at the end, as the driver reads them (no conversion), for the cursor.
+    const list = [...columns.map((c, i) => `${ident(c.name)} AS \`c${i}\``), ...primaryKey.map((k, i) => `${ident(k)} AS \`k${i}\``)].join(', ');
     const names = columns.map((c) => c.name);
+    const params: unknown[] = [];
+    let where = '';
+    if (after !== null) {
+      const { values } = decodeCursor(after, id, primaryKey);
+      // Expanded rather than a row comparison: MariaDB does not use an index for `(a, b) > (?, ?)`.
+      where = ` WHERE ${afterKeyCondition(primaryKey.map(ident), (i) => {
+        params.push(param(values[i]!));
+        return keyMarker(keyColumns[i]!);
+      })}`;
+    }
     const { count, estimated } = await this.size(t); // before the rows: a cut ends the connection
-    let page: StreamedResult;
+    let read: StreamedResult;
     try {
-      page = await this.streamed(`SELECT ${list} FROM ${this.qualified(t.name)}${order} LIMIT ? OFFSET ?`, [limit, offset], limit, maxBytes);
+      // One row past the page tells whether there is a next one.
+      read = await this.streamed(`SELECT ${list} FROM ${this.qualified(t.name)}${where}${order} LIMIT ? OFFSET ?`, [...params, limit + 1, offset], limit + 1, maxBytes);
     } catch (err) {
       throw translate(err);
     }
+    const more = read.rows.length > limit || read.cut;
+    const kept = read.rows.slice(0, limit);
+    const last = kept[kept.length - 1];
     return {
-      table: `${this.database}.${t.name}`,
+      table: id,
       columns: columns.map(({ name, type, primary }) => ({ name, type, primary })),
-      rows: toRows(page.fields ?? [], page.rows, names),
+      rows: toRows(read.fields ?? [], kept, names),
       limit,
       offset,
       total: count,
       totalEstimated: estimated,
-      ...(page.cut ? { truncated: true } : {}),
+      ...(read.cut ? { truncated: true } : {}),
+      nextCursor: more && last && primaryKey.length ? encodeCursor(id, { names: primaryKey, values: last.slice(columns.length).map(toCell) }) : null,
     };
   }
 

@@ -1,9 +1,14 @@
-// One interface every database engine implements, so the API, the contract tests and the desktop
-// app see the same shapes whatever the engine. Adapters speak to a running server through its
+// The database port core depends on (issue 19: core owns its ports): one interface every
+// database engine's adapter implements (daemon/databases/<engine>/adapter.ts), so the API, the
+// contract tests and the desktop app see the same shapes whatever the engine. Adapters speak to a running server through its
 // official Node driver; they never splice an identifier or a value into a statement: identifiers
 // are quoted by the adapter's own quoting function after being checked against the catalogue,
 // values always travel as driver parameters.
-import type { Cell, Row } from './encoding.js';
+import type { DatabaseEngine, DbCell, DbRow } from '../../shared/types.js';
+
+/** One value of a row, in the JSON encoding of daemon/databases/encoding.ts (the API's DbCell). */
+export type Cell = DbCell;
+export type Row = DbRow;
 
 /** Where and how to reach a database server; built by the daemon from the service's variables. */
 export interface Connection {
@@ -42,6 +47,16 @@ export interface RowsPage {
   totalEstimated: boolean;
   /** Present (true) when the page was cut at the byte cap: `rows` holds the rows that fitted. */
   truncated?: boolean;
+  /** Where the next page starts (pass it as `after`); null on the last page or when the table has no key to page by. */
+  nextCursor: string | null;
+}
+
+/** Which rows a page holds: `offset` rows are skipped after the cursor `after` (or the start). */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  /** A `nextCursor` of an earlier page of this table (see cursor.ts); null for the start. */
+  after: string | null;
 }
 
 export interface QueryResult {
@@ -67,8 +82,12 @@ export interface Scope {
 
 export interface DatabaseAdapter {
   listTables(scope: Scope): Promise<TableEntry[]>;
-  /** A page of rows. `table` is a TableEntry id. Unknown table: NotFound. At most `maxBytes` are read (then `truncated`). */
-  readRows(table: string, limit: number, offset: number, scope: Scope, maxBytes: number): Promise<RowsPage>;
+  /**
+   * A page of rows in key order. `table` is a TableEntry id. Unknown table: NotFound; a cursor that
+   * is not one of this table's: InvalidInput `invalid_cursor`. At most `maxBytes` are read (then
+   * `truncated`, and `nextCursor` points after the last row that fitted).
+   */
+  readRows(table: string, page: PageRequest, scope: Scope, maxBytes: number): Promise<RowsPage>;
   /** Runs one statement as written by the user (its text is theirs: it is the point of the endpoint). */
   query(statement: string, limits: QueryLimits, scope: Scope): Promise<QueryResult>;
   /** Inserts one row; returns its primary key as an object keyed by primary column. */
@@ -80,4 +99,5 @@ export interface DatabaseAdapter {
   close(): Promise<void>;
 }
 
-export type { Cell, Row };
+/** Opens the adapter of an engine (its driver loads on first use); the caller closes it. */
+export type OpenAdapter = (engine: DatabaseEngine, conn: Connection) => Promise<DatabaseAdapter>;

@@ -30,16 +30,16 @@ import { randomBytes } from 'node:crypto';
 import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
-import { databaseContainer } from '../../databases/container-spec.js';
 import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_PROJECT } from '../../docker/labels.js';
-import type { EngineBackupTool, ToolContext } from '../engine-tool.js';
-import { execInContainer, execText, readHead } from './exec.js';
+import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import { REDIS_DATA_PATH } from './container.js';
+import { execInContainer, execText, readHead } from '../../backups/exec.js';
 
 const MAGIC = Buffer.from('REDIS');
 const EOF_MARK_LENGTH = 40;
 const READY_TIMEOUT_MS = 10 * 60_000;
 
-const DATA_PATH = databaseContainer('redis', { logicalReplication: false, tlsDir: null }).dataPath;
+const DATA_PATH = REDIS_DATA_PATH;
 
 /** Run in the helper container, in the data directory: $1 is the staging file's name. */
 const SWAP_SCRIPT = [

@@ -28,8 +28,8 @@
 // table's DROP and RENAME there is a moment without it.
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform, type Writable } from 'node:stream';
-import type { EngineBackupTool, ToolContext } from '../engine-tool.js';
-import { execInContainer, execText, withSecretFile, writeTo } from './exec.js';
+import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import { execInContainer, execText, withSecretFile, writeTo } from '../../backups/exec.js';
 
 const MAGIC_LINE = 'BERTH-CLICKHOUSE-NATIVE 1';
 const MAX_LINE = 64 * 1024 * 1024;

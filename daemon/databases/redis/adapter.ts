@@ -17,131 +17,27 @@
 // A new list cannot be made from a row (it would look like a string): use `RPUSH` in a query.
 //
 // Hashes and sets have no order to page by, so they are read whole (HGETALL/SMEMBERS), sorted and
-// sliced; keys with more than READ_WHOLE_MAX elements are refused rather than read.
+// sliced (rows.ts); keys with more than 10 000 elements are refused rather than read.
 // Each logical database gets its own connection opened with the `db` option: never SELECT.
 // ioredis buffers a whole reply (LRANGE k 0 -1 of a huge list is one reply), so row pages and
 // queries read under the socket's byte budget (answer-budget.ts): past the cap the connection is
 // closed and the answer is `truncated` with the elements complete before the cut (none for one
 // reply that alone exceeds the cap).
-import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import { Redis, Command, ReplyError } from 'ioredis';
-import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from './adapter.js';
-import { SocketBudget } from './answer-budget.js';
-import { bytesCell, fromCell, type Cell, type Row } from './encoding.js';
+import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
+import type { Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from '../../core/database-adapter.js';
+import { SocketBudget } from '../answer-budget.js';
+import type { Cell, Row } from '../encoding.js';
+import { checkAllowed, splitCommandLine } from './command-line.js';
+import { readPage } from './rows.js';
+import { arg, onlyKeys, replyCell, replyType, sameKeys, score } from './values.js';
 import type { Socket } from 'node:net';
 
 const LIST_KEYS_MAX = 1000;
-const READ_WHOLE_MAX = 10_000;
 const COMMAND_TIMEOUT_MS = 30_000;
 /** The most bytes a key listing may read (the answers of rows and queries have their own cap). */
 const LIST_MAX_BYTES = 16 * 1024 * 1024;
-
-/** Commands a shared, non-interactive connection must not run, or that reach past the scope. */
-const REFUSED = new Set([
-  'FLUSHALL', 'FLUSHDB', 'SHUTDOWN', 'DEBUG', 'MONITOR', 'SYNC', 'PSYNC', 'REPLICAOF', 'SLAVEOF',
-  'SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'PUNSUBSCRIBE', 'SUNSUBSCRIBE',
-  'BLPOP', 'BRPOP', 'BRPOPLPUSH', 'BLMOVE', 'BLMPOP', 'BZPOPMIN', 'BZPOPMAX', 'BZMPOP', 'WAIT', 'WAITAOF',
-  'SELECT', 'SWAPDB', 'MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH', 'QUIT', 'RESET', 'HELLO', 'AUTH',
-  // Scripts can run any of the above; refused to keep this endpoint's guarantees simple.
-  'EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO', 'FUNCTION', 'SCRIPT',
-  'MIGRATE', 'MODULE', 'SAVE', 'FAILOVER', 'CLUSTER',
-]);
-const ALLOWED_SUBCOMMANDS: Record<string, Set<string>> = {
-  CONFIG: new Set(['GET']),
-  CLIENT: new Set(['ID', 'INFO', 'LIST', 'GETNAME']),
-  ACL: new Set(['WHOAMI', 'LIST', 'USERS', 'CAT', 'GETUSER', 'LOG']),
-};
-
-/** Splits a command line like redis-cli: "double quotes" with \n \t \" \\ \xHH escapes, 'single quotes' with \' only. */
-export function splitCommandLine(line: string): Buffer[] {
-  const args: Buffer[] = [];
-  const src = Buffer.from(line, 'utf8');
-  let i = 0;
-  while (i < src.length) {
-    while (i < src.length && isSpace(src[i]!)) i++;
-    if (i >= src.length) break;
-    const bytes: number[] = [];
-    while (i < src.length && !isSpace(src[i]!)) {
-      const c = src[i]!;
-      if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
-        i++;
-        for (;;) {
-          if (i >= src.length) throw new InvalidInput('unterminated quote in the command');
-          const d = src[i]!;
-          if (d === c) { i++; break; }
-          if (d === 0x5c /* \ */ && i + 1 < src.length) {
-            const e = String.fromCharCode(src[i + 1]!);
-            if (c === 0x27) {
-              if (e === "'") { bytes.push(0x27); i += 2; continue; }
-            } else if (e === 'x' && /^[0-9a-fA-F]{2}$/.test(src.subarray(i + 2, i + 4).toString('latin1'))) {
-              bytes.push(parseInt(src.subarray(i + 2, i + 4).toString('latin1'), 16)); i += 4; continue;
-            } else {
-              const map: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, a: 7 };
-              bytes.push(map[e] ?? src[i + 1]!); i += 2; continue;
-            }
-          }
-          bytes.push(d); i++;
-        }
-        if (i < src.length && !isSpace(src[i]!)) throw new InvalidInput('a closing quote must be followed by a space');
-      } else {
-        bytes.push(c); i++;
-      }
-    }
-    args.push(Buffer.from(bytes));
-  }
-  return args;
-}
-const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-
-function checkAllowed(argv: Buffer[]): string {
-  const name = argv[0]!.toString('utf8').toUpperCase();
-  const sub = argv[1]?.toString('utf8').toUpperCase() ?? '';
-  if (REFUSED.has(name)) throw new InvalidInput(`${name} is not allowed here`);
-  const allowed = ALLOWED_SUBCOMMANDS[name];
-  if (allowed && !allowed.has(sub)) throw new InvalidInput(`${name} ${sub} is not allowed here`);
-  if ((name === 'XREAD' || name === 'XREADGROUP') && argv.some((a) => a.toString('utf8').toUpperCase() === 'BLOCK')) {
-    throw new InvalidInput(`${name} with BLOCK is not allowed here`);
-  }
-  return name;
-}
-
-/** A reply bulk string as a cell: UTF-8 text as a string, anything else as $bytes. */
-const textCell = (b: Buffer): Cell => (isUtf8(b) ? b.toString('utf8') : bytesCell(b));
-
-function replyCell(v: unknown): Cell {
-  if (v === null || v === undefined) return null;
-  if (Buffer.isBuffer(v)) return textCell(v);
-  if (typeof v === 'number' || typeof v === 'string') return v;
-  if (typeof v === 'bigint') return v.toString();
-  if (Array.isArray(v)) return v.map(replyCell);
-  if (v instanceof Error) return { error: v.message };
-  return String(v);
-}
-const replyType = (v: unknown): string =>
-  v === null || v === undefined ? 'nil' : typeof v === 'number' ? 'integer' : Array.isArray(v) ? 'array' : v instanceof Error ? 'error' : 'string';
-
-/** A written cell as a redis argument. */
-function arg(cell: Cell | undefined, what: string): string | Buffer {
-  if (cell === undefined) throw new InvalidInput(`${what} is required`);
-  const v = fromCell(cell);
-  if (typeof v === 'string' || Buffer.isBuffer(v)) return v;
-  if (typeof v === 'number' || typeof v === 'bigint' || typeof v === 'boolean') return String(v);
-  if (v instanceof Date) return v.toISOString();
-  throw new InvalidInput(`${what} must be a string, a number or $bytes`);
-}
-function score(cell: Cell | undefined): string {
-  const s = arg(cell, 'score').toString();
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?inf$/i.test(s)) throw new InvalidInput('score must be a number');
-  return s;
-}
-function onlyKeys(row: Row, keys: string[], what: string): void {
-  const extra = Object.keys(row).filter((k) => !keys.includes(k));
-  if (extra.length) throw new InvalidInput(`${what}: unexpected field(s) ${extra.join(', ')}; expected ${keys.join(', ') || 'none'}`);
-}
-const sameKeys = (row: Row, keys: string[]) => Object.keys(row).length === keys.length && keys.every((k) => k in row);
-const byBytes = (a: Buffer, b: Buffer) => Buffer.compare(a, b);
 
 function toError(err: unknown): Error {
   if (err instanceof InvalidInput || err instanceof NotFound || err instanceof EngineRefused || err instanceof DatabaseUnavailable) return err;
@@ -240,10 +136,6 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
     return c.type(key);
   }
 
-  function tooBig(key: string, n: number): void {
-    if (n > READ_WHOLE_MAX) throw new InvalidInput(`${key} has ${n} elements; keys over ${READ_WHOLE_MAX} elements of this type cannot be browsed, use a query (HSCAN/SSCAN)`);
-  }
-
   return {
     // Key names can be long (up to 512 MB each): the listing is read under the byte budget too.
     listTables: (scope) => capped(scope, LIST_MAX_BYTES, async (c) => {
@@ -270,76 +162,9 @@ export async function openRedis(conn: Connection): Promise<DatabaseAdapter> {
       throw new EngineRefused(`the key names of this database are more than ${LIST_MAX_BYTES / 1024 / 1024} MB; list them with a query (SCAN)`);
     }),
 
-    readRows: (key, limit, offset, scope, maxBytes) => capped(scope, maxBytes, async (c) => {
-      const type = await typeOf(c, key);
-      let columns: Column[];
-      let rows: Row[] = [];
-      let total: number;
-      const end = offset + limit - 1;
-      switch (type) {
-        case 'none':
-          throw new NotFound(`no key ${JSON.stringify(key)}`);
-        case 'string': {
-          columns = [{ name: 'value', type: 'string', primary: false }];
-          const v = await c.getBuffer(key);
-          total = 1;
-          if (offset === 0 && limit > 0 && v !== null) rows = [{ value: textCell(v) }];
-          break;
-        }
-        case 'hash': {
-          columns = [{ name: 'field', type: 'string', primary: true }, { name: 'value', type: 'string', primary: false }];
-          total = await c.hlen(key);
-          tooBig(key, total);
-          const flat = (await c.callBuffer('HGETALL', key)) as Buffer[];
-          const pairs: [Buffer, Buffer][] = [];
-          for (let i = 0; i + 1 < flat.length; i += 2) pairs.push([flat[i]!, flat[i + 1]!]);
-          pairs.sort((a, b) => byBytes(a[0], b[0]));
-          rows = pairs.slice(offset, offset + limit).map(([f, v]) => ({ field: textCell(f), value: textCell(v) }));
-          break;
-        }
-        case 'list': {
-          columns = [{ name: 'index', type: 'integer', primary: true }, { name: 'value', type: 'string', primary: false }];
-          total = await c.llen(key);
-          const items = limit > 0 ? await c.lrangeBuffer(key, offset, end) : [];
-          rows = items.map((v, i) => ({ index: offset + i, value: textCell(v) }));
-          break;
-        }
-        case 'set': {
-          columns = [{ name: 'member', type: 'string', primary: true }];
-          total = await c.scard(key);
-          tooBig(key, total);
-          const members = (await c.smembersBuffer(key)).sort(byBytes);
-          rows = members.slice(offset, offset + limit).map((m) => ({ member: textCell(m) }));
-          break;
-        }
-        case 'zset': {
-          columns = [{ name: 'member', type: 'string', primary: true }, { name: 'score', type: 'double', primary: false }];
-          total = await c.zcard(key);
-          const flat = limit > 0 ? ((await c.callBuffer('ZRANGE', key, offset, end, 'WITHSCORES')) as Buffer[]) : [];
-          for (let i = 0; i + 1 < flat.length; i += 2) {
-            const s = Number(flat[i + 1]!.toString());
-            rows.push({ member: textCell(flat[i]!), score: Number.isFinite(s) ? s : flat[i + 1]!.toString() });
-          }
-          break;
-        }
-        case 'stream': {
-          columns = [{ name: 'id', type: 'string', primary: true }, { name: 'fields', type: 'object', primary: false }];
-          total = await c.xlen(key);
-          tooBig(key, offset);
-          const entries = limit > 0 ? ((await c.callBuffer('XRANGE', key, '-', '+', 'COUNT', offset + limit)) as [Buffer, Buffer[]][]) : [];
-          rows = entries.slice(offset).map(([id, kv]) => {
-            const fields: Record<string, Cell> = {};
-            for (let i = 0; i + 1 < kv.length; i += 2) fields[kv[i]!.toString('utf8')] = textCell(kv[i + 1]!);
-            return { id: id.toString('utf8'), fields };
-          });
-          break;
-        }
-        default:
-          throw new InvalidInput(`keys of type ${type} cannot be browsed; use a query`);
-      }
-      const page: RowsPage = { table: key, columns, rows, limit, offset, total, totalEstimated: false };
-      return page;
-    }, (): RowsPage => ({ table: key, columns: [], rows: [], limit, offset, total: 0, totalEstimated: false, truncated: true })),
+    readRows: (key, { limit, offset, after }, scope, maxBytes) => capped(scope, maxBytes, async (c) => {
+      return readPage(c, key, { limit, offset, after });
+    }, (): RowsPage => ({ table: key, columns: [], rows: [], limit, offset, total: 0, totalEstimated: false, truncated: true, nextCursor: null })),
 
     query: (statement, limits, scope) => capped(scope, limits.maxBytes, async (c) => {
       const argv = splitCommandLine(statement);

@@ -1,0 +1,6 @@
+// MongoDB as a container: the official image's data directory (its entrypoint does the rest).
+import type { DatabaseContainer } from '../../core/database-engine.js';
+
+export function mongodbContainer(): DatabaseContainer {
+  return { dataPath: '/data/db', binds: [] };
+}
