@@ -27,8 +27,8 @@ import {
   type BackupTrigger,
   type ImportRecord,
   type ImportSource,
-} from './records.js';
-import type { RemoteStore } from './remote-store.js';
+} from '../core/ports/backups-repo.js';
+import type { RemoteStore } from '../core/ports/remote-store.js';
 
 export interface BackupsDeps {
   store: Store;

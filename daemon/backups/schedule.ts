@@ -4,8 +4,8 @@
 // 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
 import cron, { type ScheduledTask } from 'node-cron';
-import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from './records.js';
-import { SCHEDULE_KINDS } from './records.js';
+import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
+import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { Backups } from './backups.js';
 import type { Store } from '../core/store.js';
 

@@ -2,7 +2,7 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import type { Backups } from '../../backups/backups.js';
-import { BACKUP_STORAGES } from '../../backups/records.js';
+import { BACKUP_STORAGES } from '../../core/ports/backups-repo.js';
 import { accessOf } from '../auth.js';
 import { parse } from '../validate.js';
 
