@@ -8,7 +8,7 @@ import type { Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
 import { DatabaseUnavailable, InvalidInput } from './errors.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 

@@ -6,15 +6,14 @@ import type { DeploymentEngine } from './deployment-engine.js';
 import type { EventSink } from './events.js';
 import { Conflict, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
+import type { LogReader } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.js';
+
+export type { LogReader } from './ports/log-feeds.js';
 import { checkBranch } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView } from './views.js';
-
-export interface LogReader {
-  read(owner: string, afterId: number, limit?: number): Promise<LogLineRecord[]>;
-}
 
 export const TERMINAL_STATUSES: readonly DeploymentRecord['status'][] = ['running', 'superseded', 'failed', 'aborted'];
 const ABORTABLE: readonly DeploymentRecord['status'][] = ['queued', 'building'];

@@ -8,7 +8,7 @@ import type { Access } from './access.js';
 import { checkBaseUrl } from './ai-providers.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
 import type { Store } from './store.js';
 import type { Domain } from '../../shared/types.js';
 import { domainView } from './views.js';

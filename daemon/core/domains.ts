@@ -7,7 +7,7 @@ import { Conflict, InvalidInput, NotFound } from './errors.js';
 import { generatedOwner } from './generated-names.js';
 import { normalizeHostname } from './hostname.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
 import type { ProxyPort } from './proxy.js';
 import type { DomainRecord, ServiceRecord } from './records.js';
 import type { EventSink } from './events.js';

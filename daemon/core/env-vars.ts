@@ -5,7 +5,7 @@ import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
 import type { Store } from './store.js';
 
 export class EnvVars {

@@ -3,7 +3,7 @@ import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../sha
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
-import { visibleProject } from './lookup.js';
+import { visibleProject } from './access.js';
 import type { ProxyPort } from './proxy.js';
 import type { ProjectRecord } from './records.js';
 import { slugify, uniqueSlug } from './slug.js';

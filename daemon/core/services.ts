@@ -10,7 +10,7 @@ import { checkDatabaseHostname, freeDatabaseHostname, rootDomainOf } from './gen
 import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
 import { newId } from './ids.js';
-import { visibleProject, visibleService } from './lookup.js';
+import { visibleProject, visibleService } from './access.js';
 import type { ProxyPort } from './proxy.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';

@@ -10,7 +10,7 @@ import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { Deployments } from './deployments.js';
 import { InvalidInput, Unauthorized } from './errors.js';
-import { visibleService } from './lookup.js';
+import { visibleService } from './access.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 

@@ -4,12 +4,12 @@
 // and Discord are secrets themselves, like the SMTP password and the signing secret. Views never
 // show a secret: only the channel's host.
 import { randomBytes } from 'node:crypto';
-import type { Access } from '../core/access.js';
-import type { Clock } from '../core/clock.js';
-import { NotFound } from '../core/errors.js';
-import { newId } from '../core/ids.js';
-import type { SettingsRepo } from '../core/store.js';
-import type { Notice, Sender } from './senders.js';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
+import { NotFound } from './errors.js';
+import { newId } from './ids.js';
+import type { Notice, Sender } from './ports/notice-sender.js';
+import type { SettingsRepo } from './store.js';
 
 export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const;
 export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
