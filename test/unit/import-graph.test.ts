@@ -54,6 +54,28 @@ function offenders(folder: string, forbidden: readonly string[]): string[] {
   return found;
 }
 
+/** Import cycles among the files of a folder, each as `a -> b -> a`. */
+function cyclesIn(folder: string): string[] {
+  const files = sources(join(DAEMON, folder)).map((f) => relative(REPO_ROOT, f));
+  const inside = new Set(files);
+  const edges = new Map(files.map((f) => [f, importsOf(join(REPO_ROOT, f)).filter((t) => inside.has(t))]));
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    path.push(file);
+    for (const next of edges.get(file) ?? []) {
+      if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].join(' -> '));
+      else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(file, 'done');
+  };
+  for (const file of files) if (!state.has(file)) visit(file);
+  return cycles;
+}
+
 describe('import graph: routes -> core -> adapters', () => {
   it('reads the imports of the sources, type-only and dynamic ones included', () => {
     // a guard for the walk itself: it must see what the rules below are about
@@ -68,5 +90,9 @@ describe('import graph: routes -> core -> adapters', () => {
   it('route modules import no adapter: they call core use cases', () => {
     const adaptersBesideHttp = ADAPTERS.filter((f) => f !== 'http');
     expect(offenders('http/routes', adaptersBesideHttp), 'routes import these adapters').to.deep.equal([]);
+  });
+
+  it('core has no import cycles (a port is imported by its use case, never the other way)', () => {
+    expect(cyclesIn('core'), 'import cycles in core').to.deep.equal([]);
   });
 });
