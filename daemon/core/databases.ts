@@ -4,11 +4,10 @@
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { DatabaseAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from '../databases/adapter.js';
 import type { OpenAdapter } from '../databases/open.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
 import { DatabaseUnavailable, InvalidInput } from './errors.js';
-import { visibleService } from './access.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 

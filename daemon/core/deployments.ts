@@ -1,12 +1,11 @@
 // Deployments as the API sees them: queue one, list, abort, read its log.
 import type { Deployment, DeploymentLogLine } from '../../shared/types.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
 import type { EventSink } from './events.js';
 import { Conflict, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import { visibleService } from './access.js';
 import type { LogReader } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.js';
 

@@ -4,11 +4,10 @@
 import type { DnsAction, DnsProvider, DnsProviderId } from './ports/dns-provider.js';
 import { DNS_PROVIDER_IDS } from './ports/dns-provider.js';
 import type { DnsProviderRecord } from './ports/dns-provider-repo.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import { checkBaseUrl } from './ai-providers.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
-import { visibleService } from './access.js';
 import type { Store } from './store.js';
 import type { Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
