@@ -1,7 +1,8 @@
 // The daemon's import graph runs one way: routes -> core -> adapters. Core (daemon/core/) defines
 // the ports it depends on and imports no adapter folder, not even for a type; route modules
-// (daemon/http/routes/) reach use cases through core and import no adapter either. Read from the
-// sources with TypeScript's own pre-processor (static, type-only, re-exports and dynamic imports).
+// (daemon/http/routes/) and the rest of the HTTP layer reach use cases through core and import no
+// adapter either. Read from the sources with TypeScript's own pre-processor (static, type-only,
+// re-exports and dynamic imports).
 import { expect } from 'chai';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -87,9 +88,9 @@ describe('import graph: routes -> core -> adapters', () => {
     expect(offenders('core', ADAPTERS), 'core imports these adapters').to.deep.equal([]);
   });
 
-  it('route modules import no adapter: they call core use cases', () => {
+  it('the HTTP layer (route modules, app, middleware) imports no adapter: it calls core use cases', () => {
     const adaptersBesideHttp = ADAPTERS.filter((f) => f !== 'http');
-    expect(offenders('http/routes', adaptersBesideHttp), 'routes import these adapters').to.deep.equal([]);
+    expect(offenders('http', adaptersBesideHttp), 'the HTTP layer imports these adapters').to.deep.equal([]);
   });
 
   it('core has no import cycles (a port is imported by its use case, never the other way)', () => {
