@@ -1,65 +1,24 @@
-// Starting the daemon in-process: store, deployment engine, core, HTTP. main.ts wraps this for
-// production; tests call it with a temporary data dir and port 0.
+// Starting the daemon in-process: compose.ts builds every adapter and service, this file starts
+// them in order, serves HTTP, and stops them. main.ts wraps it for production; tests call it with a
+// temporary data dir and port 0.
 import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import type Router from '@koa/router';
-import type { Config } from './config.js';
-import { systemClock } from './core/clock.js';
-import { buildCore, type Core } from './core/core.js';
-import { probeFree } from './core/host-ports.js';
-import { newId } from './core/ids.js';
-import { CaddyProxy } from './proxy/caddy.js';
-import type { Store } from './core/store.js';
-import type { CachedStore } from './store/read-cache.js';
-import { BerthCa } from './databases/tls.js';
-import { backupTool, openAdapter } from './databases/engines.js';
-import { Databases } from './core/databases.js';
-import { liveDeployment } from './core/deployment-states.js';
-import { databaseRoutes } from './http/routes/databases.js';
-import { DockerDeploymentEngine } from './deploy/engine.js';
-import { DaemonEvents } from './deploy/events.js';
-import { EventHub } from './events/hub.js';
-import { NotificationChannels } from './notify/channels.js';
-import { Notifier } from './notify/notifier.js';
-import { channelSender } from './notify/senders.js';
-import { notificationRoutes } from './http/routes/notifications.js';
-import { eventRoutes } from './http/routes/events.js';
-import { SseStreams } from './http/sse-streams.js';
-import { LogBook } from './deploy/log-book.js';
-import { RuntimeLogs } from './deploy/runtime-logs.js';
-import { connectDocker } from './docker/client.js';
-import { Ownership } from './docker/labels.js';
-import { createApp } from './http/app.js';
-import { metricsRoutes } from './http/routes/metrics.js';
-import { MetricsCollector, metricsSources } from './metrics/collector.js';
-import type { Logger } from './http/errors.js';
-import { publicIpSource } from './public-ip.js';
-import { openDataDir } from './runtime.js';
-import { VERSION } from './version.js';
-import { AiProviders } from './core/ai-providers.js';
-import { FailureExplainer } from './core/explain.js';
-import { failureLogs } from './deploy/failure-logs.js';
-import { aiRoutes } from './http/routes/ai.js';
-import { providerRegistry } from './integrations/ai/registry.js';
-import { detectInterfaceIpv4 } from './public-ip.js';
-import { SystemSettings } from './core/system-settings.js';
-import { DnsProviders } from './core/dns.js';
-import { dnsProviderFor } from './integrations/dns/registry.js';
-import { systemRoutes } from './http/routes/system.js';
-import { BuildPlans } from './build/autobuild/preview.js';
-import { buildPlanRoutes } from './http/routes/build-plan.js';
-import { BackupStorage } from './core/backup-storage.js';
-import { lazyS3Store } from './backups/lazy-s3-store.js';
-import { backupStorageRoutes } from './http/routes/backup-storage.js';
-import { Backups } from './backups/backups.js';
-import { recoverInterrupted } from './backups/recover.js';
-import { BackupScheduler } from './backups/schedule.js';
-import { importPostgresUrl } from './databases/postgres/import.js';
-import { backupRoutes } from './http/routes/backups.js';
-import { SessionService } from './core/sessions.js';
 import { fileURLToPath } from 'node:url';
+import type { BackupRunner } from './backups/backups.js';
+import type { BackupScheduler } from './backups/schedule.js';
+import { composeDaemon, recoverBackups } from './compose.js';
+import type { Config } from './config.js';
+import type { Core } from './core/core.js';
+import type { DockerDeploymentEngine } from './deploy/engine.js';
+import { createApp } from './http/app.js';
+import type { Logger } from './http/errors.js';
+import type { SseStreams } from './http/sse-streams.js';
+import { Notifier } from './notify/notifier.js';
+import type { CaddyProxy } from './proxy/caddy.js';
+import type { CachedStore } from './store/read-cache.js';
+import { VERSION } from './version.js';
 
 export interface RunningDaemon {
   url: string;
@@ -68,7 +27,8 @@ export interface RunningDaemon {
   /** The store behind the read cache (`cachedReads()` says how much it holds). */
   store: CachedStore;
   engine: DockerDeploymentEngine;
-  backups: Backups;
+  /** The backup runner (`settled()` waits for jobs under way; tests use it). */
+  backups: BackupRunner;
   /** Scheduled backups; `tick(date)` runs what is due at that time (tests drive it). */
   backupScheduler: BackupScheduler;
   /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
@@ -82,76 +42,9 @@ export const INITIAL_KEY_FILE = 'initial-key';
 const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
 const SSE_PING_MS = 15_000;
 
-async function instanceId(store: Store): Promise<string> {
-  const existing = await store.settings.get('instanceId');
-  if (existing) return existing;
-  const id = newId();
-  await store.settings.set('instanceId', id, systemClock.now());
-  return id;
-}
-
 export async function startDaemon(config: Config, log: Logger): Promise<RunningDaemon> {
-  const store = await openDataDir(config.dataDir);
-  const docker = connectDocker(config.dockerSocket);
-  const onLogError = (err: unknown) => log('writing log lines', err);
-  const buildLogs = new LogBook(store.logs, 'deployment_logs', systemClock, onLogError);
-  const runtimeBook = new LogBook(store.logs, 'runtime_logs', systemClock, onLogError);
-  await buildLogs.init();
-  await runtimeBook.init();
-  const hub = new EventHub(systemClock);
-  const events = new DaemonEvents(hub);
-  const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
-  const own = new Ownership(await instanceId(store));
-  const ca = new BerthCa(join(config.dataDir, 'tls'));
-  // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
-  const proxy = new CaddyProxy({
-    store,
-    adminUrl: config.caddyAdmin,
-    httpAddr: config.proxyHttpAddr,
-    httpsAddr: config.proxyHttpsAddr,
-    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
-    log,
-  });
-  const engine = new DockerDeploymentEngine(
-    {
-      store,
-      docker,
-      own,
-      clock: systemClock,
-      log,
-      buildLogs,
-      runtimeLogs,
-      dataPlane: proxy,
-      events,
-      gitBaseUrl: config.gitBaseUrl,
-      buildCaFile: config.buildCaFile,
-      buildsDir: join(config.dataDir, 'builds'),
-      cloneLimits: config.cloneLimits,
-      healthTimeoutMs: config.healthTimeoutMs,
-      autobuildImages: config.autobuildImages,
-      databaseImages: config.images,
-      ca,
-      openAdapter,
-      backupsDir: join(config.dataDir, 'backups'),
-      publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
-      limits: config.limits,
-      buildLimits: config.buildLimits,
-      keepImages: config.keepImages,
-    },
-    config.buildConcurrency,
-  );
-  const core = buildCore({
-    store,
-    clock: systemClock,
-    proxy,
-    portRange: config.portRange,
-    probePort: probeFree,
-    publicIp: publicIpSource(store.settings),
-    engine,
-    buildLogs,
-    events: hub,
-    limits: config.limits,
-  });
+  const composed = await composeDaemon(config, log);
+  const { core, store, hub, engine, proxy, backups, backupScheduler, notifier, sse } = composed;
 
   if (config.bootstrapKey !== null) {
     for (const id of await core.keys.ensureBootstrap(config.bootstrapKey)) {
@@ -181,75 +74,18 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const trimTimer = setInterval(() => void trim().catch((err: unknown) => log('trimming old log lines', err)), LOG_TRIM_INTERVAL_MS);
   trimTimer.unref();
 
-  // Route groups beyond the core API; each registers itself on the API router.
-  const sse = new SseStreams(store.version, log);
-  const moreRoutes: ((router: Router) => void)[] = [eventRoutes(hub, SSE_PING_MS, sse, core.keys)];
-  // System metrics: one cached collection shared by every polling client.
-  const metrics = new MetricsCollector(metricsSources({ docker, own, store, dataDir: config.dataDir }), systemClock);
-  moreRoutes.push((router) => metricsRoutes(router, metrics));
-  // Failure explanations: the built-in rules or a configured AI provider's HTTP API.
-  const explainer = new FailureExplainer({
-    deployments: core.deployments,
-    store,
-    logs: failureLogs(buildLogs, runtimeBook),
-    providers: providerRegistry(store.aiProviders),
-  });
-  moreRoutes.push(aiRoutes({ providers: new AiProviders(store.aiProviders, systemClock), explainer }));
-  // System settings and DNS providers: A records written through the provider's HTTP API.
-  const systemSettings = new SystemSettings(store.settings, systemClock, detectInterfaceIpv4(), proxy);
-  const dnsProviders = new DnsProviders(store, systemClock, (record) => dnsProviderFor(record), () => systemSettings.publicIp());
-  moreRoutes.push(systemRoutes({ settings: systemSettings, dns: dnsProviders }));
-  // Build plans: what autobuild would do with a service's branch, previewed without building.
-  moreRoutes.push(buildPlanRoutes(new BuildPlans({
-        store,
-        gitBaseUrl: config.gitBaseUrl,
-        images: config.autobuildImages,
-        workDir: join(config.dataDir, 'builds'),
-        cloneLimits: config.cloneLimits,
-        concurrency: config.buildPlanConcurrency,
-      })));
-  // Database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA.
-  moreRoutes.push(databaseRoutes(new Databases({ store, catalog: core.catalog, open: openAdapter, ca, publicIp: () => systemSettings.publicIp() })));
-  // Remote backup storage (S3-compatible), a sealed system setting; `remote()` gives the runner its store.
-  const backupStorage = new BackupStorage(store.settings, systemClock, lazyS3Store);
-  moreRoutes.push(backupStorageRoutes(backupStorage));
-  // Backups, restores and imports with the engines' own tools inside the database containers.
-  const backupsDir = join(config.dataDir, 'backups'); // the engine removes a deleted service's folder
-  await recoverInterrupted(store, systemClock, backupsDir);
-  const backups = new Backups({
-    store,
-    docker,
-    clock: systemClock,
-    dir: backupsDir,
-    tool: backupTool,
-    remote: () => backupStorage.remote(),
-    live: async (service) => {
-      const live = await liveDeployment(store, service.id);
-      if (!live || service.hostPort === null) return null;
-      return { containerId: live.containerId, env: Object.fromEntries(await core.catalog.resolvedEnv(service)), hostPort: service.hostPort };
-    },
-    restarted: (serviceId) => engine.containerRestarted(serviceId),
-    importPostgres: importPostgresUrl,
-    importTimeoutMs: config.importTimeoutMs,
-    // ioredis loads only when a redis import runs
-    importRedis: async (...args) => (await import('./databases/redis/import.js')).importRedisUrl(...args),
-    log,
-    events: hub,
-  });
-  moreRoutes.push(backupRoutes(backups));
-  // Notification channels: failures (and, when chosen, successes) told where the team already talks.
-  const sender = channelSender(log);
-  const channels = new NotificationChannels(store.settings, systemClock, sender);
-  moreRoutes.push(notificationRoutes(channels));
-  const notifier = new Notifier({ store, clock: systemClock, channels, sender, log });
+  await recoverBackups(composed, config);
   notifier.start(hub);
   if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
-  const backupScheduler = new BackupScheduler(store, backups, log);
   backupScheduler.start();
-  const app = createApp({ core, version: VERSION, log, storeVersion: store.version, streams: { buildLogs, runtimeLogs, events, pingMs: SSE_PING_MS, sse },
-    moreRoutes,
-    // console sessions in the store (hashed), so they survive a restart; the console next to the daemon's build
-    sessions: new SessionService(store, core.keys, systemClock),
+  const app = createApp({
+    core,
+    version: VERSION,
+    log,
+    storeVersion: store.version,
+    sse,
+    pingMs: SSE_PING_MS,
+    // the console next to the daemon's build
     consoleDir: config.consoleDir ?? fileURLToPath(new URL('../console', import.meta.url)),
     // deliveries come through Caddy on the dashboard hostname when one is set
     hookBase: async (ctx) => {

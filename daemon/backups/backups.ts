@@ -2,18 +2,17 @@
 // disk and/or in S3-compatible storage, restored, downloaded, deleted; and data imported from
 // another server's URL. One job (backup, restore or import) per service at a time. A backup says
 // `succeeded` only once its file is whole on disk (fsynced, renamed) and, when asked, uploaded.
+// The key and the service are checked in core (core/backups.ts); the runner gets the database service.
 import type Docker from 'dockerode';
 import { createReadStream, existsSync } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { Access } from '../core/access.js';
 import type { Clock } from '../core/clock.js';
 import type { BackupEventStatus, EventSink } from '../core/events.js';
 import { Conflict, InvalidInput, NotFound } from '../core/errors.js';
+import type { BackupDownload, BackupJobs, BackupListing, RestoreResult, SettingsPatch } from '../core/ports/backup-jobs.js';
 import { newId } from '../core/ids.js';
-import { visibleService } from '../core/lookup.js';
 import type { ServiceRecord } from '../core/records.js';
 import type { Store } from '../core/store.js';
 import { checksumOf, writeWhole } from './backup-file.js';
@@ -27,8 +26,8 @@ import {
   type BackupTrigger,
   type ImportRecord,
   type ImportSource,
-} from './records.js';
-import type { RemoteStore } from './remote-store.js';
+} from '../core/ports/backups-repo.js';
+import type { RemoteStore } from '../core/ports/remote-store.js';
 
 export interface BackupsDeps {
   store: Store;
@@ -52,26 +51,9 @@ export interface BackupsDeps {
   events?: EventSink;
 }
 
-export interface BackupListing {
-  backups: BackupRecord[];
-  settings: BackupSettingsRecord;
-  remote: { connected: boolean };
-}
-
-export interface SettingsPatch {
-  storage?: BackupStorage;
-  automaticEnabled?: boolean;
-  dailyEnabled?: boolean;
-  weeklyEnabled?: boolean;
-  monthlyEnabled?: boolean;
-  keepDaily?: number;
-  keepWeekly?: number;
-  keepMonthly?: number;
-}
-
 const IMPORT_LOG_LINES = 200;
 
-export class Backups {
+export class BackupRunner implements BackupJobs {
   /** Services with a backup, restore or import under way. */
   private busy = new Set<string>();
   private jobs = new Set<Promise<unknown>>();
@@ -79,8 +61,7 @@ export class Backups {
 
   constructor(private d: BackupsDeps) {}
 
-  async list(access: Access, serviceId: string): Promise<BackupListing> {
-    const service = await this.databaseService(access, serviceId);
+  async list(service: ServiceRecord): Promise<BackupListing> {
     const remote = await this.d.remote();
     return {
       backups: await this.d.store.backups.listByService(service.id),
@@ -89,9 +70,7 @@ export class Backups {
     };
   }
 
-  async patchSettings(access: Access, serviceId: string, patch: SettingsPatch): Promise<BackupSettingsRecord> {
-    access.requireWrite();
-    const service = await this.databaseService(access, serviceId);
+  async patchSettings(service: ServiceRecord, patch: SettingsPatch): Promise<BackupSettingsRecord> {
     const current = await this.settingsOf(service);
     const next: BackupSettingsRecord = { ...current, ...definedOnly(patch), updatedAt: this.d.clock.now() };
     if (next.storage !== 'disk' && !(await this.d.remote())) throw new InvalidInput(`storage ${next.storage} needs remote storage configured first (PUT /api/system/backup-storage)`);
@@ -99,14 +78,7 @@ export class Backups {
     return next;
   }
 
-  /** Starts a backup in the background; answers at once with the `running` record. */
-  async create(access: Access, serviceId: string, storage: BackupStorage, trigger: BackupTrigger = 'manual'): Promise<BackupRecord> {
-    access.requireWrite();
-    const service = await this.databaseService(access, serviceId);
-    return this.start(service, storage, trigger);
-  }
-
-  /** Used by the schedules too (they act for the daemon, not for a key). */
+  /** Starts a backup in the background; answers at once with the `running` record. Used by the schedules too (they act for the daemon, not for a key). */
   async start(service: ServiceRecord, storage: BackupStorage, trigger: BackupTrigger, at: string = this.d.clock.now()): Promise<BackupRecord> {
     const remote = storage === 'disk' ? null : await this.d.remote();
     if (storage !== 'disk' && !remote) throw new InvalidInput(`storage ${storage} needs remote storage configured first (PUT /api/system/backup-storage)`);
@@ -184,9 +156,7 @@ export class Backups {
   }
 
   /** Replaces the database's data with a backup's, after checking the file against its checksum. */
-  async restore(access: Access, serviceId: string, backupId: string): Promise<{ ok: true; restoredAt: string; backup: { id: string; status: string } }> {
-    access.requireWrite();
-    const service = await this.databaseService(access, serviceId);
+  async restore(service: ServiceRecord, backupId: string): Promise<RestoreResult> {
     const backup = await this.backupOf(service, backupId);
     if (backup.status !== 'succeeded') throw new Conflict(`backup ${backup.id} is ${backup.status}; only a succeeded backup can be restored`);
     const live = await this.requireLive(service);
@@ -214,8 +184,7 @@ export class Backups {
     return { ok: true, restoredAt: this.d.clock.now(), backup: { id: backup.id, status: backup.status } };
   }
 
-  async download(access: Access, serviceId: string, backupId: string): Promise<{ body: Readable; sizeBytes: number; filename: string }> {
-    const service = await this.databaseService(access, serviceId);
+  async download(service: ServiceRecord, backupId: string): Promise<BackupDownload> {
     const backup = await this.backupOf(service, backupId);
     if (backup.status !== 'succeeded') throw new Conflict(`backup ${backup.id} is ${backup.status}; there is no file to download`);
     const ext = extensionOf(backup);
@@ -229,9 +198,7 @@ export class Backups {
     return { body, sizeBytes: sizeBytes ?? backup.sizeBytes, filename };
   }
 
-  async delete(access: Access, serviceId: string, backupId: string): Promise<void> {
-    access.requireWrite();
-    const service = await this.databaseService(access, serviceId);
+  async delete(service: ServiceRecord, backupId: string): Promise<void> {
     const backup = await this.backupOf(service, backupId);
     if (backup.status === 'running') throw new Conflict('the backup is still running');
     await this.removeFiles(backup);
@@ -248,14 +215,11 @@ export class Backups {
     if (backup.localPath) await rm(backup.localPath, { force: true });
   }
 
-  async listImports(access: Access, serviceId: string): Promise<ImportRecord[]> {
-    const service = await this.databaseService(access, serviceId);
+  async listImports(service: ServiceRecord): Promise<ImportRecord[]> {
     return this.d.store.backups.listImports(service.id);
   }
 
-  async startImport(access: Access, serviceId: string, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
-    access.requireWrite();
-    const service = await this.databaseService(access, serviceId);
+  async startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
     const engine = service.databaseEngine!;
     const wanted = source === 'postgres-url' ? ['postgres', 'timescale'] : ['redis'];
     if (!wanted.includes(engine)) throw new InvalidInput(`${source} imports into ${wanted.join(' or ')} services; this one runs ${engine}`);
@@ -380,12 +344,6 @@ export class Backups {
     const live = await this.d.live(service);
     if (!live) throw new Conflict(`${service.name} is not running: deploy it first`, 'database_unavailable');
     return live;
-  }
-
-  private async databaseService(access: Access, serviceId: string): Promise<ServiceRecord> {
-    const service = await visibleService(this.d.store, access, serviceId);
-    if (service.kind !== 'database' || !service.databaseEngine) throw new InvalidInput('this service is not a database', 'not_a_database');
-    return service;
   }
 
   private async backupOf(service: ServiceRecord, backupId: string): Promise<BackupRecord> {

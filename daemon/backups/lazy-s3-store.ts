@@ -1,5 +1,5 @@
 // The S3 store with the AWS SDK loaded on first use: a daemon without remote backups never loads it.
-import type { RemoteSettings, RemoteStore } from './remote-store.js';
+import type { RemoteSettings, RemoteStore } from '../core/ports/remote-store.js';
 
 export function lazyS3Store(settings: RemoteSettings): RemoteStore {
   let real: Promise<RemoteStore> | null = null;

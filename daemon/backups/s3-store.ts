@@ -14,7 +14,7 @@ import { createReadStream } from 'node:fs';
 import { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { RemoteSettings, RemoteStore } from './remote-store.js';
+import type { RemoteSettings, RemoteStore } from '../core/ports/remote-store.js';
 
 /** Parts of 8 MiB, three in flight: at most ~24 MiB of a file in memory at once. */
 export const PART_SIZE = 8 * 1024 * 1024;

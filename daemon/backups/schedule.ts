@@ -4,9 +4,9 @@
 // 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
 import cron, { type ScheduledTask } from 'node-cron';
-import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from './records.js';
-import { SCHEDULE_KINDS } from './records.js';
-import type { Backups } from './backups.js';
+import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
+import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
+import type { BackupRunner } from './backups.js';
 import type { Store } from '../core/store.js';
 
 const HOUR = 3;
@@ -33,7 +33,7 @@ export class BackupScheduler {
 
   constructor(
     private store: Store,
-    private backups: Backups,
+    private backups: BackupRunner,
     private log: (message: string, err?: unknown) => void,
   ) {}
 

@@ -8,7 +8,7 @@
 // `sslkey`, `passfile`, `service` read files and sockets inside the container), and a host that
 // decodes to a path (`%2Fvar%2Frun`) is a unix socket to libpq.
 import { InvalidInput } from '../core/errors.js';
-import type { ImportSource } from './records.js';
+import type { ImportSource } from '../core/ports/backups-repo.js';
 
 const PROTOCOLS: Record<ImportSource, string[]> = {
   'postgres-url': ['postgres:', 'postgresql:'],

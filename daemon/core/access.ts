@@ -1,6 +1,8 @@
-// What one API key may do. Routes ask; core code receives an Access and never sees HTTP.
-import type { KeyRecord } from './records.js';
+// What one API key may do, and finding a resource for a key: the one access helper. Routes pass
+// the key's Access to core; core use cases check it here and never see HTTP.
+import type { KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
 import { Forbidden, NotFound } from './errors.js';
+import type { Store } from './store.js';
 
 export class Access {
   constructor(readonly key: KeyRecord) {}
@@ -26,4 +28,18 @@ export class Access {
   requireVisible(projectId: string, what: string): void {
     if (!this.canSee(projectId)) throw new NotFound(`${what} not found`);
   }
+}
+
+// Finding a resource for a key: unknown and out-of-scope answer the same 404.
+
+export async function visibleProject(store: Store, access: Access, idOrSlug: string): Promise<ProjectRecord> {
+  const project = (await store.projects.get(idOrSlug)) ?? (await store.projects.getBySlug(idOrSlug));
+  if (!project || !access.canSee(project.id)) throw new NotFound('project not found');
+  return project;
+}
+
+export async function visibleService(store: Store, access: Access, serviceId: string): Promise<ServiceRecord> {
+  const service = await store.services.get(serviceId);
+  if (!service || !access.canSee(service.projectId)) throw new NotFound('service not found');
+  return service;
 }

@@ -5,25 +5,9 @@ import type { AiProvider, AiProviderKind } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
+import type { AiProviderRecord, AiProviderRepo } from './ports/ai-provider-repo.js';
 
-export interface AiProviderRecord {
-  id: string;
-  kind: AiProviderKind;
-  name: string;
-  baseUrl: string;
-  /** Plain text in memory; the store encrypts it at rest. */
-  apiKey: string;
-  defaultModel: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface AiProviderRepo {
-  list(): Promise<AiProviderRecord[]>;
-  get(id: string): Promise<AiProviderRecord | null>;
-  upsert(record: AiProviderRecord): Promise<void>;
-  delete(id: string): Promise<boolean>;
-}
+export type { AiProviderRecord, AiProviderRepo } from './ports/ai-provider-repo.js';
 
 /** The built-in provider: rules over the log, no network, nothing to configure. */
 export const LOCAL_PROVIDER_ID = 'local';

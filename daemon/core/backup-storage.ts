@@ -3,7 +3,7 @@
 // write key over all projects. The secret access key is never returned: views say `hasSecret`.
 // Every input is checked before anything is written, so a refused change writes nothing.
 import { isIPv4 } from 'node:net';
-import type { RemoteSettings, RemoteStore } from '../backups/remote-store.js';
+import type { RemoteSettings, RemoteStore } from './ports/remote-store.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput } from './errors.js';

@@ -1,18 +1,36 @@
-// The use cases the HTTP layer and the CLI call, built from explicit dependencies.
+// The registry of use cases: every service the HTTP layer and the CLI call, built here from
+// explicit dependencies (the ports below). Adapters are built in daemon/compose.ts and handed in;
+// nothing in core builds an adapter.
+import { AiProviders } from './ai-providers.js';
+import { BackupStorage, type RemoteStoreFactory } from './backup-storage.js';
+import { Backups } from './backups.js';
+import { BuildPlans, type BuildPlanner } from './build-plans.js';
 import { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
+import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
 import type { DeploymentEngine } from './deployment-engine.js';
-import type { EventSink } from './events.js';
-import { Deployments, type LogReader } from './deployments.js';
+import { Deployments } from './deployments.js';
+import { DnsProviders, type DnsProviderFactory } from './dns.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
+import { EventStreams } from './event-streams.js';
+import type { EventFeed, EventSink } from './events.js';
+import { FailureExplainer, type FailureLogs, type ProviderRegistry } from './explain.js';
 import type { PortProbe, PortRange } from './host-ports.js';
 import { KeyService } from './keys.js';
 import type { LimitPolicy } from './limits.js';
+import { LogStreams } from './log-streams.js';
+import { MetricsCollector, SystemMetricsView, type MetricsSources } from './metrics.js';
+import { NotificationChannels } from './notification-channels.js';
+import type { BackupJobs } from './ports/backup-jobs.js';
+import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
+import type { Sender } from './ports/notice-sender.js';
 import { Projects } from './projects.js';
 import type { ProxyPort } from './proxy.js';
 import { Services } from './services.js';
+import { SessionService } from './sessions.js';
 import type { Store } from './store.js';
+import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 
 export interface CoreDeps {
@@ -21,36 +39,91 @@ export interface CoreDeps {
   proxy: ProxyPort;
   portRange: PortRange;
   probePort: PortProbe;
+  /** The public address for service URLs (the setting, else the detected one). */
   publicIp: () => Promise<string>;
+  /** The first non-internal IPv4 of this host, found at start. */
+  detectedIp: string;
   engine: DeploymentEngine;
-  buildLogs: LogReader;
-  events: EventSink;
+  buildLogs: LogFeed;
+  runtimeLogs: LogFeed;
+  runtime: RuntimeLogState;
+  /** The daemon's event hub: published to, and followed by streams. */
+  events: EventSink & EventFeed;
   /** Container limits: the server's defaults and maxima. */
   limits: LimitPolicy;
+  /** Failure explanations: the logs of a failed deployment, and the AI providers' clients. */
+  failureLogs: FailureLogs;
+  aiClients: ProviderRegistry;
+  dnsProviderFor: DnsProviderFactory;
+  /** The engine adapters (the port is the db helper's to move into core; see core/databases.ts). */
+  openDatabase: DatabasesDeps['open'];
+  ca: CaPort;
+  remoteStoreFor: RemoteStoreFactory;
+  backupJobs: BackupJobs;
+  buildPlanner: BuildPlanner;
+  metricsSources: MetricsSources;
+  noticeSender: Sender;
 }
 
 export interface Core {
   keys: KeyService;
+  sessions: SessionService;
   projects: Projects;
   services: Services;
   env: EnvVars;
   domains: Domains;
   deployments: Deployments;
+  logStreams: LogStreams;
   webhooks: Webhooks;
   catalog: Catalog;
+  buildPlans: BuildPlans;
+  databases: Databases;
+  backups: Backups;
+  backupStorage: BackupStorage;
+  aiProviders: AiProviders;
+  explainer: FailureExplainer;
+  settings: SystemSettings;
+  dns: DnsProviders;
+  notifications: NotificationChannels;
+  metrics: SystemMetricsView;
+  events: EventStreams;
 }
 
 export function buildCore(deps: CoreDeps): Core {
-  const catalog = new Catalog(deps.store, deps.limits);
-  const deployments = new Deployments(deps.store, deps.clock, deps.engine, deps.buildLogs, deps.events);
+  const { store, clock } = deps;
+  const catalog = new Catalog(store, deps.limits);
+  const keys = new KeyService(store, clock);
+  const services = new Services({ ...deps, catalog });
+  const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events);
+  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy);
   return {
-    keys: new KeyService(deps.store, deps.clock),
-    projects: new Projects(deps.store, deps.clock, deps.proxy, catalog, deps.engine),
-    services: new Services({ ...deps, catalog }),
-    env: new EnvVars(deps.store, deps.clock, catalog),
-    domains: new Domains(deps.store, deps.clock, deps.proxy, deps.events),
+    keys,
+    // console sessions in the store (hashed), so they survive a restart
+    sessions: new SessionService(store, keys, clock),
+    projects: new Projects(store, clock, deps.proxy, catalog, deps.engine),
+    services,
+    env: new EnvVars(store, clock, catalog),
+    domains: new Domains(store, clock, deps.proxy, deps.events),
     deployments,
-    webhooks: new Webhooks(deps.store, deps.clock, deployments),
+    logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
+    webhooks: new Webhooks(store, clock, deployments),
     catalog,
+    // what autobuild would do with a service's branch, previewed without building
+    buildPlans: new BuildPlans(store, deps.buildPlanner),
+    // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
+    databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
+    backups: new Backups(store, deps.backupJobs),
+    // remote backup storage (S3-compatible), a sealed system setting
+    backupStorage: new BackupStorage(store.settings, clock, deps.remoteStoreFor),
+    aiProviders: new AiProviders(store.aiProviders, clock),
+    // failure explanations: the built-in rules or a configured AI provider's HTTP API
+    explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
+    settings,
+    // DNS providers: A records written through the provider's HTTP API
+    dns: new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp()),
+    notifications: new NotificationChannels(store.settings, clock, deps.noticeSender),
+    // one cached collection shared by every polling client
+    metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),
+    events: new EventStreams(deps.events, keys),
   };
 }

@@ -101,3 +101,9 @@ export interface DatabaseAdapter {
 
 /** Opens the adapter of an engine (its driver loads on first use); the caller closes it. */
 export type OpenAdapter = (engine: DatabaseEngine, conn: Connection) => Promise<DatabaseAdapter>;
+
+/**
+ * Longest row cursor accepted: a key of long text values still fits (btree keys are at most a few
+ * KB), and the whole request line stays under Node's 16 KB header limit.
+ */
+export const CURSOR_MAX_LENGTH = 12_000;

@@ -3,12 +3,11 @@
 // nothing here knows a driver.
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './database-adapter.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
 import { DatabaseUnavailable, InvalidInput } from './errors.js';
 import { liveDeployment } from './deployment-states.js';
-import { visibleService } from './lookup.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 

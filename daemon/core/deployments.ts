@@ -1,21 +1,19 @@
 // Deployments as the API sees them: queue one, list, abort, read its log.
 import type { Deployment, DeploymentLogLine } from '../../shared/types.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
 import { INITIAL_STATUS, predecessorsOf } from './deployment-states.js';
 import type { EventSink } from './events.js';
 import { Conflict, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
+import type { LogReader } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.js';
+
+export type { LogReader } from './ports/log-feeds.js';
 import { checkBranch } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView } from './views.js';
-
-export interface LogReader {
-  read(owner: string, afterId: number, limit?: number): Promise<LogLineRecord[]>;
-}
 
 export const TERMINAL_STATUSES: readonly DeploymentRecord['status'][] = ['running', 'superseded', 'failed', 'aborted'];
 /** queued and building: what the state table lets become `aborted`. */

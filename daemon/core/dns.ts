@@ -1,34 +1,19 @@
 // DNS provider connections (a system setting: credentials sealed at rest by the store, never
 // returned; responses say only whether each provider is connected) and the A record of a custom
 // domain, written through the connected provider's API to point at the public IPv4.
-import type { DnsAction, DnsProvider, DnsProviderId } from '../integrations/dns/types.js';
-import { DNS_PROVIDER_IDS } from '../integrations/dns/types.js';
-import type { Access } from './access.js';
+import type { DnsAction, DnsProvider, DnsProviderId } from './ports/dns-provider.js';
+import { DNS_PROVIDER_IDS } from './ports/dns-provider.js';
+import type { DnsProviderRecord } from './ports/dns-provider-repo.js';
+import { visibleService, type Access } from './access.js';
 import { checkBaseUrl } from './ai-providers.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
-import { visibleService } from './lookup.js';
 import type { Store } from './store.js';
 import type { Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
 
 export type { DnsProviderId };
-
-export interface DnsProviderRecord {
-  id: DnsProviderId;
-  baseUrl: string;
-  /** Plain text in memory; the store seals the whole object at rest. */
-  credentials: Record<string, string | undefined>;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface DnsProviderRepo {
-  list(): Promise<DnsProviderRecord[]>;
-  get(id: DnsProviderId): Promise<DnsProviderRecord | null>;
-  upsert(record: DnsProviderRecord): Promise<void>;
-  delete(id: DnsProviderId): Promise<boolean>;
-}
+export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
 
 export const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };
 

@@ -1,13 +1,12 @@
 // Custom domains: validated, lower-case, unique across the daemon, never on workers, never a name
 // the daemon generates for someone else (generated-names.ts).
 import type { Domain, ProxyResult } from '../../shared/types.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
 import { generatedOwner } from './generated-names.js';
 import { normalizeHostname } from './hostname.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
 import type { ProxyPort } from './proxy.js';
 import type { DomainRecord, ServiceRecord } from './records.js';
 import type { EventSink } from './events.js';

@@ -1,11 +1,10 @@
 // Environment variables of a service: upsert by key (references checked), delete.
 import { ENV_KEY_PATTERN } from '../../shared/constants.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import { visibleService } from './lookup.js';
 import type { Store } from './store.js';
 
 export class EnvVars {

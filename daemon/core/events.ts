@@ -20,3 +20,12 @@ export type PublishedEvent = DaemonEvent & { id: number; at: string };
 export interface EventSink {
   publish(event: DaemonEvent): void;
 }
+
+/** The daemon's numbered event history and live feed (daemon/events/hub.ts implements it). */
+export interface EventFeed {
+  /** The id of the newest event published. */
+  readonly lastId: number;
+  subscribe(fn: (e: PublishedEvent) => void): () => void;
+  /** Events after `id`, or null when some of them have already left the history. */
+  since(id: number): PublishedEvent[] | null;
+}

@@ -1,9 +1,8 @@
 // Projects: create, read, rename, delete (with everything in them).
 import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../shared/types.js';
-import type { Access } from './access.js';
+import { visibleProject, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
-import { visibleProject } from './lookup.js';
 import type { ProxyPort } from './proxy.js';
 import type { ProjectRecord } from './records.js';
 import { slugify, uniqueSlug } from './slug.js';

@@ -1,7 +1,7 @@
 // Services: create any kind, read the overview, patch, move between projects, delete.
 import type { ProxyResult, Service, ServiceOverview, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
 import { ENV_KEY_PATTERN } from '../../shared/constants.js';
-import type { Access } from './access.js';
+import { visibleProject, visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { referenceName } from './catalog.js';
 import type { Clock } from './clock.js';
@@ -11,7 +11,6 @@ import { checkDatabaseHostname, freeDatabaseHostname, rootDomainOf } from './gen
 import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
 import { newId } from './ids.js';
-import { visibleProject, visibleService } from './lookup.js';
 import type { ProxyPort } from './proxy.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';

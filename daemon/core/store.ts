@@ -1,9 +1,9 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
-import type { BackupsRepo } from '../backups/records.js';
+import type { BackupsRepo } from './ports/backups-repo.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
-import type { AiProviderRepo } from './ai-providers.js';
-import type { DnsProviderRepo } from './dns.js';
+import type { AiProviderRepo } from './ports/ai-provider-repo.js';
+import type { DnsProviderRepo } from './ports/dns-provider-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;

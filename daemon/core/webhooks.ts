@@ -6,11 +6,10 @@
 // pushed commit (trigger `webhook`); a delivery id seen before is never deployed twice.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Deployment } from '../../shared/types.js';
-import type { Access } from './access.js';
+import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { Deployments } from './deployments.js';
 import { InvalidInput, Unauthorized } from './errors.js';
-import { visibleService } from './lookup.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 

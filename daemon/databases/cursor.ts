@@ -5,14 +5,9 @@
 // decode to a cursor of this table and this key is refused with 400 `invalid_cursor`. Adapters
 // bind the decoded values as parameters (or the engine's escaped literals); a cursor never
 // becomes statement text.
+import { CURSOR_MAX_LENGTH } from '../core/database-adapter.js';
 import { InvalidInput } from '../core/errors.js';
 import { fromCell, TAGS, type Cell } from './encoding.js';
-
-/**
- * Longest cursor accepted: a key of long text values still fits (btree keys are at most a few KB),
- * and the whole request line stays under Node's 16 KB header limit.
- */
-export const CURSOR_MAX_LENGTH = 12_000;
 
 export interface CursorKey {
   /** The key's column (or element) names, in key order. */

@@ -1,24 +1,59 @@
 // createApp(deps): the Koa app. Middleware order is the request lifecycle: error funnel, health
-// (no key), auth, body parsing with limits, routes.
+// (no key), auth, body parsing with limits, routes. Every route module has one shape
+// (route-module.ts) and is registered from the lists below.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Core } from '../core/core.js';
-import type { SessionService } from '../core/sessions.js';
 import { authenticate } from './auth.js';
 import { serveConsole } from './console.js';
 import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { errorFunnel, type Logger } from './errors.js';
-import { deploymentRoutes, type StreamDeps } from './routes/deployments.js';
+import type { AppServices, HookBase, RouteModule } from './route-module.js';
+import { aiRoutes } from './routes/ai.js';
+import { backupStorageRoutes } from './routes/backup-storage.js';
+import { backupRoutes } from './routes/backups.js';
+import { buildPlanRoutes } from './routes/build-plan.js';
+import { databaseRoutes } from './routes/databases.js';
+import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
+import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
-import { hookRoutes, webhookRoutes, type HookBase } from './routes/webhooks.js';
+import { systemRoutes } from './routes/system.js';
+import { hookRoutes, webhookRoutes } from './routes/webhooks.js';
+import type { SseStreams } from './sse-streams.js';
 
 const HEALTH_PATH = '/api/health';
+
+/** Every route group behind the key check (Bearer key or console session), in registration order. */
+const API_ROUTES: readonly RouteModule[] = [
+  keyRoutes,
+  projectRoutes,
+  serviceRoutes,
+  envRoutes,
+  domainRoutes,
+  deploymentRoutes,
+  webhookRoutes,
+  eventRoutes,
+  metricsRoutes,
+  aiRoutes,
+  systemRoutes,
+  buildPlanRoutes,
+  databaseRoutes,
+  backupStorageRoutes,
+  backupRoutes,
+  notificationRoutes,
+  sessionRoutes,
+];
+
+/** The routes without an API key (a git host's signed delivery), on a router mounted before the key check. */
+const OPEN_ROUTES: readonly RouteModule[] = [hookRoutes];
 
 export interface AppDeps {
   core: Core;
@@ -26,13 +61,12 @@ export interface AppDeps {
   log: Logger;
   /** Changes whenever stored data may have changed (see store/read-cache.ts). */
   storeVersion: () => string;
-  streams: StreamDeps;
-  /** More route groups, each given the API router (system settings, metrics, ...). */
-  moreRoutes?: ((router: Router) => void)[];
+  /** Open event streams per key. */
+  sse: SseStreams;
+  /** How often an idle event stream is pinged. */
+  pingMs: number;
   /** The built web console (dist/console), served at `/`; a short page says when it is missing. */
   consoleDir?: string;
-  /** Console sessions (cookie sign-in); without them only Bearer keys authenticate. */
-  sessions?: SessionService;
   /** Where git hosts send deploy-on-push deliveries (default: the origin a request came to). */
   hookBase?: HookBase;
   /** Largest accepted JSON body. */
@@ -43,30 +77,26 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true; // the funnel logs what matters; Koa's default handler would print 4xx noise
 
+  const services: AppServices = {
+    core: deps.core,
+    cache: new ResponseCache(deps.storeVersion),
+    sse: deps.sse,
+    pingMs: deps.pingMs,
+    hookBase: deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`),
+  };
   const api = new Router();
   api.get(HEALTH_PATH, (ctx) => {
     ctx.body = { ok: true, version: deps.version };
   });
-  const cache = new ResponseCache(deps.storeVersion);
-  keyRoutes(api, deps.core);
-  projectRoutes(api, deps.core, cache);
-  serviceRoutes(api, deps.core, cache);
-  envRoutes(api, deps.core);
-  domainRoutes(api, deps.core);
-  deploymentRoutes(api, deps.core, cache, deps.streams);
-  webhookRoutes(api, deps.core, deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`));
-  // The one route without an API key (a git host's signed delivery), before the key check.
+  for (const register of API_ROUTES) register(api, services);
   const open = new Router();
-  hookRoutes(open, deps.core);
-  for (const register of deps.moreRoutes ?? []) register(api);
-  const streams = deps.streams.sse;
-  if (deps.sessions) sessionRoutes(deps.sessions, streams)(api);
+  for (const register of OPEN_ROUTES) register(open, services);
 
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
   app.use(open.routes());
   const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);
-  app.use(deps.sessions ? sessionLayer(deps.sessions, streams, bearer, [HEALTH_PATH]) : bearer);
+  app.use(sessionLayer(deps.core.sessions, deps.sse, bearer, [HEALTH_PATH]));
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

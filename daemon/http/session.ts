@@ -14,6 +14,7 @@ import { Forbidden, InvalidInput } from '../core/errors.js';
 import type { SessionService } from '../core/sessions.js';
 import { keyView } from '../core/views.js';
 import { accessOf } from './auth.js';
+import type { AppServices } from './route-module.js';
 import type { SseStreams } from './sse-streams.js';
 
 export const SESSION_COOKIE = 'berth_session';
@@ -92,32 +93,31 @@ export function sessionLayer(sessions: SessionService, streams: SseStreams, bear
   };
 }
 
-export function sessionRoutes(sessions: SessionService, streams: SseStreams) {
-  return (router: Router) => {
-    router.post(SESSION_PATH, async (ctx) => {
-      const body = ctx.request.body as { key?: unknown } | undefined;
-      const key = body?.key;
-      if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
-      const opened = await sessions.open(key.trim());
-      setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { key: keyView(opened.key), expiresAt: opened.expiresAt };
-    });
-    router.get(SESSION_PATH, (ctx) => {
-      ctx.set('Cache-Control', 'no-store');
-      ctx.body = { key: keyView(accessOf(ctx).key), session: typeof ctx.state.sessionHash === 'string' };
-    });
-    router.delete(SESSION_PATH, async (ctx) => {
-      const cookie = readCookie(ctx);
-      if (cookie !== null) {
-        const info = await sessions.authenticate(cookie).catch(() => null);
-        if (info) {
-          await sessions.end(info.secretHash);
-          streams.closeSession(info.secretHash);
-        }
+/** POST, GET and DELETE /api/session (a route module like those in routes/). */
+export function sessionRoutes(router: Router, { core, sse }: AppServices): void {
+  router.post(SESSION_PATH, async (ctx) => {
+    const body = ctx.request.body as { key?: unknown } | undefined;
+    const key = body?.key;
+    if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
+    const opened = await core.sessions.open(key.trim());
+    setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { key: keyView(opened.key), expiresAt: opened.expiresAt };
+  });
+  router.get(SESSION_PATH, (ctx) => {
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { key: keyView(accessOf(ctx).key), session: typeof ctx.state.sessionHash === 'string' };
+  });
+  router.delete(SESSION_PATH, async (ctx) => {
+    const cookie = readCookie(ctx);
+    if (cookie !== null) {
+      const info = await core.sessions.authenticate(cookie).catch(() => null);
+      if (info) {
+        await core.sessions.end(info.secretHash);
+        sse.closeSession(info.secretHash);
       }
-      setCookie(ctx, '', 0);
-      ctx.body = { ok: true };
-    });
-  };
+    }
+    setCookie(ctx, '', 0);
+    ctx.body = { ok: true };
+  });
 }

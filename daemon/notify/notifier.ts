@@ -8,8 +8,8 @@ import type { Clock } from '../core/clock.js';
 import type { PublishedEvent } from '../core/events.js';
 import type { Store } from '../core/store.js';
 import type { EventHub } from '../events/hub.js';
-import type { NotificationChannels, NotifyEvent } from './channels.js';
-import type { Notice, Sender } from './senders.js';
+import type { NotificationChannels, NotifyEvent } from '../core/notification-channels.js';
+import type { Notice, Sender } from '../core/ports/notice-sender.js';
 
 const RUNNING_MARKER = 'daemon.running';
 

@@ -4,21 +4,8 @@
 // (without the URL, which is a secret for Slack and Discord).
 import { createHmac } from 'node:crypto';
 import nodemailer from 'nodemailer';
-import type { Channel } from './channels.js';
-
-export interface Notice {
-  event: string;
-  at: string;
-  /** One line for people (Slack, Discord, the mail's subject). */
-  text: string;
-  /** Ids and names for machines (the generic webhook's body). */
-  data: Record<string, string | null>;
-}
-
-export interface Sender {
-  /** Tries up to `attempts` times; resolves with the last outcome. */
-  send(channel: Channel, notice: Notice, attempts?: number): Promise<{ ok: boolean; detail: string }>;
-}
+import type { Channel } from '../core/notification-channels.js';
+import type { Notice, Sender } from '../core/ports/notice-sender.js';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 export const SIGNATURE_HEADER = 'X-Berth-Signature-256';

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { AiProviderRecord, AiProviderRepo } from '../core/ai-providers.js';
+import type { AiProviderRecord, AiProviderRepo } from '../core/ports/ai-provider-repo.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 interface Row {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { BackupRecord, BackupSettingsRecord, BackupsRepo, ImportRecord } from '../backups/records.js';
+import type { BackupRecord, BackupSettingsRecord, BackupsRepo, ImportRecord } from '../core/ports/backups-repo.js';
 
 type Row = Record<string, unknown>;
 

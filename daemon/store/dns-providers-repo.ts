@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import type { DnsProviderId, DnsProviderRecord, DnsProviderRepo } from '../core/dns.js';
+import type { DnsProviderId } from '../core/ports/dns-provider.js';
+import type { DnsProviderRecord, DnsProviderRepo } from '../core/ports/dns-provider-repo.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 interface Row {

@@ -5,25 +5,36 @@
 import { appendFileSync, statSync, truncateSync } from 'node:fs';
 import type { Store } from '../core/store.js';
 
-/** Repository methods that only read. Anything else is treated as a write: never cached, always invalidating. */
-const READS = new Set([
-  'list',
-  'get',
-  'getSealed',
-  'getBySlug',
-  'findByTokenHash',
-  'bootstrapKeyIds',
-  'slugs',
-  'slugsInProject',
-  'namesInProject',
-  'usedHostPorts',
-  'listByService',
-  'live',
-  'listByServices',
-  'listAll',
-  'findByHostname',
-]);
+/** A repository method either only reads (memoised until the next write) or writes (never cached, always invalidating). */
+type MethodKind = 'read' | 'write';
 const REPOS = ['keys', 'projects', 'services', 'env', 'domains', 'deployments', 'settings'] as const;
+type CachedRepo = (typeof REPOS)[number];
+
+/**
+ * Every method of every cached repository, declared read or write. The type makes the table
+ * complete: a method added to a repository interface in core/store.ts does not compile until it is
+ * declared here, so nothing becomes cached (or uncached) by the accident of its name.
+ */
+export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: MethodKind } } = {
+  keys: { list: 'read', get: 'read', findByTokenHash: 'read', bootstrapKeyIds: 'read', insert: 'write', touch: 'write', delete: 'write' },
+  projects: { list: 'read', get: 'read', getBySlug: 'read', slugs: 'read', insert: 'write', update: 'write', deleteCascade: 'write' },
+  services: {
+    list: 'read',
+    get: 'read',
+    slugsInProject: 'read',
+    namesInProject: 'read',
+    usedHostPorts: 'read',
+    insert: 'write',
+    update: 'write',
+    deleteCascade: 'write',
+  },
+  env: { listByService: 'read', listByServices: 'read', upsert: 'write', delete: 'write' },
+  domains: { listByServices: 'read', listAll: 'read', get: 'read', findByHostname: 'read', insert: 'write', update: 'write', delete: 'write' },
+  // listByStatus was never in the old name list, so it has always gone to the database and
+  // invalidated the cache; kept so (reconciliation and the queue want the rows as they are now).
+  deployments: { listByService: 'read', get: 'read', live: 'read', listByStatus: 'write', insert: 'write', update: 'write', setStatus: 'write' },
+  settings: { get: 'read', getSealed: 'read', set: 'write', delete: 'write', setSealed: 'write' },
+};
 const MARKER_ROTATE_BYTES = 4096;
 /**
  * Memoised reads kept at most; past it the cache starts over. Reads are keyed by their arguments,
@@ -66,10 +77,12 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
     seenMarker = markerStamp(markerPath);
   }
 
-  function wrapRepo<R extends object>(name: string, repo: R): R {
+  function wrapRepo<R extends object>(name: CachedRepo, repo: R): R {
+    const kinds: Record<string, MethodKind | undefined> = METHOD_KINDS[name];
     const wrapped: Record<string, unknown> = {};
     for (const [method, fn] of Object.entries(repo) as [string, (...args: unknown[]) => Promise<unknown>][]) {
-      if (READS.has(method)) {
+      // an implementation's extra method, unknown to the interface, is treated as a write (the safe side)
+      if (kinds[method] === 'read') {
         wrapped[method] = (...args: unknown[]) => {
           checkExternal();
           const key = `${name}.${method}:${JSON.stringify(args)}`;

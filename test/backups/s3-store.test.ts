@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { once } from 'node:events';
 import { PART_SIZE, s3Store } from '../../daemon/backups/s3-store.js';
-import type { RemoteSettings } from '../../daemon/backups/remote-store.js';
+import type { RemoteSettings } from '../../daemon/core/ports/remote-store.js';
 import { startS3Server, type TestS3Server } from '../helpers/s3-server.js';
 
 const LARGE_BYTES = 40 * 1024 * 1024 + 12_345; // 6 parts of 8 MiB, the last one short

@@ -1,13 +1,13 @@
-// The build-plan preview: clone the service's branch into a temporary directory, choose the builder
-// by the same rules as a deployment, run the analyzer, and remove the clone. Nothing is built.
-// A read key is enough to ask, so previews are bounded: the same clone limits as a deployment,
-// and a few at once (in all and per key); one more answers 429 `too_many_build_plans` at once.
+// The build-plan previewer (core/build-plans.ts checks the key and the service first): clone the
+// service's branch into a temporary directory, choose the builder by the same rules as a
+// deployment, run the analyzer, and remove the clone. Nothing is built. A read key is enough to
+// ask, so previews are bounded: the same clone limits as a deployment, and a few at once (in all
+// and per key); one more answers 429 `too_many_build_plans` at once.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BuildPlanPreview } from '../../../shared/types.js';
-import type { Access } from '../../core/access.js';
-import { BerthError, InvalidInput } from '../../core/errors.js';
-import { visibleService } from '../../core/lookup.js';
+import type { BuildPlanner } from '../../core/build-plans.js';
+import { BerthError } from '../../core/errors.js';
 import { checkGitUrl, isHttpGitUrl } from '../../core/source.js';
 import type { ServiceRecord } from '../../core/records.js';
 import type { Store } from '../../core/store.js';
@@ -40,19 +40,14 @@ export interface BuildPlanDeps {
   concurrency?: { total: number; perKey: number };
 }
 
-export class BuildPlans {
+export class BuildPlanPreviewer implements BuildPlanner {
   private running = 0;
   private readonly runningByKey = new Map<string, number>();
 
   constructor(private readonly d: BuildPlanDeps) {}
 
-  async preview(access: Access, serviceId: string): Promise<BuildPlanPreview> {
-    const service = await visibleService(this.d.store, access, serviceId);
-    if (service.kind !== 'git') {
-      throw new InvalidInput(`only git services have a build plan; this is ${service.kind === 'image' ? 'an image' : 'a database'} service`, 'not_a_git_service');
-    }
+  async preview(service: ServiceRecord, keyId: string): Promise<BuildPlanPreview> {
     const limit = this.d.concurrency ?? { total: 2, perKey: 1 };
-    const keyId = access.key.id;
     const mine = this.runningByKey.get(keyId) ?? 0;
     if (mine >= limit.perKey) {
       throw new TooManyBuildPlans(`this key already has ${mine} build plan(s) running (at most ${limit.perKey} at once, BERTH_BUILD_PLAN_PER_KEY); try again when it has finished`);

@@ -1,15 +1,9 @@
 // Failure explanations and the AI provider settings behind them.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import type { AiProviders } from '../../core/ai-providers.js';
-import type { FailureExplainer } from '../../core/explain.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';
-
-export interface AiRouteDeps {
-  providers: AiProviders;
-  explainer: FailureExplainer;
-}
 
 const explainBody = z.object({
   providerId: z.string().min(1, 'must not be empty').max(100),
@@ -26,30 +20,28 @@ const providerPut = z.strictObject({
   defaultModel: z.string().trim().min(1, 'must not be empty').max(200).nullable().optional(),
 });
 
-export function aiRoutes(deps: AiRouteDeps): (router: Router) => void {
-  return (router) => {
-    router.post('/api/deployments/:deploymentId/explain-failure', async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const input = parse(explainBody, ctx.request.body);
-      ctx.body = { explanation: await deps.explainer.explain(access, ctx.params.deploymentId!, input) };
-    });
+export function aiRoutes(router: Router, { core }: AppServices): void {
+  router.post('/api/deployments/:deploymentId/explain-failure', async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    const input = parse(explainBody, ctx.request.body);
+    ctx.body = { explanation: await core.explainer.explain(access, ctx.params.deploymentId!, input) };
+  });
 
-    router.get('/api/system/ai-providers', async (ctx) => {
-      ctx.body = { providers: await deps.providers.list(accessOf(ctx)) };
-    });
+  router.get('/api/system/ai-providers', async (ctx) => {
+    ctx.body = { providers: await core.aiProviders.list(accessOf(ctx)) };
+  });
 
-    router.put('/api/system/ai-providers/:providerId', async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      access.requireAllProjects('managing AI providers');
-      const input = parse(providerPut, ctx.request.body);
-      ctx.body = { provider: await deps.providers.put(access, ctx.params.providerId!, input) };
-    });
+  router.put('/api/system/ai-providers/:providerId', async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    access.requireAllProjects('managing AI providers');
+    const input = parse(providerPut, ctx.request.body);
+    ctx.body = { provider: await core.aiProviders.put(access, ctx.params.providerId!, input) };
+  });
 
-    router.delete('/api/system/ai-providers/:providerId', async (ctx) => {
-      await deps.providers.delete(accessOf(ctx), ctx.params.providerId!);
-      ctx.body = { ok: true };
-    });
-  };
+  router.delete('/api/system/ai-providers/:providerId', async (ctx) => {
+    await core.aiProviders.delete(accessOf(ctx), ctx.params.providerId!);
+    ctx.body = { ok: true };
+  });
 }

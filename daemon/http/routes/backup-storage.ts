@@ -2,8 +2,8 @@
 // returned. GET and PUT answer with the result of a real call to the storage.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import type { BackupStorage } from '../../core/backup-storage.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';
 
 const required = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
@@ -19,23 +19,21 @@ const storagePut = z.strictObject({
   forcePathStyle: z.boolean().optional(),
 });
 
-export function backupStorageRoutes(storage: BackupStorage): (router: Router) => void {
-  return (router) => {
-    router.get('/api/system/backup-storage', async (ctx) => {
-      ctx.body = await storage.get(accessOf(ctx));
-    });
+export function backupStorageRoutes(router: Router, { core }: AppServices): void {
+  router.get('/api/system/backup-storage', async (ctx) => {
+    ctx.body = await core.backupStorage.get(accessOf(ctx));
+  });
 
-    router.put('/api/system/backup-storage', async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      access.requireAllProjects('changing backup storage settings');
-      const input = parse(storagePut, ctx.request.body);
-      ctx.body = await storage.put(access, input);
-    });
+  router.put('/api/system/backup-storage', async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    access.requireAllProjects('changing backup storage settings');
+    const input = parse(storagePut, ctx.request.body);
+    ctx.body = await core.backupStorage.put(access, input);
+  });
 
-    router.delete('/api/system/backup-storage', async (ctx) => {
-      await storage.delete(accessOf(ctx));
-      ctx.body = { ok: true };
-    });
-  };
+  router.delete('/api/system/backup-storage', async (ctx) => {
+    await core.backupStorage.delete(accessOf(ctx));
+    ctx.body = { ok: true };
+  });
 }

@@ -4,11 +4,10 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
-import type { Databases } from '../../core/databases.js';
 import { InvalidInput } from '../../core/errors.js';
-import type { Row } from '../../core/database-adapter.js';
-import { CURSOR_MAX_LENGTH } from '../../databases/cursor.js';
+import { CURSOR_MAX_LENGTH, type Row } from '../../core/database-adapter.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';
 
 const table = z.string().min(1, 'must not be empty').max(1000);
@@ -38,59 +37,57 @@ function query(ctx: Context): Record<string, string> {
 
 const scope = (input: { database?: number | undefined }) => (input.database === undefined ? {} : { database: input.database });
 
-export function databaseRoutes(databases: Databases): (router: Router) => void {
-  return (router) => {
-    const base = '/api/services/:serviceId/database';
+export function databaseRoutes(router: Router, { core }: AppServices): void {
+  const base = '/api/services/:serviceId/database';
 
-    router.get(`${base}/tables`, async (ctx) => {
-      const q = parse(tablesQuery, query(ctx));
-      ctx.body = await databases.tables(accessOf(ctx), ctx.params.serviceId!, scope(q));
-    });
+  router.get(`${base}/tables`, async (ctx) => {
+    const q = parse(tablesQuery, query(ctx));
+    ctx.body = await core.databases.tables(accessOf(ctx), ctx.params.serviceId!, scope(q));
+  });
 
-    router.get(`${base}/rows`, async (ctx) => {
-      const q = parse(rowsQuery, query(ctx));
-      ctx.body = await databases.rows(accessOf(ctx), ctx.params.serviceId!, { table: q.table, limit: q.limit, offset: q.offset, ...(q.after === undefined ? {} : { after: q.after }), ...scope(q) });
-    });
+  router.get(`${base}/rows`, async (ctx) => {
+    const q = parse(rowsQuery, query(ctx));
+    ctx.body = await core.databases.rows(accessOf(ctx), ctx.params.serviceId!, { table: q.table, limit: q.limit, offset: q.offset, ...(q.after === undefined ? {} : { after: q.after }), ...scope(q) });
+  });
 
-    router.post(`${base}/query`, async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const b = parse(queryBody, ctx.request.body);
-      ctx.body = await databases.query(access, ctx.params.serviceId!, b.sql, scope(b));
-    });
+  router.post(`${base}/query`, async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    const b = parse(queryBody, ctx.request.body);
+    ctx.body = await core.databases.query(access, ctx.params.serviceId!, b.sql, scope(b));
+  });
 
-    router.post(`${base}/rows`, async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const b = parse(insertBody, ctx.request.body);
-      ctx.body = { ok: true, ...(await databases.insert(access, ctx.params.serviceId!, b.table, b.values as Row, scope(b))) };
-    });
+  router.post(`${base}/rows`, async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    const b = parse(insertBody, ctx.request.body);
+    ctx.body = { ok: true, ...(await core.databases.insert(access, ctx.params.serviceId!, b.table, b.values as Row, scope(b))) };
+  });
 
-    router.patch(`${base}/rows`, async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const b = parse(updateBody, ctx.request.body);
-      await databases.update(access, ctx.params.serviceId!, b.table, b.primaryKey as Row, b.values as Row, scope(b));
-      ctx.body = { ok: true };
-    });
+  router.patch(`${base}/rows`, async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    const b = parse(updateBody, ctx.request.body);
+    await core.databases.update(access, ctx.params.serviceId!, b.table, b.primaryKey as Row, b.values as Row, scope(b));
+    ctx.body = { ok: true };
+  });
 
-    router.delete(`${base}/rows`, async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const b = parse(deleteBody, ctx.request.body);
-      await databases.delete(access, ctx.params.serviceId!, b.table, b.primaryKey as Row, scope(b));
-      ctx.body = { ok: true };
-    });
+  router.delete(`${base}/rows`, async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    const b = parse(deleteBody, ctx.request.body);
+    await core.databases.delete(access, ctx.params.serviceId!, b.table, b.primaryKey as Row, scope(b));
+    ctx.body = { ok: true };
+  });
 
-    router.get(`${base}/tls`, async (ctx) => {
-      ctx.body = { tls: await databases.tls(accessOf(ctx), ctx.params.serviceId!) };
-    });
+  router.get(`${base}/tls`, async (ctx) => {
+    ctx.body = { tls: await core.databases.tls(accessOf(ctx), ctx.params.serviceId!) };
+  });
 
-    router.get(`${base}/tls/ca`, async (ctx) => {
-      const pem = await databases.caPem(accessOf(ctx), ctx.params.serviceId!);
-      ctx.set('Content-Type', 'application/x-pem-file');
-      ctx.set('Content-Disposition', 'attachment; filename="berth-ca.crt"');
-      ctx.body = pem;
-    });
-  };
+  router.get(`${base}/tls/ca`, async (ctx) => {
+    const pem = await core.databases.caPem(accessOf(ctx), ctx.params.serviceId!);
+    ctx.set('Content-Type', 'application/x-pem-file');
+    ctx.set('Content-Disposition', 'attachment; filename="berth-ca.crt"');
+    ctx.body = pem;
+  });
 }

@@ -1,37 +1,17 @@
+// Deployments: create, list, abort, rollback, the build log, and the live streams of a
+// deployment's build log and a service's runtime log (Server-Sent Events; core/log-streams.ts
+// checks the key when a stream opens and whenever it is re-checked).
 import type Router from '@koa/router';
 import { z } from 'zod';
-import type { Core } from '../../core/core.js';
-import { logLineView, TERMINAL_STATUSES } from '../../core/deployments.js';
+import { logLineView } from '../../core/deployments.js';
 import type { LogLineRecord } from '../../core/records.js';
-import type { DaemonEvents } from '../../deploy/events.js';
-import type { LogBook } from '../../deploy/log-book.js';
-import type { RuntimeLogs } from '../../deploy/runtime-logs.js';
 import { accessOf } from '../auth.js';
-import type { ResponseCache } from '../response-cache.js';
+import type { AppServices } from '../route-module.js';
 import { lastEventId, openSse, type SseChannel } from '../sse.js';
-import type { SseStreams } from '../sse-streams.js';
-import { Access } from '../../core/access.js';
 import { parse } from '../validate.js';
-
-export interface StreamDeps {
-  buildLogs: LogBook;
-  runtimeLogs: RuntimeLogs;
-  events: DaemonEvents;
-  pingMs: number;
-  /** Open streams per key: the cap, and the re-check after writes. */
-  sse: SseStreams;
-}
-
-/** The stream's key as it is now (null once revoked), for SseGuard.stillAllowed. */
-export async function currentAccess(core: Core, access: Access): Promise<Access | null> {
-  const key = await core.keys.find(access.key.id);
-  return key ? new Access(key) : null;
-}
 
 // Clients in the field send {branch, force}; unknown fields are ignored, not refused.
 const deployBody = z.object({ branch: z.string().max(255).optional(), force: z.boolean().optional() });
-
-const RUNTIME_SNAPSHOT_LINES = 500;
 
 /**
  * Live lines that arrive while the snapshot is read are held back, then sent if newer than the
@@ -58,7 +38,7 @@ function relay(channel: SseChannel, subscribe: (fn: (l: LogLineRecord) => void) 
   };
 }
 
-export function deploymentRoutes(router: Router, core: Core, cache: ResponseCache, s: StreamDeps): void {
+export function deploymentRoutes(router: Router, { core, cache, sse, pingMs }: AppServices): void {
   router.post('/api/services/:serviceId/deployments', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();
@@ -84,55 +64,37 @@ export function deploymentRoutes(router: Router, core: Core, cache: ResponseCach
   });
 
   router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
-    const access = accessOf(ctx);
-    const { deployment } = await core.deployments.visible(access, ctx.params.deploymentId!);
+    const log = await core.logStreams.deployment(accessOf(ctx), ctx.params.deploymentId!);
+    const deployment = log.deployment;
     const from = lastEventId(ctx);
     let lastId = () => from;
-    const channel = openSse(ctx, s.pingMs, () => lastId(), {
-      streams: s.sse,
-      stillAllowed: async () => {
-        const now = await currentAccess(core, access);
-        return now !== null && (await core.deployments.visible(now, deployment.id).then(() => true, () => false));
-      },
-    });
+    const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
     const view = (l: LogLineRecord) => ({ ...logLineView(l), deploymentId: deployment.id });
-    const stream = relay(channel, (fn) => s.buildLogs.subscribe(deployment.id, fn), view);
+    const stream = relay(channel, log.subscribe, view);
     lastId = stream.lastId;
     const finish = (status: string) => {
       channel.send('end', { status }, stream.lastId());
       channel.close();
     };
-    const stopWatching = s.events.onDeployment((change) => {
-      if (change.deploymentId === deployment.id && TERMINAL_STATUSES.includes(change.status)) finish(change.status);
-    });
-    channel.onClose(stopWatching);
-    stream.snapshot(await s.buildLogs.read(deployment.id, from), from);
-    const now = await core.deployments.visible(accessOf(ctx), deployment.id).catch(() => null);
-    if (!now) finish('deleted');
-    else if (TERMINAL_STATUSES.includes(now.deployment.status)) finish(now.deployment.status);
+    channel.onClose(log.onEnd(finish));
+    stream.snapshot(await log.read(from), from);
+    const ended = await log.ended();
+    if (ended) finish(ended);
   });
 
   router.get('/api/services/:serviceId/runtime-logs/stream', async (ctx) => {
-    const access = accessOf(ctx);
-    const serviceId = (await core.services.visible(access, ctx.params.serviceId!)).id;
+    const log = await core.logStreams.runtime(accessOf(ctx), ctx.params.serviceId!);
     const from = lastEventId(ctx);
     let lastId = () => from;
-    const channel = openSse(ctx, s.pingMs, () => lastId(), {
-      streams: s.sse,
-      stillAllowed: async () => {
-        const now = await currentAccess(core, access);
-        return now !== null && (await core.services.visible(now, serviceId).then(() => true, () => false));
-      },
-    });
-    const stream = relay(channel, (fn) => s.runtimeLogs.book.subscribe(serviceId, fn), logLineView);
+    const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
+    const stream = relay(channel, log.subscribe, logLineView);
     lastId = stream.lastId;
-    const lines = from > 0 ? await s.runtimeLogs.book.read(serviceId, from) : await s.runtimeLogs.book.tail(serviceId, RUNTIME_SNAPSHOT_LINES);
-    stream.snapshot(lines, from);
-    const open = s.runtimeLogs.isOpen(serviceId);
+    stream.snapshot(await log.snapshot(from), from);
+    const open = log.isOpen();
     channel.send('status', { ok: open === true, closed: open !== true }, stream.lastId());
     if (open !== true) return channel.close();
     channel.onClose(
-      s.runtimeLogs.onClosed(serviceId, () => {
+      log.onClosed(() => {
         channel.send('status', { ok: false, closed: true }, stream.lastId());
         channel.close();
       }),

@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
-import type { Core } from '../../core/core.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { hostnameBody, parse } from '../validate.js';
 
-export function domainRoutes(router: Router, core: Core): void {
+export function domainRoutes(router: Router, { core }: AppServices): void {
   router.post('/api/services/:serviceId/domains', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();

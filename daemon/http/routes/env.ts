@@ -1,9 +1,9 @@
 import type Router from '@koa/router';
-import type { Core } from '../../core/core.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { envEntry, parse } from '../validate.js';
 
-export function envRoutes(router: Router, core: Core): void {
+export function envRoutes(router: Router, { core }: AppServices): void {
   router.post('/api/services/:serviceId/env', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();

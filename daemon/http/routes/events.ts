@@ -4,37 +4,33 @@
 // of the history is gone (then it should reload what it shows).
 import type Router from '@koa/router';
 import type { PublishedEvent } from '../../core/events.js';
-import type { EventHub } from '../../events/hub.js';
 import { accessOf } from '../auth.js';
-import type { KeyService } from '../../core/keys.js';
+import type { AppServices } from '../route-module.js';
 import { lastEventId, openSse } from '../sse.js';
-import type { SseStreams } from '../sse-streams.js';
 
-export function eventRoutes(hub: EventHub, pingMs: number, streams: SseStreams, keys: KeyService): (router: Router) => void {
-  return (router) => {
-    router.get('/api/events', (ctx) => {
-      const access = accessOf(ctx);
-      const from = lastEventId(ctx);
-      // a new client starts from now; a returning one from where it left off
-      let lastSent = from > 0 ? from : hub.lastId;
-      // keys cannot be edited: the stream ends when its key is revoked
-      const channel = openSse(ctx, pingMs, () => lastSent, { streams, stillAllowed: async () => (await keys.find(access.key.id)) !== null });
-      const send = (e: PublishedEvent) => {
-        if (e.id <= lastSent) return;
-        lastSent = e.id;
-        if (access.canSee(e.projectId)) channel.send(e.type, { ...e.data, at: e.at }, e.id);
-      };
-      // No await from here on: nothing can be published between the replay and the subscription.
-      if (from > 0) {
-        const missed = hub.since(from);
-        if (missed === null) {
-          lastSent = hub.lastId;
-          channel.send('reset', { reason: 'events after the given Last-Event-ID are no longer kept; reload what you show' }, lastSent);
-        } else {
-          for (const e of missed) send(e);
-        }
+export function eventRoutes(router: Router, { core, pingMs, sse }: AppServices): void {
+  router.get('/api/events', (ctx) => {
+    const events = core.events.follow(accessOf(ctx));
+    const from = lastEventId(ctx);
+    // a new client starts from now; a returning one from where it left off
+    let lastSent = from > 0 ? from : events.lastId();
+    // keys cannot be edited: the stream ends when its key is revoked
+    const channel = openSse(ctx, pingMs, () => lastSent, { streams: sse, stillAllowed: events.stillAllowed });
+    const send = (e: PublishedEvent) => {
+      if (e.id <= lastSent) return;
+      lastSent = e.id;
+      if (events.sees(e)) channel.send(e.type, { ...e.data, at: e.at }, e.id);
+    };
+    // No await from here on: nothing can be published between the replay and the subscription.
+    if (from > 0) {
+      const missed = events.since(from);
+      if (missed === null) {
+        lastSent = events.lastId();
+        channel.send('reset', { reason: 'events after the given Last-Event-ID are no longer kept; reload what you show' }, lastSent);
+      } else {
+        for (const e of missed) send(e);
       }
-      channel.onClose(hub.subscribe(send));
-    });
-  };
+    }
+    channel.onClose(events.subscribe(send));
+  });
 }

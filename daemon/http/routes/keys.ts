@@ -1,12 +1,12 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Core } from '../../core/core.js';
 import { keyView } from '../../core/views.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { keyCreate, parse } from '../validate.js';
 
 /** Key management needs a write key over all projects. */
-export function keyRoutes(router: Router, core: Core): void {
+export function keyRoutes(router: Router, { core }: AppServices): void {
   const admin = (ctx: Context) => {
     const access = accessOf(ctx);
     access.requireWrite();

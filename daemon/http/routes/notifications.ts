@@ -2,8 +2,9 @@
 // that sends one notice now.
 import type Router from '@koa/router';
 import { z } from 'zod';
-import { NOTIFY_EVENTS, type ChannelInput, type NotificationChannels } from '../../notify/channels.js';
+import { NOTIFY_EVENTS, type ChannelInput } from '../../core/notification-channels.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';
 
 const httpUrl = z
@@ -38,24 +39,22 @@ const channelBody = z.discriminatedUnion('type', [
   }),
 ]);
 
-export function notificationRoutes(channels: NotificationChannels): (router: Router) => void {
-  return (router) => {
-    router.get('/api/system/notifications', async (ctx) => {
-      ctx.body = { channels: await channels.list(accessOf(ctx)) };
-    });
-    router.post('/api/system/notifications', async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      access.requireAllProjects('changing notification channels');
-      const input = parse(channelBody, ctx.request.body) as ChannelInput;
-      ctx.body = await channels.create(access, input);
-    });
-    router.delete('/api/system/notifications/:channelId', async (ctx) => {
-      await channels.delete(accessOf(ctx), ctx.params.channelId!);
-      ctx.body = { ok: true };
-    });
-    router.post('/api/system/notifications/:channelId/test', async (ctx) => {
-      ctx.body = await channels.test(accessOf(ctx), ctx.params.channelId!);
-    });
-  };
+export function notificationRoutes(router: Router, { core }: AppServices): void {
+  router.get('/api/system/notifications', async (ctx) => {
+    ctx.body = { channels: await core.notifications.list(accessOf(ctx)) };
+  });
+  router.post('/api/system/notifications', async (ctx) => {
+    const access = accessOf(ctx);
+    access.requireWrite();
+    access.requireAllProjects('changing notification channels');
+    const input = parse(channelBody, ctx.request.body) as ChannelInput;
+    ctx.body = await core.notifications.create(access, input);
+  });
+  router.delete('/api/system/notifications/:channelId', async (ctx) => {
+    await core.notifications.delete(accessOf(ctx), ctx.params.channelId!);
+    ctx.body = { ok: true };
+  });
+  router.post('/api/system/notifications/:channelId/test', async (ctx) => {
+    ctx.body = await core.notifications.test(accessOf(ctx), ctx.params.channelId!);
+  });
 }

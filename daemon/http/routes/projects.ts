@@ -1,10 +1,9 @@
 import type Router from '@koa/router';
-import type { Core } from '../../core/core.js';
 import { accessOf } from '../auth.js';
-import type { ResponseCache } from '../response-cache.js';
+import type { AppServices } from '../route-module.js';
 import { parse, projectCreate, projectPatch } from '../validate.js';
 
-export function projectRoutes(router: Router, core: Core, cache: ResponseCache): void {
+export function projectRoutes(router: Router, { core, cache }: AppServices): void {
   router.get('/api/projects', async (ctx) => {
     await cache.respond(ctx, async () => ({ projects: await core.projects.list(accessOf(ctx)) }));
   });

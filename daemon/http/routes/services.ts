@@ -1,12 +1,11 @@
 import type Router from '@koa/router';
-import type { Core } from '../../core/core.js';
 import type { NewServiceInput } from '../../core/service-spec.js';
 import type { ServicePatch } from '../../core/services.js';
 import { accessOf } from '../auth.js';
-import type { ResponseCache } from '../response-cache.js';
+import type { AppServices } from '../route-module.js';
 import { parse, serviceCreate, servicePatch, transfer } from '../validate.js';
 
-export function serviceRoutes(router: Router, core: Core, cache: ResponseCache): void {
+export function serviceRoutes(router: Router, { core, cache }: AppServices): void {
   router.post('/api/projects/:projectId/services', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();

@@ -5,16 +5,13 @@
 // read raw (the signature covers the exact bytes), at most 1 MB.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { Core } from '../../core/core.js';
 import { accessOf } from '../auth.js';
+import type { AppServices } from '../route-module.js';
 
 export const HOOK_BODY_LIMIT = 1024 * 1024;
 
-/** Where the git host should send deliveries: the dashboard hostname when one is set, else the scheme and host the request came to. */
-export type HookBase = (ctx: Context) => Promise<string>;
-
-export function webhookRoutes(router: Router, core: Core, base: HookBase): void {
-  const urlOf = async (ctx: Context, serviceId: string) => `${(await base(ctx)).replace(/\/+$/, '')}/api/hooks/${encodeURIComponent(serviceId)}`;
+export function webhookRoutes(router: Router, { core, hookBase }: AppServices): void {
+  const urlOf = async (ctx: Context, serviceId: string) => `${(await hookBase(ctx)).replace(/\/+$/, '')}/api/hooks/${encodeURIComponent(serviceId)}`;
 
   router.post('/api/services/:serviceId/webhook', async (ctx) => {
     const { serviceId, secret } = await core.webhooks.create(accessOf(ctx), ctx.params.serviceId!);
@@ -31,7 +28,7 @@ export function webhookRoutes(router: Router, core: Core, base: HookBase): void 
 }
 
 /** The open route: only POST /api/hooks/:serviceId. */
-export function hookRoutes(router: Router, core: Core): void {
+export function hookRoutes(router: Router, { core }: AppServices): void {
   router.post('/api/hooks/:serviceId', async (ctx) => {
     const body = await rawBody(ctx, HOOK_BODY_LIMIT);
     const headers: Record<string, string | undefined> = {};

@@ -1,6 +1,7 @@
 // Provider ids to providers: `local` is built in; every other id is a configured provider whose
 // kind picks the HTTP API, built per request from its stored settings.
-import { LOCAL_PROVIDER_ID, type AiProviderRecord, type AiProviderRepo } from '../../core/ai-providers.js';
+import { LOCAL_PROVIDER_ID } from '../../core/ai-providers.js';
+import type { AiProviderRecord, AiProviderRepo } from '../../core/ports/ai-provider-repo.js';
 import type { ExplainProvider, ProviderRegistry } from '../../core/explain.js';
 import { anthropicProvider } from './anthropic.js';
 import { geminiProvider } from './gemini.js';

@@ -2,7 +2,8 @@
 // exact name and created (POST) or updated (PUT). Every answer is {success, errors, result}.
 import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
-import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import type { DnsClientOptions } from './types.js';
+import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
 import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 

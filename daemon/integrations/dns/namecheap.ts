@@ -5,7 +5,8 @@
 // and every other record written back with its fields (MXPref, TTL, and the EmailType).
 import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, refused, type DnsEndpoint } from './http.js';
-import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import type { DnsClientOptions } from './types.js';
+import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
 import { elements, first } from './xml.js';
 import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';

@@ -3,7 +3,8 @@ import type { DnsProviderRecord } from '../../core/dns.js';
 import { cloudflareProvider } from './cloudflare.js';
 import { namecheapProvider } from './namecheap.js';
 import { spaceshipProvider } from './spaceship.js';
-import type { DnsClientOptions, DnsProvider } from './types.js';
+import type { DnsClientOptions } from './types.js';
+import type { DnsProvider } from '../../core/ports/dns-provider.js';
 
 export function dnsProviderFor(record: DnsProviderRecord, opts: DnsClientOptions = {}): DnsProvider {
   const c = record.credentials;

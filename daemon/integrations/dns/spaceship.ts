@@ -4,7 +4,8 @@
 // before the new one is saved. Errors are JSON with `detail` (and sometimes `data` per field).
 import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
-import type { ARecordOutcome, DnsClientOptions, DnsProvider } from './types.js';
+import type { DnsClientOptions } from './types.js';
+import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
 import { refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 

@@ -2,13 +2,10 @@
 // cache window, and callers that arrive while a collection runs wait for that one. The snapshot is
 // unfiltered; each request narrows it to the projects its key can see (viewFor). A part that fails
 // or hangs becomes null with a line in `errors`; collecting never throws.
-import type Docker from 'dockerode';
-import type { Clock } from '../core/clock.js';
-import type { Store } from '../core/store.js';
-import type { Ownership } from '../docker/labels.js';
+// The sources are a port: daemon/metrics/sources.ts reads the host and the Engine.
 import type { DiskMetrics, HostCpuMetrics, HostMemoryMetrics, NetworkMetrics, ServiceContainerMetrics, SystemMetrics } from '../../shared/types.js';
-import { ContainerSampler } from './containers.js';
-import { readCpu, readDisks, readMemory, readNetwork } from './host.js';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
 
 export const METRICS_CACHE_MS = 2_000;
 /** A part that takes longer than this is reported as failed (its late answer is dropped). */
@@ -31,43 +28,6 @@ export interface MetricsSources {
 
 export interface MetricsSnapshot extends Omit<SystemMetrics, 'errors'> {
   errors: ScopedError[];
-}
-
-export interface MetricsDeps {
-  docker: Docker;
-  own: Ownership;
-  store: Store;
-  /** Its filesystem is always among the disks. */
-  dataDir: string;
-}
-
-/** The real sources: systeminformation for the host, the Engine's stats API for containers. */
-export function metricsSources(deps: MetricsDeps): MetricsSources {
-  const sampler = new ContainerSampler(deps.docker, deps.own);
-  return {
-    cpu: readCpu,
-    memory: readMemory,
-    disks: () => readDisks(deps.dataDir),
-    network: readNetwork,
-    async services() {
-      const [sample, records] = await Promise.all([sampler.sample(), deps.store.services.list()]);
-      // labels name the project at creation; a transferred service belongs to its new project
-      const projectOf = new Map(records.map((s) => [s.id, s.projectId]));
-      const services: ServiceContainerMetrics[] = [];
-      for (const c of sample.containers) {
-        const projectId = projectOf.get(c.serviceId);
-        // a container whose service is gone is reconciliation's business, not a metric
-        if (projectId === undefined) continue;
-        const { containerName, deploymentId, cpuPercent, memoryBytes, memoryLimitBytes } = c;
-        services.push({ serviceId: c.serviceId, projectId, deploymentId, containerName, cpuPercent, memoryBytes, memoryLimitBytes });
-      }
-      const errors = sample.failures.flatMap((f) => {
-        const projectId = projectOf.get(f.serviceId);
-        return projectId === undefined ? [] : [{ projectId, message: `container ${f.containerName}: ${f.message}` }];
-      });
-      return { services, errors };
-    },
-  };
 }
 
 export class MetricsCollector {
@@ -121,6 +81,15 @@ export class MetricsCollector {
 
   private nowMs(): number {
     return Date.parse(this.clock.now());
+  }
+}
+
+/** GET /api/system/metrics: any key, narrowed to the projects it can see. */
+export class SystemMetricsView {
+  constructor(private readonly collector: MetricsCollector) {}
+
+  async view(access: Access): Promise<SystemMetrics> {
+    return viewFor(await this.collector.snapshot(), access);
   }
 }
 

@@ -1,4 +1,4 @@
-// Remote backup storage: any S3-compatible service. Settings live in the daemon's settings,
+// Remote backup storage: any S3-compatible service (daemon/backups/s3-store.ts implements it). Settings live in the daemon's settings,
 // the secret sealed at rest.
 import type { Readable } from 'node:stream';
 

@@ -4,42 +4,15 @@
 // and Discord are secrets themselves, like the SMTP password and the signing secret. Views never
 // show a secret: only the channel's host.
 import { randomBytes } from 'node:crypto';
-import type { Access } from '../core/access.js';
-import type { Clock } from '../core/clock.js';
-import { NotFound } from '../core/errors.js';
-import { newId } from '../core/ids.js';
-import type { SettingsRepo } from '../core/store.js';
-import type { Notice, Sender } from './senders.js';
+import type { Access } from './access.js';
+import type { Clock } from './clock.js';
+import { NotFound } from './errors.js';
+import { newId } from './ids.js';
+import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEvent, Sender } from './ports/notice-sender.js';
+import type { SettingsRepo } from './store.js';
 
-export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
-export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-export interface EmailConfig {
-  host: string;
-  port: number;
-  /** TLS from the first byte (port 465); otherwise STARTTLS when the server offers it. */
-  secure: boolean;
-  username: string | null;
-  password: string | null;
-  from: string;
-  to: string[];
-}
-
-export type ChannelConfig =
-  | { type: 'webhook'; url: string; secret: string }
-  | { type: 'slack'; url: string }
-  | { type: 'discord'; url: string }
-  | ({ type: 'email' } & EmailConfig);
-
-export interface Channel {
-  id: string;
-  name: string;
-  events: NotifyEvent[];
-  config: ChannelConfig;
-  createdAt: string;
-}
+export { CHANNEL_TYPES, NOTIFY_EVENTS } from './ports/notice-sender.js';
+export type { Channel, ChannelConfig, ChannelType, EmailConfig, NotifyEvent } from './ports/notice-sender.js';
 
 export interface ChannelView {
   id: string;

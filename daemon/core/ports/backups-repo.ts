@@ -1,5 +1,6 @@
-// What the store keeps about backups, their per-service settings, and data imports.
-import type { Backup, BackupSettings, DataImport } from '../../shared/types.js';
+// What the store keeps about backups, their per-service settings, and data imports
+// (daemon/store/backups-repo.ts implements the repository).
+import type { Backup, BackupSettings, DataImport } from '../../../shared/types.js';
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export type BackupStorage = (typeof BACKUP_STORAGES)[number];

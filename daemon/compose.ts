@@ -1,0 +1,192 @@
+// The one wiring place: opens the store, builds every adapter (Docker, Caddy, log books, the
+// deployment engine, backup runner, DNS and AI clients, metrics sources, notification senders)
+// and hands them to core's registry (core/core.ts `buildCore`). server.ts starts and stops what
+// this builds; nothing else constructs a service.
+import { join } from 'node:path';
+import type { Config } from './config.js';
+import { recoverInterrupted } from './backups/recover.js';
+import { BackupRunner } from './backups/backups.js';
+import { lazyS3Store } from './backups/lazy-s3-store.js';
+import { BackupScheduler } from './backups/schedule.js';
+import { backupTool, openAdapter } from './databases/engines.js';
+import { importPostgresUrl } from './databases/postgres/import.js';
+import { BuildPlanPreviewer } from './build/autobuild/preview.js';
+import { systemClock } from './core/clock.js';
+import { buildCore, type Core } from './core/core.js';
+import { probeFree } from './core/host-ports.js';
+import { newId } from './core/ids.js';
+import type { Store } from './core/store.js';
+import { liveDeployment } from './core/deployment-states.js';
+import { BerthCa } from './databases/tls.js';
+import { DockerDeploymentEngine } from './deploy/engine.js';
+import { DaemonEvents } from './deploy/events.js';
+import { failureLogs } from './deploy/failure-logs.js';
+import { LogBook } from './deploy/log-book.js';
+import { RuntimeLogs } from './deploy/runtime-logs.js';
+import { connectDocker } from './docker/client.js';
+import { Ownership } from './docker/labels.js';
+import { EventHub } from './events/hub.js';
+import type { Logger } from './http/errors.js';
+import { SseStreams } from './http/sse-streams.js';
+import { providerRegistry } from './integrations/ai/registry.js';
+import { dnsProviderFor } from './integrations/dns/registry.js';
+import { metricsSources } from './metrics/sources.js';
+import { Notifier } from './notify/notifier.js';
+import { channelSender } from './notify/senders.js';
+import { CaddyProxy } from './proxy/caddy.js';
+import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
+import { openDataDir } from './runtime.js';
+import type { CachedStore } from './store/read-cache.js';
+
+export interface Composed {
+  core: Core;
+  /** The store behind the read cache (`cachedReads()` says how much it holds). */
+  store: CachedStore;
+  hub: EventHub;
+  engine: DockerDeploymentEngine;
+  proxy: CaddyProxy;
+  backups: BackupRunner;
+  backupScheduler: BackupScheduler;
+  notifier: Notifier;
+  sse: SseStreams;
+}
+
+async function instanceId(store: Store): Promise<string> {
+  const existing = await store.settings.get('instanceId');
+  if (existing) return existing;
+  const id = newId();
+  await store.settings.set('instanceId', id, systemClock.now());
+  return id;
+}
+
+export async function composeDaemon(config: Config, log: Logger): Promise<Composed> {
+  const clock = systemClock;
+  const store = await openDataDir(config.dataDir);
+  const docker = connectDocker(config.dockerSocket);
+  const onLogError = (err: unknown) => log('writing log lines', err);
+  const buildLogs = new LogBook(store.logs, 'deployment_logs', clock, onLogError);
+  const runtimeBook = new LogBook(store.logs, 'runtime_logs', clock, onLogError);
+  await buildLogs.init();
+  await runtimeBook.init();
+  const hub = new EventHub(clock);
+  const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
+  const own = new Ownership(await instanceId(store));
+  const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // the engine removes a deleted service's folder of backups
+  const backupsDir = join(config.dataDir, 'backups');
+  // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
+  const proxy = new CaddyProxy({
+    store,
+    adminUrl: config.caddyAdmin,
+    httpAddr: config.proxyHttpAddr,
+    httpsAddr: config.proxyHttpsAddr,
+    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
+    log,
+  });
+  const engine = new DockerDeploymentEngine(
+    {
+      store,
+      docker,
+      own,
+      clock,
+      log,
+      buildLogs,
+      runtimeLogs,
+      dataPlane: proxy,
+      events: new DaemonEvents(hub),
+      gitBaseUrl: config.gitBaseUrl,
+      buildCaFile: config.buildCaFile,
+      buildsDir: join(config.dataDir, 'builds'),
+      cloneLimits: config.cloneLimits,
+      healthTimeoutMs: config.healthTimeoutMs,
+      autobuildImages: config.autobuildImages,
+      databaseImages: config.images,
+      ca,
+      openAdapter,
+      backupsDir,
+      publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
+      limits: config.limits,
+      buildLimits: config.buildLimits,
+      keepImages: config.keepImages,
+    },
+    config.buildConcurrency,
+  );
+  // The backup runner needs two core services (remote storage, resolved variables); they are
+  // reached through `core`, assigned below before any request or schedule can run a job.
+  let core: Core | null = null;
+  const ready = (): Core => {
+    if (!core) throw new Error('the backup runner was used before the core was built');
+    return core;
+  };
+  // Backups, restores and imports with the engines' own tools inside the database containers.
+  const backups = new BackupRunner({
+    store,
+    docker,
+    clock,
+    dir: backupsDir,
+    tool: backupTool,
+    remote: () => ready().backupStorage.remote(),
+    live: async (service) => {
+      const live = await liveDeployment(store, service.id);
+      if (!live || service.hostPort === null) return null;
+      return { containerId: live.containerId, env: Object.fromEntries(await ready().catalog.resolvedEnv(service)), hostPort: service.hostPort };
+    },
+    restarted: (serviceId) => engine.containerRestarted(serviceId),
+    importPostgres: importPostgresUrl,
+    importTimeoutMs: config.importTimeoutMs,
+    // ioredis loads only when a redis import runs
+    importRedis: async (...args) => (await import('./databases/redis/import.js')).importRedisUrl(...args),
+    log,
+    events: hub,
+  });
+  const sender = channelSender(log);
+  core = buildCore({
+    store,
+    clock,
+    proxy,
+    portRange: config.portRange,
+    probePort: probeFree,
+    publicIp: publicIpSource(store.settings),
+    detectedIp: detectInterfaceIpv4(),
+    engine,
+    buildLogs,
+    runtimeLogs: runtimeBook,
+    runtime: runtimeLogs,
+    events: hub,
+    limits: config.limits,
+    failureLogs: failureLogs(buildLogs, runtimeBook),
+    aiClients: providerRegistry(store.aiProviders),
+    dnsProviderFor: (record) => dnsProviderFor(record),
+    openDatabase: openAdapter,
+    ca,
+    remoteStoreFor: lazyS3Store,
+    backupJobs: backups,
+    buildPlanner: new BuildPlanPreviewer({
+      store,
+      gitBaseUrl: config.gitBaseUrl,
+      images: config.autobuildImages,
+      workDir: join(config.dataDir, 'builds'),
+      cloneLimits: config.cloneLimits,
+      concurrency: config.buildPlanConcurrency,
+    }),
+    metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
+    noticeSender: sender,
+  });
+  return {
+    core,
+    store,
+    hub,
+    engine,
+    proxy,
+    backups,
+    backupScheduler: new BackupScheduler(store, backups, log),
+    // Notification channels: failures (and, when chosen, successes) told where the team already talks.
+    notifier: new Notifier({ store, clock, channels: core.notifications, sender, log }),
+    sse: new SseStreams(store.version, log),
+  };
+}
+
+/** Start-up clean-up before any job runs: backups and imports a crash left `running` are failed. */
+export async function recoverBackups(composed: Composed, config: Config): Promise<void> {
+  await recoverInterrupted(composed.store, systemClock, join(config.dataDir, 'backups'));
+}

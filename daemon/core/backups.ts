@@ -1,0 +1,60 @@
+// The spec's backup, restore, download and import use cases for database services: the key and
+// the service are checked here (a database the key can see; writes need a write key), then the
+// runner (daemon/backups/backups.ts, through the BackupJobs port) does the work.
+import { visibleService, type Access } from './access.js';
+import { InvalidInput } from './errors.js';
+import type { BackupDownload, BackupJobs, BackupListing, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
+import type { BackupRecord, BackupSettingsRecord, BackupStorage, ImportRecord, ImportSource } from './ports/backups-repo.js';
+import type { ServiceRecord } from './records.js';
+import type { Store } from './store.js';
+
+export class Backups {
+  constructor(
+    private readonly store: Store,
+    private readonly jobs: BackupJobs,
+  ) {}
+
+  async list(access: Access, serviceId: string): Promise<BackupListing> {
+    return this.jobs.list(await this.databaseService(access, serviceId));
+  }
+
+  async patchSettings(access: Access, serviceId: string, patch: SettingsPatch): Promise<BackupSettingsRecord> {
+    access.requireWrite();
+    return this.jobs.patchSettings(await this.databaseService(access, serviceId), patch);
+  }
+
+  /** Starts a backup in the background; answers at once with the `running` record. */
+  async create(access: Access, serviceId: string, storage: BackupStorage): Promise<BackupRecord> {
+    access.requireWrite();
+    return this.jobs.start(await this.databaseService(access, serviceId), storage, 'manual');
+  }
+
+  async restore(access: Access, serviceId: string, backupId: string): Promise<RestoreResult> {
+    access.requireWrite();
+    return this.jobs.restore(await this.databaseService(access, serviceId), backupId);
+  }
+
+  async download(access: Access, serviceId: string, backupId: string): Promise<BackupDownload> {
+    return this.jobs.download(await this.databaseService(access, serviceId), backupId);
+  }
+
+  async delete(access: Access, serviceId: string, backupId: string): Promise<void> {
+    access.requireWrite();
+    await this.jobs.delete(await this.databaseService(access, serviceId), backupId);
+  }
+
+  async listImports(access: Access, serviceId: string): Promise<ImportRecord[]> {
+    return this.jobs.listImports(await this.databaseService(access, serviceId));
+  }
+
+  async startImport(access: Access, serviceId: string, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
+    access.requireWrite();
+    return this.jobs.startImport(await this.databaseService(access, serviceId), source, sourceUrl);
+  }
+
+  private async databaseService(access: Access, serviceId: string): Promise<ServiceRecord> {
+    const service = await visibleService(this.store, access, serviceId);
+    if (service.kind !== 'database' || !service.databaseEngine) throw new InvalidInput('this service is not a database', 'not_a_database');
+    return service;
+  }
+}

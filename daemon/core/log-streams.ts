@@ -1,0 +1,98 @@
+// Deployment build logs and service runtime logs as live streams: the key's access is checked when
+// a stream opens and again whenever the HTTP layer re-checks it (after writes, see
+// http/sse-streams.ts). The HTTP layer only turns what these handles give into Server-Sent Events.
+import type { DeploymentStatus } from '../../shared/types.js';
+import { Access } from './access.js';
+import { TERMINAL_STATUSES, type Deployments } from './deployments.js';
+import type { EventFeed } from './events.js';
+import type { KeyService } from './keys.js';
+import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
+import type { DeploymentRecord, LogLineRecord } from './records.js';
+import type { Services } from './services.js';
+
+/** The lines a runtime stream starts with when the client brings no Last-Event-ID. */
+export const RUNTIME_SNAPSHOT_LINES = 500;
+
+export interface LogStreamDeps {
+  keys: KeyService;
+  deployments: Deployments;
+  services: Services;
+  buildLogs: LogFeed;
+  runtimeLogs: LogFeed;
+  runtime: RuntimeLogState;
+  events: EventFeed;
+}
+
+type Unsubscribe = () => void;
+
+export interface DeploymentLogStream {
+  deployment: DeploymentRecord;
+  /** False once the key is revoked or can no longer see the deployment. */
+  stillAllowed(): Promise<boolean>;
+  subscribe(fn: (line: LogLineRecord) => void): Unsubscribe;
+  /** Lines after `afterId`, oldest first. */
+  read(afterId: number): Promise<LogLineRecord[]>;
+  /** Called with the status when the deployment reaches a terminal one. */
+  onEnd(fn: (status: DeploymentStatus) => void): Unsubscribe;
+  /** The terminal status the deployment has now, `deleted` when it is gone, else null. */
+  ended(): Promise<DeploymentStatus | 'deleted' | null>;
+}
+
+export interface RuntimeLogStream {
+  serviceId: string;
+  stillAllowed(): Promise<boolean>;
+  subscribe(fn: (line: LogLineRecord) => void): Unsubscribe;
+  /** After `afterId` when the client resumes, else the newest lines. */
+  snapshot(afterId: number): Promise<LogLineRecord[]>;
+  /** Whether the followed container's log is open (null: nothing followed). */
+  isOpen(): boolean | null;
+  onClosed(fn: () => void): Unsubscribe;
+}
+
+export class LogStreams {
+  constructor(private readonly d: LogStreamDeps) {}
+
+  /** The key as it is now (null once revoked). */
+  async current(access: Access): Promise<Access | null> {
+    const key = await this.d.keys.find(access.key.id);
+    return key ? new Access(key) : null;
+  }
+
+  async deployment(access: Access, deploymentId: string): Promise<DeploymentLogStream> {
+    const { deployment } = await this.d.deployments.visible(access, deploymentId);
+    const id = deployment.id;
+    return {
+      deployment,
+      stillAllowed: async () => {
+        const now = await this.current(access);
+        return now !== null && (await this.d.deployments.visible(now, id).then(() => true, () => false));
+      },
+      subscribe: (fn) => this.d.buildLogs.subscribe(id, fn),
+      read: (afterId) => this.d.buildLogs.read(id, afterId),
+      onEnd: (fn) =>
+        this.d.events.subscribe((e) => {
+          if (e.type === 'deployment' && e.data.deploymentId === id && TERMINAL_STATUSES.includes(e.data.status)) fn(e.data.status);
+        }),
+      ended: async () => {
+        const now = await this.d.deployments.visible(access, id).catch(() => null);
+        if (!now) return 'deleted';
+        return TERMINAL_STATUSES.includes(now.deployment.status) ? now.deployment.status : null;
+      },
+    };
+  }
+
+  async runtime(access: Access, serviceId: string): Promise<RuntimeLogStream> {
+    const id = (await this.d.services.visible(access, serviceId)).id;
+    return {
+      serviceId: id,
+      stillAllowed: async () => {
+        const now = await this.current(access);
+        return now !== null && (await this.d.services.visible(now, id).then(() => true, () => false));
+      },
+      subscribe: (fn) => this.d.runtimeLogs.subscribe(id, fn),
+      snapshot: (afterId) => (afterId > 0 ? this.d.runtimeLogs.read(id, afterId) : this.d.runtimeLogs.tail(id, RUNTIME_SNAPSHOT_LINES)),
+      isOpen: () => this.d.runtime.isOpen(id),
+      onClosed: (fn) => this.d.runtime.onClosed(id, fn),
+    };
+  }
+}

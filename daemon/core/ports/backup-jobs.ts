@@ -1,0 +1,46 @@
+// Backups, restores, downloads and imports of a database service, run by daemon/backups/backups.ts.
+// Core (core/backups.ts) has checked the key and that the service is a database it can see.
+import type { Readable } from 'node:stream';
+import type { ServiceRecord } from '../records.js';
+import type { BackupRecord, BackupSettingsRecord, BackupStorage, BackupTrigger, ImportRecord, ImportSource } from './backups-repo.js';
+
+export interface BackupListing {
+  backups: BackupRecord[];
+  settings: BackupSettingsRecord;
+  remote: { connected: boolean };
+}
+
+export interface SettingsPatch {
+  storage?: BackupStorage;
+  automaticEnabled?: boolean;
+  dailyEnabled?: boolean;
+  weeklyEnabled?: boolean;
+  monthlyEnabled?: boolean;
+  keepDaily?: number;
+  keepWeekly?: number;
+  keepMonthly?: number;
+}
+
+export interface RestoreResult {
+  ok: true;
+  restoredAt: string;
+  backup: { id: string; status: string };
+}
+
+export interface BackupDownload {
+  body: Readable;
+  sizeBytes: number;
+  filename: string;
+}
+
+export interface BackupJobs {
+  list(service: ServiceRecord): Promise<BackupListing>;
+  patchSettings(service: ServiceRecord, patch: SettingsPatch): Promise<BackupSettingsRecord>;
+  /** Starts a backup in the background; answers at once with the `running` record. */
+  start(service: ServiceRecord, storage: BackupStorage, trigger: BackupTrigger): Promise<BackupRecord>;
+  restore(service: ServiceRecord, backupId: string): Promise<RestoreResult>;
+  download(service: ServiceRecord, backupId: string): Promise<BackupDownload>;
+  delete(service: ServiceRecord, backupId: string): Promise<void>;
+  listImports(service: ServiceRecord): Promise<ImportRecord[]>;
+  startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string): Promise<ImportRecord>;
+}

@@ -1,0 +1,25 @@
+// The one shape of a route module (daemon/http/routes/*): it registers its endpoints on a router
+// and reaches everything through AppServices. Handlers parse input at the edge, pass the key's
+// Access to a core use case, and shape the answer; they never call an adapter.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Core } from '../core/core.js';
+import type { ResponseCache } from './response-cache.js';
+import type { SseStreams } from './sse-streams.js';
+
+/** Where git hosts should send deliveries: the dashboard hostname when one is set, else the scheme and host the request came to. */
+export type HookBase = (ctx: Context) => Promise<string>;
+
+export interface AppServices {
+  /** Every use case (core/core.ts). */
+  core: Core;
+  /** Read answers kept while the store is unchanged (GETs of lists and overviews). */
+  cache: ResponseCache;
+  /** Open event streams per key: the cap, and the re-check after writes. */
+  sse: SseStreams;
+  /** How often an idle stream sends a comment line. */
+  pingMs: number;
+  hookBase: HookBase;
+}
+
+export type RouteModule = (router: Router, app: AppServices) => void;
