@@ -13,7 +13,6 @@ export interface BuildImageRequest {
   context: Readable;
   dockerfile: string;
   tag: string;
-  labels: Labels;
   buildArgs?: Record<string, string>;
   /** Memory (MiB, no swap beyond it) and CPUs each build step's container may use. */
   limits: { memoryMb: number; cpus: number };
@@ -39,7 +38,8 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   const body = (await docker.buildImage(req.context, {
     t: req.tag,
     dockerfile: req.dockerfile,
-    labels: req.labels,
+    // no `labels`: the classic builder appends each as an uncached LABEL step; Berth's ownership
+    // labels are in the Dockerfile it builds, after each FROM (build/context.ts)
     buildargs: req.buildArgs ?? {},
     rm: true,
     forcerm: true,

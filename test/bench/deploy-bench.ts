@@ -129,6 +129,7 @@ async function viaBerth(client: BerthClient, service: Service, text: string): Pr
   await waitForText(service.hostPort!, text);
   const t1 = wallMs();
   const { logs } = await client.deploymentLogs(deployment.id);
+  if (process.env.BENCH_DEPLOY_LOG) for (const l of logs) console.log(`    +${(Date.parse(l.createdAt) - t0).toFixed(0).padStart(5)} ${l.line.slice(0, 110)}`);
   const phases: Phases = {};
   let prev = t0;
   for (const [phase, re] of MARKS) {
