@@ -50,11 +50,16 @@ export async function waitUntilAnswering(
 ): Promise<'answering' | 'timeout' | 'exited' | 'aborted'> {
   const deadline = Date.now() + timeoutMs;
   let interval = PROBE_FIRST_INTERVAL_MS;
+  let checkedAt = -Infinity;
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted';
     const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port) : () => probeTcp(port);
     if (await probe()) return 'answering';
-    if (!(await stillRunning())) return 'exited';
+    // whether it still runs (an Engine round trip): after the first failed probe, then at the slow cadence
+    if (Date.now() - checkedAt >= PROBE_MAX_INTERVAL_MS) {
+      checkedAt = Date.now();
+      if (!(await stillRunning())) return 'exited';
+    }
     await new Promise((r) => setTimeout(r, interval));
     interval = Math.min(interval * 2, PROBE_MAX_INTERVAL_MS);
   }
