@@ -178,7 +178,8 @@ async function produceImage(
     say(`Building with ${choice.dockerfile} (from ${choice.source})`);
     dockerfileToBuild = choice.dockerfile;
   }
-  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels: d.own.layerLabels({ projectId: service.projectId, serviceId: service.id }), log: say });
+  const labels = d.own.layerLabels({ projectId: service.projectId, serviceId: service.id });
+  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
@@ -186,6 +187,7 @@ async function produceImage(
     context: tarContext(root),
     dockerfile,
     tag,
+    labels,
     limits: d.buildLimits,
     signal,
     onLine: (line, stream) => say(line, stream),

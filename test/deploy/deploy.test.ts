@@ -88,6 +88,18 @@ describe('deployments on Docker', function () {
     expect(builtImagesOf({ deploymentId: second.id })).to.have.length(1);
   });
 
+  it('a Dockerfile that changes Berth\'s ownership labels fails its build and leaves no image behind', async () => {
+    const app = webApp('forged');
+    app.Dockerfile = app.Dockerfile!.replace('COPY www /www', 'COPY www /www\nLABEL dev.berth.image-owner="someone/else/entirely"');
+    const service = await gitService(app);
+    const dep = await deployAndWait(service, ['failed', 'running']);
+    expect(dep.status).to.equal('failed');
+    const { logs } = await t.admin.deploymentLogs(dep.id);
+    expect(logs.at(-1)!.line).to.equal('Deployment failed: the Dockerfile sets dev.berth.image-owner, labels Berth keeps for itself; remove them from the Dockerfile');
+    expect(docker('images', '-q', `berth/${service.slug}`)).to.equal('');
+    expect(docker('images', '-q', '--filter', 'label=dev.berth.image-owner=someone/else/entirely')).to.equal('');
+  });
+
   it('deploys a git repository by direct URL', async () => {
     const repo = `acme/${uniq('byurl')}` as const;
     await git.commit(repo, webApp('by url'));
