@@ -37,13 +37,20 @@ export async function purgeOwnedDockerObjects(docker: Docker, own: Ownership): P
     removed.networks++;
   }
   // Built images carry one combined owner label (see labels.ts), so the filter is on its presence.
-  for (const img of await docker.listImages({ all: true, filters: { label: [LABEL_IMAGE_OWNER] } })) {
-    if (!own.owns(img.Labels, {})) continue;
-    try {
-      await docker.getImage(img.Id).remove({ force: true });
-      removed.images++;
-    } catch (err) {
-      if ((err as { statusCode?: number }).statusCode !== 404) throw err; // a parent removed with its child
+  // Every layer of Berth's builds carries it: a layer that another owned image still needs (409)
+  // goes with that image, or in a later pass once that image is gone.
+  for (let progress = true; progress; ) {
+    progress = false;
+    for (const img of await docker.listImages({ all: true, filters: { label: [LABEL_IMAGE_OWNER] } })) {
+      if (!own.owns(img.Labels, {})) continue;
+      try {
+        await docker.getImage(img.Id).remove({ force: true });
+        removed.images++;
+        progress = true;
+      } catch (err) {
+        const status = (err as { statusCode?: number }).statusCode;
+        if (status !== 404 && status !== 409) throw err; // 404: a parent removed with its child
+      }
     }
   }
   return removed;

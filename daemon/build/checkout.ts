@@ -6,7 +6,7 @@
 // URL, the build log or an error message. A clone is bounded in size and time; one over either
 // is killed and leaves nothing behind.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -105,7 +105,8 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
     }
     if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
 
-    let head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
+    // the clone just wrote HEAD and its branch's ref: read them instead of running git once more
+    let head = headOfClone(req.dest) ?? (await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined));
     if (req.commit && head.exitCode === 0 && head.stdout.trim() !== req.commit) {
       // the branch moved on since the push: fetch exactly the pushed commit
       if (!COMMIT_SHA.test(req.commit)) throw new BuildError(`${req.commit.slice(0, 80)} is not a commit sha`);
@@ -125,6 +126,28 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The commit a fresh clone checked out, read from the files git itself just wrote in `.git` (none
+ * of them comes from the repository): HEAD is `ref: refs/heads/<branch>` with that branch's ref a
+ * loose file, or a commit sha (a tag was cloned). Null when it is anything else (a packed ref, a
+ * link, an unexpected shape): the caller asks `git rev-parse` then.
+ */
+export function headOfClone(dir: string): GitRun | null {
+  const read = (path: string): string | null => {
+    try {
+      if (!lstatSync(path).isFile()) return null;
+      return readFileSync(path, 'utf8').trim();
+    } catch {
+      return null;
+    }
+  };
+  const gitDir = join(dir, '.git');
+  const head = read(join(gitDir, 'HEAD'));
+  const ref = head && /^ref: (refs\/heads\/[A-Za-z0-9._/-]+)$/.exec(head)?.[1];
+  const sha = ref ? (ref.split('/').includes('..') ? null : read(join(gitDir, ref))) : head;
+  return sha && COMMIT_SHA.test(sha) ? { exitCode: 0, signal: null, stdout: `${sha}\n`, stderrLines: [] } : null;
 }
 
 function megabytes(bytes: number): number {

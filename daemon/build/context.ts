@@ -1,14 +1,16 @@
 // The build context handed to the Engine: the service's directory as a tar stream (tar spawned
 // with an argv array, links stored as links, never followed). The Dockerfile the Engine builds is
 // always Berth's own copy (.berth.Dockerfile): the chosen or generated Dockerfile with, after
-// every FROM, the build label that lets Berth find and remove what a failed build left (never an
-// id read from the build's output), and, with an extra CA bundle configured
+// every FROM, one LABEL instruction holding Berth's ownership labels (the image owner, which proves
+// the built image Berth's, and the build label that lets Berth find and remove what a failed build
+// left, never an id read from the build's output), and, with an extra CA bundle configured
 // (BERTH_BUILD_CA_FILE), the bundle, so RUN steps that fetch over HTTPS trust it; it is exposed
 // through ARGs, which do not persist into the final image.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
+import type { Labels } from '../docker/labels.js';
 import { CA_IN_CONTEXT, GENERATED_DOCKERFILE, writeBuildFile } from './build-files.js';
 
 export { CA_IN_CONTEXT } from './build-files.js';
@@ -39,8 +41,8 @@ export function withBuildCa(dockerfile: string): string {
 export interface ContextOptions {
   /** BERTH_BUILD_CA_FILE, or null. */
   caFile: string | null;
-  /** `key=value` of the label every layer of the build carries (see Ownership.buildLabel). */
-  buildLabel: string;
+  /** The labels every layer of the build carries (Ownership.layerLabels): ids only. */
+  labels: Labels;
   log: (line: string) => void;
 }
 
@@ -54,16 +56,21 @@ export function prepareContext(root: string, dockerfile: string, opts: ContextOp
     writeBuildFile(root, CA_IN_CONTEXT, readFileSync(opts.caFile), opts.log);
     text = withBuildCa(text);
   }
-  // last, so it lands right after each FROM: every layer the stage commits carries the label
-  const [key, value] = splitLabel(opts.buildLabel);
-  text = afterEachFrom(text, [`LABEL ${key}="${value}"`]);
+  // last, so it lands right after each FROM: every layer the stage commits carries the labels.
+  // One instruction for all of them (the classic builder commits one step per instruction, and per
+  // label passed through its API), the same for every deployment of the service, so it is cached.
+  text = afterEachFrom(text, [labelInstruction(opts.labels)]);
   writeBuildFile(root, GENERATED_DOCKERFILE, text, opts.log);
   return GENERATED_DOCKERFILE;
 }
 
-function splitLabel(label: string): [string, string] {
-  const i = label.indexOf('=');
-  return [label.slice(0, i), label.slice(i + 1)];
+/** `LABEL k1="v1" k2="v2"`; keys and values are Berth's own names and ids, nothing to escape or expand. */
+export function labelInstruction(labels: Labels): string {
+  const pairs = Object.entries(labels).map(([key, value]) => {
+    if (!/^[a-z0-9.-]+$/.test(key) || !/^[A-Za-z0-9._/-]+$/.test(value)) throw new Error(`label ${key}=${value} is not a plain name and id`);
+    return `${key}="${value}"`;
+  });
+  return `LABEL ${pairs.join(' ')}`;
 }
 
 export function tarContext(root: string): Readable {

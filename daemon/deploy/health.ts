@@ -32,7 +32,15 @@ function probeTcp(port: number): Promise<boolean> {
   });
 }
 
-/** Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts. */
+/** Pause after the first failed probe; it doubles after each further one, up to PROBE_MAX_INTERVAL_MS. */
+export const PROBE_FIRST_INTERVAL_MS = 20;
+export const PROBE_MAX_INTERVAL_MS = 250;
+
+/**
+ * Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts.
+ * Most apps answer within a few hundred ms of their start, so the first probes come quickly (20 ms
+ * apart, doubling) and a slow one is polled every 250 ms, as before.
+ */
 export async function waitUntilAnswering(
   port: number,
   kind: HealthKind | (() => Promise<boolean>),
@@ -41,12 +49,19 @@ export async function waitUntilAnswering(
   stillRunning: () => Promise<boolean>,
 ): Promise<'answering' | 'timeout' | 'exited' | 'aborted'> {
   const deadline = Date.now() + timeoutMs;
+  let interval = PROBE_FIRST_INTERVAL_MS;
+  let checkedAt = -Infinity;
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted';
     const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port) : () => probeTcp(port);
     if (await probe()) return 'answering';
-    if (!(await stillRunning())) return 'exited';
-    await new Promise((r) => setTimeout(r, 250));
+    // whether it still runs (an Engine round trip): after the first failed probe, then at the slow cadence
+    if (Date.now() - checkedAt >= PROBE_MAX_INTERVAL_MS) {
+      checkedAt = Date.now();
+      if (!(await stillRunning())) return 'exited';
+    }
+    await new Promise((r) => setTimeout(r, interval));
+    interval = Math.min(interval * 2, PROBE_MAX_INTERVAL_MS);
   }
   return 'timeout';
 }

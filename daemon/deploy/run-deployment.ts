@@ -179,7 +179,8 @@ async function produceImage(
     say(`Building with ${choice.dockerfile} (from ${choice.source})`);
     dockerfileToBuild = choice.dockerfile;
   }
-  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, buildLabel: d.own.buildLabel(service.id), log: say });
+  const labels = d.own.layerLabels({ projectId: service.projectId, serviceId: service.id });
+  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
@@ -187,8 +188,8 @@ async function produceImage(
     context: tarContext(root),
     dockerfile,
     tag,
+    labels,
     limits: d.buildLimits,
-    labels: d.own.imageLabels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
     signal,
     onLine: (line, stream) => say(line, stream),
     busy: () => d.buildLogs.busy(),

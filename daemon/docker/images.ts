@@ -13,6 +13,10 @@ export interface BuildImageRequest {
   context: Readable;
   dockerfile: string;
   tag: string;
+  /**
+   * The ownership labels the Dockerfile sets after each FROM (build/context.ts), which the built
+   * image must still carry: a later LABEL of the repository's own Dockerfile could change them.
+   */
   labels: Labels;
   buildArgs?: Record<string, string>;
   /** Memory (MiB, no swap beyond it) and CPUs each build step's container may use. */
@@ -39,7 +43,8 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   const body = (await docker.buildImage(req.context, {
     t: req.tag,
     dockerfile: req.dockerfile,
-    labels: req.labels,
+    // no `labels` here: the classic builder appends each as an uncached LABEL step; Berth's
+    // ownership labels are in the Dockerfile it builds, after each FROM (build/context.ts)
     buildargs: req.buildArgs ?? {},
     rm: true,
     forcerm: true,
@@ -51,14 +56,31 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
   })) as unknown as Readable;
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });
+  let outcome: BuildOutcome;
   try {
-    return await parseBuildStream(body, req.onLine, req.busy);
+    outcome = await parseBuildStream(body, req.onLine, req.busy);
   } catch (err) {
     if (req.signal.aborted) throw new BuildError('build aborted');
     throw err;
   } finally {
     req.signal.removeEventListener('abort', onAbort);
   }
+  await requireLabels(docker, req.tag, req.labels);
+  return outcome;
+}
+
+/**
+ * Fails the build when the image tagged `tag` (this build's own tag) lacks any of `labels`, and
+ * removes that tag (never by force: only what nothing else holds goes). Berth's labels come first
+ * in the Dockerfile, so a repository's own `LABEL dev.berth...` would otherwise make its image
+ * claim another owner, or none that pruning and clean-up would recognise.
+ */
+async function requireLabels(docker: Docker, tag: string, labels: Labels): Promise<void> {
+  const found = ((await docker.getImage(tag).inspect()).Config?.Labels as Labels | null) ?? {};
+  const changed = Object.keys(labels).filter((key) => found[key] !== labels[key]);
+  if (changed.length === 0) return;
+  await docker.getImage(tag).remove().catch(() => undefined);
+  throw new BuildError(`the Dockerfile sets ${changed.join(' and ')}, labels Berth keeps for itself; remove them from the Dockerfile`);
 }
 
 export async function pullImage(docker: Docker, ref: string, onLine: LineSink, signal: AbortSignal): Promise<void> {

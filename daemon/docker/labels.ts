@@ -7,16 +7,22 @@ export const LABEL_PROJECT = 'dev.berth.project';
 export const LABEL_SERVICE = 'dev.berth.service';
 export const LABEL_DEPLOYMENT = 'dev.berth.deployment';
 /**
- * Images carry one combined label instead: the classic builder turns every build label into a
- * step of its own (a container created and committed), so five labels cost ~400 ms a build.
- * Value: `<instance>/<project>/<service>/<deployment>`.
+ * Images carry one combined label instead, value `<instance>/<project>/<service>`. The classic
+ * builder turns every label of the build API into a step of its own at the end of the build (a
+ * container created and committed, never cached, as its parent is new), so Berth puts it, with
+ * LABEL_BUILD, in the one LABEL instruction it adds after each FROM (see build/context.ts): the
+ * same for every deployment of a service, so that step comes from the layer cache from the
+ * second build on and the built image costs no step beyond the Dockerfile's own. Which
+ * deployment an image belongs to is in its tag (`berth/<slug>:<deployment id>`) and the
+ * deployment's record. Images built before carry a fourth part, the deployment id.
  */
 export const LABEL_IMAGE_OWNER = 'dev.berth.image-owner';
 /**
- * Every layer a build commits carries this one (a LABEL step after each FROM of the Dockerfile
- * Berth builds), value `<instance>/<service>`: what a failed build or a build stage left behind is
- * found through it, never through ids printed in the build's own output. Per service, not per
- * deployment, so the layer cache keeps working from one deployment to the next.
+ * Every layer a build commits carries this one (with LABEL_IMAGE_OWNER, in a LABEL step after each
+ * FROM of the Dockerfile Berth builds), value `<instance>/<service>`: what a failed build or a
+ * build stage left behind is found through it, never through ids printed in the build's own
+ * output. Per service, not per deployment, so the layer cache keeps working from one deployment
+ * to the next.
  */
 export const LABEL_BUILD = 'dev.berth.build';
 
@@ -38,9 +44,13 @@ export class Ownership {
     return labels;
   }
 
-  /** The single label an image is built with. */
-  imageLabels(owner: Required<Owner>): Labels {
-    return { [LABEL_IMAGE_OWNER]: [this.instanceId, owner.projectId, owner.serviceId, owner.deploymentId].join('/') };
+  /**
+   * The labels every layer of a service's builds carries (a LABEL step after each FROM): the image
+   * owner, which proves the built image Berth's, and the build label, which finds what a build
+   * left behind. Per service, so the step is cached from one deployment to the next.
+   */
+  layerLabels(owner: { projectId: string; serviceId: string }): Labels {
+    return { [LABEL_IMAGE_OWNER]: [this.instanceId, owner.projectId, owner.serviceId].join('/'), [LABEL_BUILD]: `${this.instanceId}/${owner.serviceId}` };
   }
 
   /** `key=value` of the label every layer of a service's builds carries. */
@@ -75,8 +85,12 @@ export class Ownership {
   }
 }
 
+/** `<instance>/<project>/<service>`, or with a fourth part, the deployment (images built before layerLabels). */
 function expandImageOwner(value: string): Labels {
-  const [instance, project, service, deployment] = value.split('/');
-  if (!instance || !project || !service || !deployment) return {};
-  return { [LABEL_MANAGED]: 'true', [LABEL_INSTANCE]: instance, [LABEL_PROJECT]: project, [LABEL_SERVICE]: service, [LABEL_DEPLOYMENT]: deployment };
+  const parts = value.split('/');
+  const [instance, project, service, deployment] = parts;
+  if (parts.length < 3 || parts.length > 4 || !instance || !project || !service || (parts.length === 4 && !deployment)) return {};
+  const labels: Labels = { [LABEL_MANAGED]: 'true', [LABEL_INSTANCE]: instance, [LABEL_PROJECT]: project, [LABEL_SERVICE]: service };
+  if (deployment) labels[LABEL_DEPLOYMENT] = deployment;
+  return labels;
 }

@@ -126,9 +126,13 @@ const MARKS = [['queue', /^Cloning /], ['clone', /^Checked out /], ['build', /^B
 async function viaBerth(client: BerthClient, service: Service, text: string): Promise<Phases> {
   const t0 = wallMs();
   const { deployment } = await client.deploy(service.id);
-  await waitForText(service.hostPort!, text);
+  await waitForText(service.hostPort!, text).catch(async (err: unknown) => {
+    const { logs } = await client.deploymentLogs(deployment.id);
+    throw new Error(`${(err as Error).message}; the deployment's log:\n${logs.map((l) => `  ${l.line}`).join('\n')}`);
+  });
   const t1 = wallMs();
   const { logs } = await client.deploymentLogs(deployment.id);
+  if (process.env.BENCH_DEPLOY_LOG) for (const l of logs) console.log(`    +${(Date.parse(l.createdAt) - t0).toFixed(0).padStart(5)} ${l.line.slice(0, 110)}`);
   const phases: Phases = {};
   let prev = t0;
   for (const [phase, re] of MARKS) {

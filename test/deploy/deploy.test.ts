@@ -71,6 +71,35 @@ describe('deployments on Docker', function () {
     expect(ids).to.deep.equal([...ids].sort((a, b) => a - b));
   });
 
+  it('a build adds one step to the Dockerfile, the ownership labels after FROM, cached from the second build; the image carries them', async () => {
+    const service = await gitService(webApp('labels v1'));
+    await deployAndWait(service);
+    await git.commit(service.repoFullName as `${string}/${string}`, webApp('labels v2'));
+    const second = await deployAndWait(service);
+    const lines = (await t.admin.deploymentLogs(second.id)).logs.map((l) => l.line);
+    const steps = lines.filter((l) => /^Step \d+\/\d+ : /.test(l));
+    // webApp's Dockerfile has 4 instructions; no label step is appended at the end (the build API's labels would be)
+    expect(steps.map((l) => /^Step (\d+\/\d+) : (\w+)/.exec(l)!.slice(1).join(' '))).to.deep.equal(['1/5 FROM', '2/5 LABEL', '3/5 COPY', '4/5 RUN', '5/5 CMD']);
+    expect(steps[1]).to.match(new RegExp(`^Step 2/5 : LABEL dev\\.berth\\.image-owner="[0-9a-f-]+/${projectId}/${service.id}" dev\\.berth\\.build="[0-9a-f-]+/${service.id}"$`));
+    expect(lines[lines.indexOf(steps[1]!) + 1]).to.equal(' ---> Using cache');
+    const labels = JSON.parse(docker('image', 'inspect', '--format', '{{json .Config.Labels}}', second.imageTag!)) as Record<string, string>;
+    expect(labels['dev.berth.image-owner']).to.match(new RegExp(`^[0-9a-f-]+/${projectId}/${service.id}$`));
+    expect(labels['dev.berth.build']).to.match(new RegExp(`^[0-9a-f-]+/${service.id}$`));
+    expect(builtImagesOf({ deploymentId: second.id })).to.have.length(1);
+  });
+
+  it('a Dockerfile that changes Berth\'s ownership labels fails its build and leaves no image behind', async () => {
+    const app = webApp('forged');
+    app.Dockerfile = app.Dockerfile!.replace('COPY www /www', 'COPY www /www\nLABEL dev.berth.image-owner="someone/else/entirely"');
+    const service = await gitService(app);
+    const dep = await deployAndWait(service, ['failed', 'running']);
+    expect(dep.status).to.equal('failed');
+    const { logs } = await t.admin.deploymentLogs(dep.id);
+    expect(logs.at(-1)!.line).to.equal('Deployment failed: the Dockerfile sets dev.berth.image-owner, labels Berth keeps for itself; remove them from the Dockerfile');
+    expect(docker('images', '-q', `berth/${service.slug}`)).to.equal('');
+    expect(docker('images', '-q', '--filter', 'label=dev.berth.image-owner=someone/else/entirely')).to.equal('');
+  });
+
   it('deploys a git repository by direct URL', async () => {
     const repo = `acme/${uniq('byurl')}` as const;
     await git.commit(repo, webApp('by url'));

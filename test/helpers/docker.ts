@@ -25,13 +25,21 @@ export function containersWithLabel(label: string): string[] {
   return out ? out.split('\n') : [];
 }
 
-/** Images Berth built for a service or a deployment (their one combined owner label names both). */
+/**
+ * Images Berth built for a service or a deployment: the owner label (`<instance>/<project>/<service>`,
+ * on every layer of the service's builds) names the service; the deployment is the image's tag
+ * (`berth/<slug>:<first 12 characters of the deployment id>`), or a fourth part of the label on
+ * images built before the label moved into the Dockerfile.
+ */
 export function builtImagesOf(owner: { serviceId?: string; deploymentId?: string }): string[] {
   const out = docker('images', '-q', '--no-trunc', '--filter', 'label=dev.berth.image-owner');
   const ids = out ? [...new Set(out.split('\n'))] : [];
   return ids.filter((id) => {
-    const [, , service, deployment] = docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.image-owner"}}', id).split('/');
-    return (owner.serviceId === undefined || service === owner.serviceId) && (owner.deploymentId === undefined || deployment === owner.deploymentId);
+    const [label = '', tags = ''] = docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.image-owner"}}|{{join .RepoTags ","}}', id).split('|');
+    const [, , service, deployment] = label.split('/');
+    const ofDeployment = (deploymentId: string) =>
+      deployment !== undefined ? deployment === deploymentId : tags.split(',').some((t) => /^berth\/[^:]+:/.test(t) && t.endsWith(`:${deploymentId.slice(0, 12)}`));
+    return (owner.serviceId === undefined || service === owner.serviceId) && (owner.deploymentId === undefined || ofDeployment(owner.deploymentId));
   });
 }
 

@@ -58,12 +58,12 @@ describe('security (unit): build files, build stream, clone environment, Java ma
       writeFileSync(join(outside, 'ca.pem'), 'CA');
       symlinkSync(join(outside, 'pwned-ca'), join(dir, '.berth-build-ca.pem'));
       symlinkSync(join(outside, 'pwned-dockerfile'), join(dir, '.berth.Dockerfile'));
-      const name = prepareContext(dir, 'Dockerfile', { caFile: join(outside, 'ca.pem'), buildLabel: 'dev.berth.build=i/s', log: () => undefined });
+      const name = prepareContext(dir, 'Dockerfile', { caFile: join(outside, 'ca.pem'), labels: { 'dev.berth.image-owner': 'i/p/s', 'dev.berth.build': 'i/s' }, log: () => undefined });
       expect(name).to.equal('.berth.Dockerfile');
       expect(existsSync(join(outside, 'pwned-ca'))).to.equal(false);
       expect(existsSync(join(outside, 'pwned-dockerfile'))).to.equal(false);
       const text = readFileSync(join(dir, name), 'utf8');
-      expect(text.split('\n').slice(0, 3)).to.deep.equal(['FROM busybox', 'LABEL dev.berth.build="i/s"', 'COPY .berth-build-ca.pem /usr/local/share/ca-certificates/berth-build-ca.crt']);
+      expect(text.split('\n').slice(0, 3)).to.deep.equal(['FROM busybox', 'LABEL dev.berth.image-owner="i/p/s" dev.berth.build="i/s"', 'COPY .berth-build-ca.pem /usr/local/share/ca-certificates/berth-build-ca.crt']);
     });
   });
 

@@ -3,13 +3,13 @@
 // no ext:: transport; no token sent to a host it redirects to; abort leaves no git behind).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { BuildError } from '../../daemon/build/build-error.js';
-import { checkout, cloneUrlFor, type CheckoutRequest } from '../../daemon/build/checkout.js';
+import { checkout, cloneUrlFor, headOfClone, type CheckoutRequest } from '../../daemon/build/checkout.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
@@ -306,5 +306,34 @@ describe('cloneUrlFor (unit)', () => {
 
   it('fails with a BuildError when there is nothing to clone', () => {
     expect(() => cloneUrlFor({ repoFullName: null, repoUrl: null }, 'https://github.com')).to.throw(BuildError);
+  });
+});
+
+describe('headOfClone (unit)', () => {
+  const SHA = 'a'.repeat(40);
+  let dir: string;
+  /** A fake clone: `.git` with the given files (a value starting with '->' is a link to that path). */
+  function gitDir(files: Record<string, string>): string {
+    dir = mkdtempSync(join(tmpdir(), 'berth-head-'));
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, '.git', path)), { recursive: true });
+      if (content.startsWith('->')) symlinkSync(content.slice(2), join(dir, '.git', path));
+      else writeFileSync(join(dir, '.git', path), content);
+    }
+    return dir;
+  }
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('reads the branch ref HEAD names, nested names included, or a detached sha', () => {
+    expect(headOfClone(gitDir({ HEAD: 'ref: refs/heads/feature/dev\n', 'refs/heads/feature/dev': `${SHA}\n` }))?.stdout.trim()).to.equal(SHA);
+    expect(headOfClone(gitDir({ HEAD: `${SHA}\n` }))?.stdout.trim()).to.equal(SHA);
+  });
+
+  it('gives null (git rev-parse decides) for a packed ref, a link, a path with .. or anything not a sha', () => {
+    expect(headOfClone(gitDir({ HEAD: 'ref: refs/heads/main\n', 'packed-refs': `${SHA} refs/heads/main\n` }))).to.equal(null);
+    expect(headOfClone(gitDir({ HEAD: 'ref: refs/heads/main\n', 'refs/heads/main': '->/etc/hostname' }))).to.equal(null);
+    expect(headOfClone(gitDir({ HEAD: '->refs/heads/main', 'refs/heads/main': `${SHA}\n` }))).to.equal(null);
+    expect(headOfClone(gitDir({ HEAD: 'ref: refs/heads/../../x\n', x: `${SHA}\n` }))).to.equal(null);
+    expect(headOfClone(gitDir({ HEAD: 'ref: refs/heads/main\n', 'refs/heads/main': 'not a sha\n' }))).to.equal(null);
   });
 });
