@@ -97,8 +97,10 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
     await cleanUp(d, service, created);
     if (stopped.length > 0) await restartStopped(d, service, stopped, say);
+    // the service first (counting this deployment as ended), so no reader sees the deployment
+    // failed while its service still says building
+    await markServiceAfterFailure(d, service.id, dep.id);
     await finishFailed(d, dep, aborted ? 'aborted' : 'failed');
-    await markServiceAfterFailure(d, service.id);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
     await d.buildLogs.flush();

@@ -45,10 +45,16 @@ export async function finishFailed(d: Pick<DeployDeps, 'store' | 'events' | 'clo
   return setStatus(d, dep, status, { finishedAt: d.clock.now() });
 }
 
-/** After a failure: still `active` when another deployment is live, `failed` when nothing is. */
-export async function markServiceAfterFailure(d: Pick<DeployDeps, 'store' | 'clock' | 'events'>, serviceId: string): Promise<void> {
+/**
+ * After a failure: still `active` when another deployment is live, `failed` when nothing is.
+ * `ending` names a deployment that is failing right now but not yet recorded so: it counts as
+ * ended, so the service can be marked before the deployment's own status is written and a client
+ * that sees the deployment `failed` never reads its service still `building`.
+ */
+export async function markServiceAfterFailure(d: Pick<DeployDeps, 'store' | 'clock' | 'events'>, serviceId: string, ending?: string): Promise<void> {
   const service = await d.store.services.get(serviceId);
   if (!service) return;
-  const { status, live } = serviceStatusAfterFailure(await d.store.deployments.listByService(serviceId));
+  const others = (await d.store.deployments.listByService(serviceId)).filter((x) => x.id !== ending);
+  const { status, live } = serviceStatusAfterFailure(others);
   await setServiceState(d, serviceId, { status, reachable: live && service.reachable, updatedAt: d.clock.now() });
 }
