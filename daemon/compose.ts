@@ -10,7 +10,7 @@ import { lazyS3Store } from './backups/lazy-s3-store.js';
 import { BackupScheduler } from './backups/schedule.js';
 import { backupTool, openAdapter } from './databases/engines.js';
 import { importPostgresUrl } from './databases/postgres/import.js';
-import { BuildPlanPreviewer } from './build/autobuild/preview.js';
+import { BuildPlanPreviewer } from './builder/autobuild/preview.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
 import { probeFree } from './core/host-ports.js';

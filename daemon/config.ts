@@ -5,9 +5,9 @@ import { availableParallelism, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseEngine } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
-import type { CloneLimits } from './build/checkout.js';
+import type { CloneLimits } from './builder/checkout.js';
 import type { LimitPolicy, LimitValues } from './core/limits.js';
-import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './build/autobuild/base-images.js';
+import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './builder/autobuild/base-images.js';
 
 export interface Config {
   host: string;

@@ -1,6 +1,6 @@
 // GET /api/services/:serviceId/build-plan (read; the service's project visible): what a deployment
 // would build from the branch's head, without building. The key and the service are checked here;
-// the previewer (daemon/build/autobuild/preview.ts) clones and analyses, bounded per key.
+// the previewer (daemon/builder/autobuild/preview.ts) clones and analyses, bounded per key.
 import type { BuildPlanPreview } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';

@@ -1,7 +1,7 @@
 // Images: build from a tar context, pull when missing, remove only what Berth labelled.
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
-import { BuildError } from '../build/build-error.js';
+import { BuildError } from '../builder/build-error.js';
 import { parseBuildStream, type BuildOutcome } from './build-stream.js';
 import type { Labels, Ownership } from './labels.js';
 
@@ -14,7 +14,7 @@ export interface BuildImageRequest {
   dockerfile: string;
   tag: string;
   /**
-   * The ownership labels the Dockerfile sets after each FROM (build/context.ts), which the built
+   * The ownership labels the Dockerfile sets after each FROM (builder/context.ts), which the built
    * image must still carry: a later LABEL of the repository's own Dockerfile could change them.
    */
   labels: Labels;
@@ -44,7 +44,7 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
     t: req.tag,
     dockerfile: req.dockerfile,
     // no `labels` here: the classic builder appends each as an uncached LABEL step; Berth's
-    // ownership labels are in the Dockerfile it builds, after each FROM (build/context.ts)
+    // ownership labels are in the Dockerfile it builds, after each FROM (builder/context.ts)
     buildargs: req.buildArgs ?? {},
     rm: true,
     forcerm: true,

@@ -7,12 +7,12 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, sy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { analyze } from '../../daemon/build/autobuild/analyze.js';
-import { BASE_IMAGE_DEFAULTS } from '../../daemon/build/autobuild/base-images.js';
-import { mainClassOf } from '../../daemon/build/autobuild/java.js';
-import { writeBuildFile } from '../../daemon/build/build-files.js';
-import { gitEnvironment, sizeOver } from '../../daemon/build/checkout.js';
-import { afterEachFrom, prepareContext } from '../../daemon/build/context.js';
+import { analyze } from '../../daemon/builder/autobuild/analyze.js';
+import { BASE_IMAGE_DEFAULTS } from '../../daemon/builder/autobuild/base-images.js';
+import { mainClassOf } from '../../daemon/builder/autobuild/java.js';
+import { writeBuildFile } from '../../daemon/builder/build-files.js';
+import { gitEnvironment, sizeOver } from '../../daemon/builder/checkout.js';
+import { afterEachFrom, prepareContext } from '../../daemon/builder/context.js';
 import { parseBuildStream } from '../../daemon/docker/build-stream.js';
 
 describe('security (unit): build files, build stream, clone environment, Java main class', () => {

@@ -4,10 +4,10 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { analyze } from '../../daemon/build/autobuild/analyze.js';
-import { BASE_IMAGE_DEFAULTS, baseImageVariable, type BaseImages } from '../../daemon/build/autobuild/base-images.js';
-import { renderDockerfile } from '../../daemon/build/autobuild/dockerfile.js';
-import { AnalysisError, type AnalyzeInput, type BuildPlan, type Overrides } from '../../daemon/build/autobuild/plan.js';
+import { analyze } from '../../daemon/builder/autobuild/analyze.js';
+import { BASE_IMAGE_DEFAULTS, baseImageVariable, type BaseImages } from '../../daemon/builder/autobuild/base-images.js';
+import { renderDockerfile } from '../../daemon/builder/autobuild/dockerfile.js';
+import { AnalysisError, type AnalyzeInput, type BuildPlan, type Overrides } from '../../daemon/builder/autobuild/plan.js';
 import { readConfig } from '../../daemon/config.js';
 
 const NO_OVERRIDES: Overrides = { installCommand: null, buildCommand: null, startCommand: null, staticOutput: null };
@@ -68,7 +68,7 @@ describe('autobuild analyzer', () => {
       expect(plan({ 'package.json': pkg({ next: '14', react: '18' }, { build: 'next build', start: 'next start' }) })).to.include({ framework: 'nextjs', buildCommand: 'npm run build', startCommand: 'npm start' });
       expect(plan({ 'package.json': pkg({ next: '14' }) })).to.include({ buildCommand: 'npx next build', startCommand: 'npx next start -H 0.0.0.0 -p $PORT' });
       expect(plan({ 'package.json': pkg({ nuxt: '3' }, { build: 'nuxt build' }) })).to.include({ framework: 'nuxt', startCommand: 'node .output/server/index.mjs' });
-      expect(plan({ 'package.json': pkg({ '@remix-run/node': '2', '@remix-run/serve': '2' }, { build: 'remix vite:build', start: 'remix-serve ./build/server/index.js' }) })).to.include({ framework: 'remix', startCommand: 'npm start' });
+      expect(plan({ 'package.json': pkg({ '@remix-run/node': '2', '@remix-run/serve': '2' }, { build: 'remix vite:build', start: 'remix-serve ./builder/server/index.js' }) })).to.include({ framework: 'remix', startCommand: 'npm start' });
       expect(plan({ 'package.json': pkg({ astro: '4', '@astrojs/node': '8' }, { build: 'astro build' }) })).to.include({ framework: 'astro', startCommand: 'node ./dist/server/entry.mjs' });
       expect(plan({ 'package.json': pkg({ '@sveltejs/kit': '2', '@sveltejs/adapter-node': '5' }, { build: 'vite build' }) })).to.include({ framework: 'sveltekit', startCommand: 'node build' });
       const p = plan({ 'package.json': pkg({ next: '14' }) });

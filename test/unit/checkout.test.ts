@@ -8,8 +8,8 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { BuildError } from '../../daemon/build/build-error.js';
-import { checkout, cloneUrlFor, headOfClone, type CheckoutRequest } from '../../daemon/build/checkout.js';
+import { BuildError } from '../../daemon/builder/build-error.js';
+import { checkout, cloneUrlFor, headOfClone, type CheckoutRequest } from '../../daemon/builder/checkout.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 
 const TOKEN = 'tok_9f8e7d6c5b4a39281706f5e4d3c2b1a0';
