@@ -10,6 +10,7 @@ import { rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import type { ServiceRecord } from '../core/records.js';
+import { adminRequest } from './admin-http.js';
 import { caddyConfig, type HostPortRoute, withApiTlsListener, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export interface CaddyProxyOptions {
@@ -191,9 +192,9 @@ export class CaddyProxy implements ProxyPort {
 
   /** What Caddy runs now; null when it cannot be read. */
   async running(): Promise<unknown> {
-    const res = await fetch(`${this.o.adminUrl}/config/`, { signal: AbortSignal.timeout(this.timeoutMs) });
-    if (!res.ok) throw new Error(`GET /config/ answered ${res.status}`);
-    return res.json();
+    const res = await adminRequest(`${this.o.adminUrl}/config/`, 'GET', this.timeoutMs);
+    if (res.status < 200 || res.status > 299) throw new Error(`GET /config/ answered ${res.status}`);
+    return JSON.parse(res.text);
   }
 
   private async load(force: boolean): Promise<LoadOutcome> {
@@ -208,15 +209,10 @@ export class CaddyProxy implements ProxyPort {
         this.reachable();
         return { state: 'unchanged', result: { ok: true, detail: 'Caddy already runs this configuration' } };
       }
-      const res = await fetch(`${this.o.adminUrl}/load`, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
-        body: JSON.stringify(config),
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      const text = await res.text().catch(() => '');
+      const res = await adminRequest(`${this.o.adminUrl}/load`, 'POST', this.timeoutMs, JSON.stringify(config));
+      const text = res.text;
       this.reachable();
-      if (res.ok) return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
+      if (res.status >= 200 && res.status <= 299) return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
       return { state: 'refused', result: { ok: false, detail: `Caddy refused the configuration (${res.status}); the previous configuration stays in force: ${caddyError(text)}` } };
     } catch (err) {
       this.unreachable(err);
@@ -264,9 +260,9 @@ export class CaddyProxy implements ProxyPort {
 }
 
 function reason(err: unknown): string {
-  const e = err as Error & { cause?: { code?: string; message?: string } };
+  const e = err as Error & { code?: string; cause?: { code?: string; message?: string } };
   if (e?.name === 'TimeoutError') return 'no answer in time';
-  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return e?.code ?? e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
 }
 
 function caddyError(text: string): string {
