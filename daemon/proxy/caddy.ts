@@ -198,6 +198,16 @@ export class CaddyProxy implements ProxyPort {
   }
 
   private async load(force: boolean): Promise<LoadOutcome> {
+    // A check reads what Caddy runs first: while Caddy is down (a retry every few seconds) the
+    // whole configuration is not built for nothing.
+    let running: unknown;
+    if (!force) {
+      try {
+        running = await this.running();
+      } catch (err) {
+        return this.unreachableOutcome(err);
+      }
+    }
     let config: Record<string, unknown>;
     try {
       config = await this.desired();
@@ -205,7 +215,7 @@ export class CaddyProxy implements ProxyPort {
       return { state: 'failed', result: { ok: false, detail: `the proxy configuration could not be generated: ${(err as Error).message}` } };
     }
     try {
-      if (!force && isDeepStrictEqual(await this.running(), config)) {
+      if (!force && isDeepStrictEqual(running, config)) {
         this.reachable();
         return { state: 'unchanged', result: { ok: true, detail: 'Caddy already runs this configuration' } };
       }
@@ -215,12 +225,16 @@ export class CaddyProxy implements ProxyPort {
       if (res.status >= 200 && res.status <= 299) return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
       return { state: 'refused', result: { ok: false, detail: `Caddy refused the configuration (${res.status}); the previous configuration stays in force: ${caddyError(text)}` } };
     } catch (err) {
-      this.unreachable(err);
-      return {
-        state: 'unreachable',
-        result: { ok: false, detail: `Caddy is not reachable at ${this.o.adminUrl}: ${reason(err)}; the change is saved and will be applied when it is back` },
-      };
+      return this.unreachableOutcome(err);
     }
+  }
+
+  private unreachableOutcome(err: unknown): LoadOutcome {
+    this.unreachable(err);
+    return {
+      state: 'unreachable',
+      result: { ok: false, detail: `Caddy is not reachable at ${this.o.adminUrl}: ${reason(err)}; the change is saved and will be applied when it is back` },
+    };
   }
 
   private unreachable(err: unknown): void {
