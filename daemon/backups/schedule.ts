@@ -1,15 +1,17 @@
-// Scheduled backups: node-cron wakes the scheduler every minute and it takes whatever is due by
+// Scheduled backups: a timer wakes the scheduler at the start of every minute and it takes whatever is due by
 // the clock it is given, so a test can drive the clock and a daemon that was down at 03:00 takes
 // the missed backup when it starts. Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st
 // 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
-import cron, { type ScheduledTask } from 'node-cron';
+// (A plain timer, not node-cron: a cron expression of "every minute" does not need one, and
+// node-cron formats dates through Intl, which keeps about 6 MB of ICU data resident.)
 import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from './records.js';
 import { SCHEDULE_KINDS } from './records.js';
 import type { Backups } from './backups.js';
 import type { Store } from '../core/store.js';
 
 const HOUR = 3;
+const MINUTE_MS = 60_000;
 
 /** The most recent slot of a schedule at or before `now`. */
 export function lastSlot(kind: ScheduleKind, now: Date): Date {
@@ -28,7 +30,7 @@ const enabled = (s: BackupSettingsRecord, kind: ScheduleKind) => s.automaticEnab
 const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind) => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
 
 export class BackupScheduler {
-  private task: ScheduledTask | null = null;
+  private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> = Promise.resolve();
 
   constructor(
@@ -38,13 +40,21 @@ export class BackupScheduler {
   ) {}
 
   start(): void {
-    this.task = cron.schedule('* * * * *', () => void this.tick(new Date()));
+    this.stop();
+    const arm = () => {
+      this.timer = setTimeout(() => {
+        arm();
+        void this.tick(new Date());
+      }, MINUTE_MS - (Date.now() % MINUTE_MS));
+      this.timer.unref();
+    };
+    arm();
     void this.tick(new Date());
   }
 
   stop(): void {
-    void this.task?.stop();
-    this.task = null;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   /** Starts the backups due at `now`, then prunes what retention no longer keeps. One tick at a time. */

@@ -45,13 +45,16 @@ export function isRoutedWeb(s: ServiceRecord): boolean {
   return s.hostPort !== null && s.runtimeMode !== 'worker' && s.kind !== 'database';
 }
 
+/** Code-point order: the keys are ISO timestamps, ids and hostnames (ASCII), and localeCompare would load ICU's collator (resident megabytes) and sort 10,000 services several times slower. */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
 /**
  * Each web service's live upstream: the published port of its newest running deployment, unless
  * `ahead` names one (a new container going live before the store says so).
  */
 async function liveUpstreams(store: Store, ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
   const running = [...(await store.deployments.listByStatus(['running']))].filter((d) => d.upstreamPort !== null);
-  running.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  running.sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id));
   const out = new Map<string, string>();
   for (const d of running) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
   for (const [serviceId, port] of ahead) out.set(serviceId, `127.0.0.1:${port}`);
@@ -78,14 +81,14 @@ export async function routingFromStore(
   const services = (await store.services.list()).filter(isRoutedWeb);
   const live = await liveUpstreams(store, ahead);
   const byId = new Map(services.map((s) => [s.id, s]));
-  const ordered = [...services].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  const ordered = [...services].sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id));
   // Generated names first: they belong to their service (the oldest one when two projects share
   // a slug), and a custom domain equal to one, whenever it became equal, never takes it over.
   const rootDomain = await rootDomainOf(store);
   if (rootDomain) {
     for (const s of ordered) add(`${s.slug}.${rootDomain}`, live.get(s.id) ?? null, s.id);
   }
-  const domains = [...(await store.domains.listAll())].sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.hostname.localeCompare(b.hostname));
+  const domains = [...(await store.domains.listAll())].sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.hostname, b.hostname));
   for (const d of domains) {
     if (byId.has(d.serviceId)) add(d.hostname, live.get(d.serviceId) ?? null, d.serviceId);
   }
