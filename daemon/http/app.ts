@@ -9,6 +9,7 @@ import { serveConsole } from './console.js';
 import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
+import { indexRoutes } from './route-index.js';
 import { errorFunnel, type Logger } from './errors.js';
 import { deploymentRoutes, type StreamDeps } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const register of deps.moreRoutes ?? []) register(api);
   const streams = deps.streams.sse;
   if (deps.sessions) sessionRoutes(deps.sessions, streams)(api);
+  indexRoutes(api); // every API route is registered: match a request against the few it can match
 
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
