@@ -118,8 +118,11 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     if (!core) throw new Error('the backup runner was used before the core was built');
     return core;
   };
+  // The scheduler is built after the runner; saved settings reach it through this.
+  let settingsSaved = (): void => {};
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backups = new BackupRunner({
+    settingsSaved: () => settingsSaved(),
     store,
     docker,
     clock,
@@ -172,6 +175,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
     noticeSender: sender,
   });
+  const scheduler = new BackupScheduler(store, backups, log);
+  settingsSaved = () => void scheduler.armWhenScheduled();
   return {
     core,
     store,
@@ -179,7 +184,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     engine,
     proxy,
     backups,
-    backupScheduler: new BackupScheduler(store, backups, log),
+    backupScheduler: scheduler,
     // Notification channels: failures (and, when chosen, successes) told where the team already talks.
     notifier: new Notifier({ store, clock, channels: core.notifications, sender, log }),
     sse: new SseStreams(store.version, log),

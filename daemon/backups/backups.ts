@@ -49,6 +49,8 @@ export interface BackupsDeps {
   log(message: string, err?: unknown): void;
   /** Where `backup` events go (the daemon's event hub); none in tools that need no events. */
   events?: EventSink;
+  /** Told after a service's backup settings were saved (the scheduler arms itself on the first automatic schedule). */
+  settingsSaved?: () => void;
 }
 
 const IMPORT_LOG_LINES = 200;
@@ -75,6 +77,7 @@ export class BackupRunner implements BackupJobs {
     const next: BackupSettingsRecord = { ...current, ...definedOnly(patch), updatedAt: this.d.clock.now() };
     if (next.storage !== 'disk' && !(await this.d.remote())) throw new InvalidInput(`storage ${next.storage} needs remote storage configured first (PUT /api/system/backup-storage)`);
     await this.d.store.backups.putSettings(next);
+    this.d.settingsSaved?.();
     return next;
   }
 

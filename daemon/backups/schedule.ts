@@ -3,7 +3,7 @@
 // the missed backup when it starts. Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st
 // 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
-import cron, { type ScheduledTask } from 'node-cron';
+import type { ScheduledTask } from 'node-cron';
 import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { BackupRunner } from './backups.js';
@@ -29,6 +29,7 @@ const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind) => (kind === 'daily
 
 export class BackupScheduler {
   private task: ScheduledTask | null = null;
+  private stopped = true;
   private ticking: Promise<void> = Promise.resolve();
 
   constructor(
@@ -38,11 +39,30 @@ export class BackupScheduler {
   ) {}
 
   start(): void {
-    this.task = cron.schedule('* * * * *', () => void this.tick(new Date()));
-    void this.tick(new Date());
+    this.stopped = false;
+    // the missed slots first (a daemon down at 03:00 takes them now), then the minute task
+    void this.tick(new Date()).then(() => this.armWhenScheduled());
+  }
+
+  /**
+   * Arms node-cron's minute task once any service has automatic backups; until then node-cron is
+   * not even loaded (it formats every tick through Intl, which keeps about 6 MB of ICU data
+   * resident in a daemon that has nothing to schedule). Called at start and after a service's
+   * backup settings change; the task stays armed once armed.
+   */
+  async armWhenScheduled(): Promise<void> {
+    try {
+      if (this.task || this.stopped || (await this.store.backups.listAutomatic()).length === 0) return;
+      const cron = (await import('node-cron')).default;
+      if (this.task || this.stopped) return;
+      this.task = cron.schedule('* * * * *', () => void this.tick(new Date()));
+    } catch (err) {
+      this.log('arming the backup schedules', err);
+    }
   }
 
   stop(): void {
+    this.stopped = true;
     void this.task?.stop();
     this.task = null;
   }

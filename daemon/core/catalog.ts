@@ -3,7 +3,7 @@
 import type { DatabaseVariableSuggestion, Project, Service } from '../../shared/types.js';
 import { connectionVariableNames } from './engines.js';
 import { EnvResolver, publicName } from './env-references.js';
-import type { ProjectRecord, ServiceRecord } from './records.js';
+import type { DomainRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 import type { LimitPolicy } from './limits.js';
 import { projectView, serviceView } from './views.js';
@@ -34,7 +34,14 @@ export class Catalog {
 
   async serviceViews(services: readonly ServiceRecord[]): Promise<Service[]> {
     const domains = await this.store.domains.listByServices(services.map((s) => s.id));
-    return services.map((s) => serviceView(s, domains, this.limits));
+    // grouped once: a scan of every domain per service made the list quadratic (1 s at 10,000 services)
+    const byService = new Map<string, DomainRecord[]>();
+    for (const d of domains) {
+      const list = byService.get(d.serviceId);
+      if (list) list.push(d);
+      else byService.set(d.serviceId, [d]);
+    }
+    return services.map((s) => serviceView(s, byService.get(s.id) ?? [], this.limits));
   }
 
   async resolver(projectId: string): Promise<{ services: ServiceRecord[]; resolver: EnvResolver }> {

@@ -112,8 +112,10 @@ export class Services {
       await this.d.store.projects.update(project.id, { updatedAt: now });
       return record;
     }).then(async (record) => {
-      // with a root domain set, the new service has a generated hostname to route
-      await this.d.proxy.apply();
+      // with a root domain set, the new service has a generated hostname to route; without one it
+      // has nothing Caddy serves yet (no domain, nothing live), and a load would rebuild the whole
+      // configuration for nothing (at 10,000 services, per creation)
+      if (await rootDomainOf(this.d.store)) await this.d.proxy.apply();
       return this.view(record);
     });
   }

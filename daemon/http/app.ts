@@ -9,6 +9,7 @@ import { serveConsole } from './console.js';
 import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
+import { indexRoutes } from './route-index.js';
 import { errorFunnel, type Logger } from './errors.js';
 import type { AppServices, HookBase, RouteModule } from './route-module.js';
 import { aiRoutes } from './routes/ai.js';
@@ -91,6 +92,7 @@ export function createApp(deps: AppDeps): Koa {
   for (const register of API_ROUTES) register(api, services);
   const open = new Router();
   for (const register of OPEN_ROUTES) register(open, services);
+  indexRoutes(api); // every API route is registered: match a request against the few it can match
 
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));

@@ -1,22 +1,29 @@
 // Request bodies: JSON only, size-limited. Every parser failure is the client's (400, 413, 415),
 // never a 500: koa-body lets some through without a status (a body that claims gzip but is not).
+// koa-body (with formidable and its parsers) loads on the first request that carries a body: a
+// daemon that only serves reads, as most do most of the time, does not keep it resident.
 import type { Context, Middleware, Next } from 'koa';
-import { HttpMethodEnum, koaBody } from 'koa-body';
+import type { HttpMethodEnum } from 'koa-body';
 import { InvalidInput } from '../core/errors.js';
 
-const WITH_BODY = [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE];
+const WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
 function hasBody(ctx: Context): boolean {
   return (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
 }
 
 export function jsonBody(limit: string): Middleware {
-  const parser = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit, parsedMethods: WITH_BODY });
+  let loaded: Promise<Middleware> | null = null;
+  const parserOf = () =>
+    (loaded ??= import('koa-body').then(({ koaBody }) =>
+      koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit, parsedMethods: WITH_BODY as HttpMethodEnum[] }) as Middleware,
+    ));
   return async (ctx: Context, next: Next) => {
-    if (!(WITH_BODY as string[]).includes(ctx.method)) return next();
+    if (!WITH_BODY.includes(ctx.method)) return next();
     if (hasBody(ctx) && !ctx.request.is('json')) {
       ctx.throw(415, 'request bodies must be JSON, sent with Content-Type: application/json');
     }
+    const parser = await parserOf();
     try {
       await parser(ctx, async () => undefined);
     } catch (err) {

@@ -22,7 +22,8 @@ export class ResponseCache {
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, body);
     }
-    ctx.body = body;
+    // the type first: Koa then skips looking one up for a Buffer body
     ctx.set('Content-Type', 'application/json; charset=utf-8');
+    ctx.body = body;
   }
 }

@@ -5,7 +5,6 @@
 import { realpath, stat, statfs } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
-import { currentLoad, fsSize, mem, networkStats } from 'systeminformation';
 import type { DiskMetrics, HostCpuMetrics, HostMemoryMetrics, NetworkMetrics } from '../../shared/types.js';
 
 /** Filesystems that hold no data of their own (or only Docker's layers). */
@@ -19,14 +18,18 @@ const SYSTEM_MOUNTS = /^\/(var\/lib\/docker|run|snap|proc|sys|dev)(\/|$)/;
  */
 const DOCKER_IFACES = /^(veth|docker\d|br-)/;
 
+/** systeminformation, loaded on the first metrics request (it stays resident once loaded, with its tick state). */
+let si: Promise<typeof import('systeminformation')> | null = null;
+const systemInformation = () => (si ??= import('systeminformation'));
+
 export async function readCpu(): Promise<HostCpuMetrics> {
-  const load = await currentLoad();
+  const load = await (await systemInformation()).currentLoad();
   if (load.cpus.length < 1 || !Number.isFinite(load.currentLoad)) throw new Error('systeminformation reported no CPU load');
   return { cores: load.cpus.length, loadPercent: round2(clamp(load.currentLoad, 0, 100)) };
 }
 
 export async function readMemory(): Promise<HostMemoryMetrics> {
-  const m = await mem();
+  const m = await (await systemInformation()).mem();
   if (!(m.total > 0)) throw new Error('systeminformation reported no memory total');
   // `used` counts the page cache; what the kernel could not hand out at once is total - available.
   return { totalBytes: m.total, usedBytes: clamp(m.total - m.available, 0, m.total) };
@@ -34,7 +37,7 @@ export async function readMemory(): Promise<HostMemoryMetrics> {
 
 /** Real filesystems, one entry per device (its shortest mount), always including the data dir's. */
 export async function readDisks(dataDir: string): Promise<DiskMetrics[]> {
-  const [all, dataMount] = await Promise.all([fsSize(), mountPointOf(dataDir)]);
+  const [all, dataMount] = await Promise.all([systemInformation().then((m) => m.fsSize()), mountPointOf(dataDir)]);
   const disks: DiskMetrics[] = [];
   const devices = new Set<string>();
   for (const fs of [...all].sort((a, b) => a.mount.length - b.mount.length)) {
@@ -63,11 +66,11 @@ export async function readNetwork(): Promise<NetworkMetrics[]> {
     .map(([name]) => name)
     .join(',');
   if (names === '') return [];
-  let stats = await networkStats(names);
+  let stats = await (await systemInformation()).networkStats(names);
   // the typings say number, but the first reading of an interface has no rate yet (null)
   if (stats.some((s) => rate(s.rx_sec) === null || rate(s.tx_sec) === null)) {
     await new Promise((resolve) => setTimeout(resolve, FIRST_RATE_WAIT_MS));
-    stats = await networkStats(names);
+    stats = await (await systemInformation()).networkStats(names);
   }
   const network: NetworkMetrics[] = [];
   for (const s of stats) {

@@ -1,9 +1,9 @@
 // Delivering one notice to one channel: HTTP POSTs (generic webhook with an HMAC-SHA256 signature
-// header, Slack, Discord) and SMTP mail through nodemailer. Bounded: a timeout per attempt and a
+// header, Slack, Discord) and SMTP mail through nodemailer (loaded when a mail is first sent: most
+// servers never send one, and it would stay resident). Bounded: a timeout per attempt and a
 // few attempts with growing pauses. Never throws: the outcome is answered and failures are logged
 // (without the URL, which is a secret for Slack and Discord).
 import { createHmac } from 'node:crypto';
-import nodemailer from 'nodemailer';
 import type { Channel } from '../core/notification-channels.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';
 
@@ -41,6 +41,7 @@ async function sendOnce(channel: Channel, notice: Notice): Promise<void> {
     case 'discord':
       return post(cfg.url, JSON.stringify({ content: notice.text.slice(0, 2000) }), {});
     case 'email': {
+      const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({
         host: cfg.host,
         port: cfg.port,

@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import type { DeploymentRecord } from '../core/records.js';
 import type { DeploymentPatch, DeploymentRepo } from '../core/store.js';
 
+const LIVE_CHUNK = 10_000;
+
 type Row = Record<string, unknown>;
 
 const COLUMN: { [K in keyof DeploymentRecord]: string } = {
@@ -54,11 +56,12 @@ export function deploymentRepo(knex: Knex): DeploymentRepo {
     },
     async live(serviceIds) {
       // newest first, so the first row seen of each service is its live deployment
-      const rows = (await knex('deployments')
-        .whereIn('service_id', serviceIds as string[])
-        .andWhere({ status: 'running' })
-        .whereNotNull('container_id')
-        .orderBy([...NEWEST_FIRST])) as Row[];
+      // in chunks: SQLite caps the bound variables of one statement (32,766), a server may hold more services
+      const rows: Row[] = [];
+      for (let i = 0; i < serviceIds.length; i += LIVE_CHUNK) {
+        const ids = serviceIds.slice(i, i + LIVE_CHUNK) as string[];
+        rows.push(...((await knex('deployments').whereIn('service_id', ids).andWhere({ status: 'running' }).whereNotNull('container_id').orderBy([...NEWEST_FIRST])) as Row[]));
+      }
       const seen = new Set<unknown>();
       const out: DeploymentRecord[] = [];
       for (const row of rows) {
