@@ -5,6 +5,7 @@
 import { realpath, stat, statfs } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { dirname } from 'node:path';
+import type * as SystemInformation from 'systeminformation';
 import type { DiskMetrics, HostCpuMetrics, HostMemoryMetrics, NetworkMetrics } from '../../shared/types.js';
 
 /** Filesystems that hold no data of their own (or only Docker's layers). */
@@ -19,7 +20,7 @@ const SYSTEM_MOUNTS = /^\/(var\/lib\/docker|run|snap|proc|sys|dev)(\/|$)/;
 const DOCKER_IFACES = /^(veth|docker\d|br-)/;
 
 /** systeminformation, loaded on the first metrics request (it stays resident once loaded, with its tick state). */
-let si: Promise<typeof import('systeminformation')> | null = null;
+let si: Promise<typeof SystemInformation> | null = null;
 const systemInformation = () => (si ??= import('systeminformation'));
 
 export async function readCpu(): Promise<HostCpuMetrics> {
