@@ -9,6 +9,7 @@ import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
+import { DockerFrameReader } from '../docker/stream-frames.js';
 
 const STDERR_TAIL_BYTES = 4096;
 /** How long to wait for Docker to record the exit code once the stream has ended. */
@@ -231,50 +232,36 @@ export class TailBuffer {
 }
 
 /**
- * Docker's multiplexed attach stream (no TTY): frames of [stream type, 0, 0, 0, size (uint32 BE)]
- * followed by the payload; type 1 is stdout (pushed on, with backpressure), 2 is stderr (handed to
- * `onStderr`). docker-modem's demuxStream ignores the destination's backpressure, so a dump
- * written to a slow disk would pile up in memory: this Transform is used instead.
+ * Docker's multiplexed attach stream (no TTY, see docker/stream-frames.ts): stdout is pushed on,
+ * with backpressure; stderr is handed to `onStderr`. docker-modem's demuxStream ignores the
+ * destination's backpressure, so a dump written to a slow disk would pile up in memory: this
+ * Transform is used instead.
  */
 export class DockerStreamDemux extends Transform {
-  private readonly header = Buffer.alloc(8);
-  private headerFill = 0;
-  private remaining = 0;
-  private kind = 0;
+  private readonly frames: DockerFrameReader;
 
-  constructor(private readonly onStderr: (chunk: Buffer) => void) {
+  constructor(onStderr: (chunk: Buffer) => void) {
     super();
+    this.frames = new DockerFrameReader(
+      (type, part) => {
+        if (type === 1) this.push(part);
+        else if (type === 2) onStderr(Buffer.from(part));
+      },
+      { strict: true },
+    );
   }
 
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: (err?: Error | null) => void): void {
-    let at = 0;
-    while (at < chunk.length) {
-      if (this.remaining === 0) {
-        const n = Math.min(8 - this.headerFill, chunk.length - at);
-        chunk.copy(this.header, this.headerFill, at, at + n);
-        this.headerFill += n;
-        at += n;
-        if (this.headerFill < 8) break;
-        this.headerFill = 0;
-        this.kind = this.header[0]!;
-        if (this.kind > 2 || this.header[1] !== 0 || this.header[2] !== 0 || this.header[3] !== 0) {
-          return done(new Error('unexpected data in the Docker exec stream (not a multiplexed stream)'));
-        }
-        this.remaining = this.header.readUInt32BE(4);
-        continue;
-      }
-      const n = Math.min(this.remaining, chunk.length - at);
-      const part = chunk.subarray(at, at + n);
-      if (this.kind === 1) this.push(part);
-      else if (this.kind === 2) this.onStderr(Buffer.from(part));
-      this.remaining -= n;
-      at += n;
+    try {
+      this.frames.push(chunk);
+    } catch (err) {
+      return done(err as Error);
     }
     done();
   }
 
   override _flush(done: (err?: Error | null) => void): void {
-    done(this.headerFill !== 0 || this.remaining !== 0 ? new Error('the Docker exec stream ended in the middle of a frame') : null);
+    done(this.frames.midFrame ? new Error('the Docker exec stream ended in the middle of a frame') : null);
   }
 }
 

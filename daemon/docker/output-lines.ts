@@ -2,6 +2,7 @@
 // that prints hundreds of MB without a newline must not grow one string until the daemon dies.
 // A pending line that reaches MAX_LINE_CHARS is cut there and handed on as a line of its own.
 import { StringDecoder } from 'node:string_decoder';
+import { DockerFrameReader } from './stream-frames.js';
 
 export const MAX_LINE_CHARS = 16_384;
 
@@ -60,15 +61,12 @@ export class CappedLineSplitter {
 }
 
 /**
- * Docker's multiplexed log stream (containers without a TTY): frames of [stream, 0, 0, 0, size
- * (uint32 BE)] and the payload. Payload bytes are decoded as they arrive (a frame is never held
- * whole), per stream, so a UTF-8 sequence cut between frames still decodes.
+ * Docker's multiplexed log stream (containers without a TTY, see stream-frames.ts) as lines.
+ * Payload bytes are decoded as they arrive, per stream, so a UTF-8 sequence cut between frames
+ * still decodes.
  */
 export class DockerLogLines {
-  private readonly header = Buffer.alloc(8);
-  private headerFill = 0;
-  private remaining = 0;
-  private stream: OutputStream = 'stdout';
+  private readonly frames: DockerFrameReader;
   private readonly decoders = { stdout: new StringDecoder('utf8'), stderr: new StringDecoder('utf8') };
   private readonly splitters: Record<OutputStream, CappedLineSplitter>;
 
@@ -77,27 +75,14 @@ export class DockerLogLines {
       stdout: new CappedLineSplitter((line) => onLine(line, 'stdout')),
       stderr: new CappedLineSplitter((line) => onLine(line, 'stderr')),
     };
+    this.frames = new DockerFrameReader((type, part) => {
+      const stream = type === 2 ? 'stderr' : 'stdout';
+      this.splitters[stream].push(this.decoders[stream].write(part));
+    });
   }
 
   push(chunk: Buffer): void {
-    let at = 0;
-    while (at < chunk.length) {
-      if (this.remaining === 0) {
-        const n = Math.min(8 - this.headerFill, chunk.length - at);
-        chunk.copy(this.header, this.headerFill, at, at + n);
-        this.headerFill += n;
-        at += n;
-        if (this.headerFill < 8) return;
-        this.headerFill = 0;
-        this.stream = this.header[0] === 2 ? 'stderr' : 'stdout';
-        this.remaining = this.header.readUInt32BE(4);
-        continue;
-      }
-      const n = Math.min(this.remaining, chunk.length - at);
-      this.splitters[this.stream].push(this.decoders[this.stream].write(chunk.subarray(at, at + n)));
-      this.remaining -= n;
-      at += n;
-    }
+    this.frames.push(chunk);
   }
 
   end(): void {
