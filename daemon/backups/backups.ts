@@ -16,7 +16,7 @@ import { newId } from '../core/ids.js';
 import type { ServiceRecord } from '../core/records.js';
 import type { Store } from '../core/store.js';
 import { checksumOf, writeWhole } from './backup-file.js';
-import type { EngineBackupTool, ToolContext } from '../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../databases/backup-tool.js';
 import { maskedSourceLabel, parseSourceUrl } from './source-url.js';
 import {
   DEFAULT_KEEP,

@@ -2,9 +2,9 @@
 // holding its container contract, readiness check, adapter and backup tool. Everything the daemon
 // does with an engine goes through here.
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { EngineBackupTool } from '../core/backup-tool.js';
+import type { EngineBackupTool } from './backup-tool.js';
 import type { Connection, DatabaseAdapter, OpenAdapter } from '../core/database-adapter.js';
-import type { DatabaseContainer, DatabaseOptions, EngineModule } from '../core/database-engine.js';
+import type { DatabaseContainer, DatabaseOptions, EngineModule } from './engine-module.js';
 import { clickhouseModule } from './clickhouse/index.js';
 import { mongodbModule } from './mongodb/index.js';
 import { mysqlModule } from './mysql/index.js';

@@ -17,7 +17,7 @@ import type { DatabaseEngine } from '../../shared/types.js';
 import { backupTool, databaseContainer } from '../../daemon/databases/engines.js';
 import { importPostgresUrl } from '../../daemon/databases/postgres/import.js';
 import { importRedisUrl } from '../../daemon/databases/redis/import.js';
-import type { ToolContext } from '../../daemon/core/backup-tool.js';
+import type { ToolContext } from '../../daemon/databases/backup-tool.js';
 import { publishedPort, runContainer } from '../../daemon/docker/containers.js';
 import { ENGINES } from '../../daemon/core/engines.js';
 import { readConfig } from '../../daemon/config.js';

@@ -28,7 +28,7 @@
 // table's DROP and RENAME there is a moment without it.
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform, type Writable } from 'node:stream';
-import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { execInContainer, execText, withSecretFile, writeTo } from '../../backups/exec.js';
 
 const MAGIC_LINE = 'BERTH-CLICKHOUSE-NATIVE 1';

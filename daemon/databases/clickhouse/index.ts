@@ -1,5 +1,5 @@
 // ClickHouse: container, readiness, adapter (@clickhouse/client, loaded on first use) and backup tool.
-import type { EngineModule } from '../../core/database-engine.js';
+import type { EngineModule } from '../engine-module.js';
 import { clickhouseTool } from './backup.js';
 import { clickhouseContainer } from './container.js';
 import { READINESS_STATEMENT } from './ready.js';

@@ -16,7 +16,7 @@
 // Written from the tools' documentation and the archive format specification (magic number
 // 0x8199e26d, little-endian): no MongoDB server can run on the test machines, so this file is
 // compiled but not exercised against a real mongod.
-import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { execInContainer, readHead, withSecretFile } from '../../backups/exec.js';
 
 const MAGIC = Buffer.from([0x6d, 0xe2, 0x99, 0x81]);

@@ -1,5 +1,5 @@
 // MongoDB as a container: the official image's data directory (its entrypoint does the rest).
-import type { DatabaseContainer } from '../../core/database-engine.js';
+import type { DatabaseContainer } from '../engine-module.js';
 
 export function mongodbContainer(): DatabaseContainer {
   return { dataPath: '/data/db', binds: [] };

@@ -1,5 +1,5 @@
 // MongoDB: container, readiness, adapter (the mongodb driver, loaded on first use) and backup tool.
-import type { EngineModule } from '../../core/database-engine.js';
+import type { EngineModule } from '../engine-module.js';
 import { mongodbTool } from './backup.js';
 import { mongodbContainer } from './container.js';
 import { READINESS_STATEMENT } from './ready.js';

@@ -11,7 +11,7 @@
 // --databases writes CREATE DATABASE / USE into the dump and --add-drop-database a DROP DATABASE
 // before them: the restore replaces the whole database, tables created since the dump included.
 // mysqldump ends a complete dump with a `-- Dump completed` comment: a dump without it is refused.
-import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { execInContainer, execText, readHead, TailKeeper } from '../../backups/exec.js';
 
 const TRAILER = /-- Dump completed[^\n]*\n?$/;

@@ -1,5 +1,5 @@
 // MySQL/MariaDB as a container: the official image's data directory, and utf8mb4 by default.
-import type { DatabaseContainer } from '../../core/database-engine.js';
+import type { DatabaseContainer } from '../engine-module.js';
 
 export function mysqlContainer(): DatabaseContainer {
   // MariaDB-compatible images default to latin1; both MySQL 8 and MariaDB take these.

@@ -1,5 +1,5 @@
 // MySQL/MariaDB: container, readiness, adapter (mysql2, loaded on first use) and backup tool.
-import type { EngineModule } from '../../core/database-engine.js';
+import type { EngineModule } from '../engine-module.js';
 import { mysqlTool } from './backup.js';
 import { mysqlContainer } from './container.js';
 import { READINESS_STATEMENT } from './ready.js';

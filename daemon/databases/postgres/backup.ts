@@ -12,7 +12,7 @@
 // timescaledb_post_restore() when the extension is installed (not testable here: no TimescaleDB
 // server can run on the test machines).
 import type { DatabaseEngine } from '../../../shared/types.js';
-import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { execInContainer, readHead } from '../../backups/exec.js';
 
 const MAGIC = Buffer.from('PGDMP');

@@ -1,6 +1,6 @@
 // PostgreSQL (and TimescaleDB) as a container: the official image's data directory, the
 // arguments that turn on logical replication, and TLS with a Berth-issued certificate.
-import type { DatabaseContainer, DatabaseOptions } from '../../core/database-engine.js';
+import type { DatabaseContainer, DatabaseOptions } from '../engine-module.js';
 
 const TLS_MOUNT = '/berth-tls';
 const TLS_RUN = '/run/berth-tls';

@@ -6,7 +6,7 @@
 // checked. pg_restore runs in one transaction: a failed or truncated transfer changes nothing.
 // The container's pg_dump must be at least the source server's major version (pg_dump refuses
 // newer servers with a clear message).
-import type { ToolContext } from '../../core/backup-tool.js';
+import type { ToolContext } from '../backup-tool.js';
 import { execInContainer } from '../../backups/exec.js';
 import { dbnameConninfo, postgresLogin } from './backup.js';
 

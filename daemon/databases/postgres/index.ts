@@ -1,5 +1,5 @@
 // PostgreSQL and TimescaleDB (the same server, the same driver and tools): one module, made for each.
-import type { EngineModule } from '../../core/database-engine.js';
+import type { EngineModule } from '../engine-module.js';
 import { postgresTool } from './backup.js';
 import { postgresContainer } from './container.js';
 import { READINESS_STATEMENT } from './ready.js';

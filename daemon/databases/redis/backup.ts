@@ -31,7 +31,7 @@ import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_PROJECT } from '../../docker/labels.js';
-import type { EngineBackupTool, ToolContext } from '../../core/backup-tool.js';
+import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { REDIS_DATA_PATH } from './container.js';
 import { execInContainer, execText, readHead } from '../../backups/exec.js';
 

@@ -1,5 +1,5 @@
 // Redis as a container: append-only persistence in /data, and the service's password.
-import type { DatabaseContainer } from '../../core/database-engine.js';
+import type { DatabaseContainer } from '../engine-module.js';
 
 /** Where the official image keeps its data (the RDB restore writes there too). */
 export const REDIS_DATA_PATH = '/data';

@@ -1,5 +1,5 @@
 // Redis: container, readiness, adapter (ioredis, loaded on first use) and backup tool.
-import type { EngineModule } from '../../core/database-engine.js';
+import type { EngineModule } from '../engine-module.js';
 import { redisTool } from './backup.js';
 import { redisContainer } from './container.js';
 import { READINESS_STATEMENT } from './ready.js';

@@ -1,11 +1,11 @@
-// What one database engine brings to Berth, as core sees it: how it runs as a container, how its
+// What one database engine brings to Berth: how it runs as a container, how its
 // readiness is proven, how it is browsed (its adapter) and backed up (its tool). Each engine is one
 // module implementing this (daemon/databases/<engine>/index.ts), listed in one registry
 // (daemon/databases/engines.ts). What core itself computes about an engine as a service (its port,
 // variables, connection URLs and login) stays in core/engines.ts: plain data core needs everywhere.
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { EngineBackupTool } from './backup-tool.js';
-import type { Connection, DatabaseAdapter } from './database-adapter.js';
+import type { Connection, DatabaseAdapter } from '../core/database-adapter.js';
 
 /** How an engine's server runs as a container (the official image's documented contract). */
 export interface DatabaseContainer {

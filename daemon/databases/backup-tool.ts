@@ -1,4 +1,4 @@
-// The backup port core's backup use cases depend on: the engine's own backup tool, run inside the
+// What the backup runner (backups/backups.ts) asks of an engine: its own backup tool, run inside the
 // database's live container through `docker exec`, streamed both ways (never buffered whole in
 // memory). One implementation per engine (daemon/databases/<engine>/backup.ts).
 import type Docker from 'dockerode';
