@@ -83,6 +83,16 @@ describe('import graph: routes -> core -> adapters', () => {
     expect(offenders('http', adaptersBesideHttp), 'the HTTP layer imports these adapters').to.deep.equal([]);
   });
 
+  it('core imports no package (no Koa, knex, dockerode or driver types): only Node built-ins', () => {
+    const packages = sources(join(DAEMON, 'core')).flatMap((file) =>
+      ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
+        .map((f) => f.fileName)
+        .filter((name) => !name.startsWith('.') && !name.startsWith('node:'))
+        .map((name) => `${relative(REPO_ROOT, file)} -> ${name}`),
+    );
+    expect(packages, 'core imports these packages').to.deep.equal([]);
+  });
+
   it('core has no import cycles (a port is imported by its use case, never the other way)', () => {
     expect(cyclesIn('core'), 'import cycles in core').to.deep.equal([]);
   });
