@@ -61,6 +61,11 @@ export class BackupScheduler {
     }
   }
 
+  /** True once node-cron's minute task runs. */
+  get armed(): boolean {
+    return this.task !== null;
+  }
+
   stop(): void {
     this.stopped = true;
     void this.task?.stop();

@@ -233,6 +233,8 @@ describe('database backups', function () {
       await t.admin.databaseQuery(service.id, 'SET scheduled yes');
       await t.admin.patchBackupSettings(service.id, { automaticEnabled: true, dailyEnabled: true, weeklyEnabled: true, keepDaily: 2, keepWeekly: 1 });
       const scheduler = t.daemon.backupScheduler;
+      // saving an automatic schedule arms the minute task (node-cron loads only then)
+      await until('the minute task to be armed', async () => scheduler.armed, 5_000, 50);
       const tick = async (at: string) => {
         await scheduler.tick(new Date(at));
         await t.daemon.backups.settled();
