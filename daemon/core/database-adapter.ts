@@ -4,7 +4,7 @@
 // official Node driver; they never splice an identifier or a value into a statement: identifiers
 // are quoted by the adapter's own quoting function after being checked against the catalogue,
 // values always travel as driver parameters.
-import type { DatabaseEngine, DbCell, DbRow } from '../../shared/types.js';
+import type { DatabaseColumn, DatabaseEngine, DatabaseRowsPage, DbCell, DbRow } from '../../shared/types.js';
 
 /** One value of a row, in the JSON encoding of daemon/databases/encoding.ts (the API's DbCell). */
 export type Cell = DbCell;
@@ -30,26 +30,10 @@ export interface TableEntry {
   rowCountEstimated: boolean;
 }
 
-export interface Column {
-  name: string;
-  type: string;
-  primary: boolean;
-}
+/** The API's shapes, as adapters answer them (the route adds the engine to a rows page). */
+export type Column = DatabaseColumn;
 
-export interface RowsPage {
-  table: string;
-  columns: Column[];
-  rows: Row[];
-  limit: number;
-  offset: number;
-  total: number;
-  /** True when `total` is the engine's estimate (big tables), not a count. */
-  totalEstimated: boolean;
-  /** Present (true) when the page was cut at the byte cap: `rows` holds the rows that fitted. */
-  truncated?: boolean;
-  /** Where the next page starts (pass it as `after`); null on the last page or when the table has no key to page by. */
-  nextCursor: string | null;
-}
+export type RowsPage = Omit<DatabaseRowsPage, 'engine'>;
 
 /** Which rows a page holds: `offset` rows are skipped after the cursor `after` (or the start). */
 export interface PageRequest {
