@@ -1,6 +1,7 @@
 // Opens the SQLite store in the data dir, runs migrations, and builds one repository per aggregate.
 import knexFactory, { type Knex } from 'knex';
 import { join } from 'node:path';
+import { NotFound } from '../core/errors.js';
 import type { Store } from '../core/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { TokenHasher } from '../crypto/token-hash.js';
@@ -46,21 +47,47 @@ export async function openStore(dataDir: string, box: SecretBox, tokens: TokenHa
   return storeOver(knex, box, tokens);
 }
 
+const isForeignKeyViolation = (err: unknown) => err instanceof Error && /FOREIGN KEY constraint failed/.test(err.message);
+
+/**
+ * A write that names a row another request deleted meanwhile (a domain added while its service is
+ * deleted) answers like a request that came after the delete: 404, never a 500 with SQL in the log.
+ */
+function deletedMeanwhileIsNotFound<R extends object>(repo: R): R {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(repo) as [string, unknown][]) {
+    if (typeof value !== 'function') {
+      out[name] = value;
+      continue;
+    }
+    out[name] = (...args: unknown[]) => {
+      const result = (value as (...a: unknown[]) => unknown).apply(repo, args);
+      if (typeof (result as PromiseLike<unknown> | null)?.then !== 'function') return result;
+      return Promise.resolve(result).catch((err: unknown) => {
+        if (isForeignKeyViolation(err)) throw new NotFound('what this request refers to no longer exists (it was deleted meanwhile)');
+        throw err;
+      });
+    };
+  }
+  return out as R;
+}
+
 export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Store {
+  const guard = deletedMeanwhileIsNotFound;
   return {
-    keys: keyRepo(knex),
-    sessions: sessionRepo(knex),
-    projects: projectRepo(knex),
-    services: serviceRepo(knex, box),
-    env: envRepo(knex, box),
-    domains: domainRepo(knex),
-    deployments: deploymentRepo(knex),
-    settings: settingsRepo(knex, box),
-    logs: logsRepo(knex),
-    aiProviders: aiProviderRepo(knex, box),
-    dnsProviders: dnsProviderRepo(knex, box),
-    backups: backupsRepo(knex),
-    webhooks: webhookRepo(knex, box),
+    keys: guard(keyRepo(knex)),
+    sessions: guard(sessionRepo(knex)),
+    projects: guard(projectRepo(knex)),
+    services: guard(serviceRepo(knex, box)),
+    env: guard(envRepo(knex, box)),
+    domains: guard(domainRepo(knex)),
+    deployments: guard(deploymentRepo(knex)),
+    settings: guard(settingsRepo(knex, box)),
+    logs: logsRepo(knex), // drops lines of a deleted service itself
+    aiProviders: guard(aiProviderRepo(knex, box)),
+    dnsProviders: guard(dnsProviderRepo(knex, box)),
+    backups: guard(backupsRepo(knex)),
+    webhooks: guard(webhookRepo(knex, box)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

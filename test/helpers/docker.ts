@@ -35,7 +35,10 @@ export function builtImagesOf(owner: { serviceId?: string; deploymentId?: string
   const out = docker('images', '-q', '--no-trunc', '--filter', 'label=dev.berth.image-owner');
   const ids = out ? [...new Set(out.split('\n'))] : [];
   return ids.filter((id) => {
-    const [label = '', tags = ''] = docker('image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.image-owner"}}|{{join .RepoTags ","}}', id).split('|');
+    // an image removed between the listing and its inspect (a purge under way) is not there
+    const inspected = spawnSync('docker', ['image', 'inspect', '--format', '{{index .Config.Labels "dev.berth.image-owner"}}|{{join .RepoTags ","}}', id], { encoding: 'utf8' });
+    if (inspected.status !== 0) return false;
+    const [label = '', tags = ''] = inspected.stdout.trim().split('|');
     const [, , service, deployment] = label.split('/');
     const ofDeployment = (deploymentId: string) =>
       deployment !== undefined ? deployment === deploymentId : tags.split(',').some((t) => /^berth\/[^:]+:/.test(t) && t.endsWith(`:${deploymentId.slice(0, 12)}`));
