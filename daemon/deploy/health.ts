@@ -55,12 +55,14 @@ export async function waitUntilAnswering(
     if (signal.aborted) return 'aborted';
     const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port) : () => probeTcp(port);
     if (await probe()) return 'answering';
-    // whether it still runs (an Engine round trip): after the first failed probe, then at the slow cadence
+    const pause = new Promise((r) => setTimeout(r, interval));
+    // whether it still runs (an Engine round trip, during the pause): after the first failed
+    // probe, then at the slow cadence
     if (Date.now() - checkedAt >= PROBE_MAX_INTERVAL_MS) {
       checkedAt = Date.now();
       if (!(await stillRunning())) return 'exited';
     }
-    await new Promise((r) => setTimeout(r, interval));
+    await pause;
     interval = Math.min(interval * 2, PROBE_MAX_INTERVAL_MS);
   }
   return 'timeout';

@@ -67,7 +67,10 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     await container.remove({ force: true, v: false }).catch(() => undefined);
     throw err;
   }
-  return { id: container.id, name: spec.name, upstreamPort: port ? await publishedPort(docker, container.id, port) : null };
+  // A fixed host port is where the Engine published it once start returned (it fails otherwise):
+  // no inspect to read it back. Only an ephemeral one is looked up.
+  const upstreamPort = !port ? null : spec.publish ? spec.publish.hostPort : await publishedPort(docker, container.id, port);
+  return { id: container.id, name: spec.name, upstreamPort };
 }
 
 export async function publishedPort(docker: Docker, id: string, port: string): Promise<number | null> {
