@@ -1,29 +1,105 @@
 // Serialised GET responses kept per store version. A read endpoint whose answer depends only on
 // stored data and the caller's key scope builds its JSON once per change instead of once per
 // request. Bounded; entries of an old version are simply never hit again and age out.
-import type { Context } from 'koa';
+//
+// Two things make a cached answer cheap to send again:
+// - `answerCached` (a middleware right after authentication) answers a GET whose path, key scope
+//   and store version already have an entry before the body parser and the router run: only the
+//   route handler that made the entry could have answered it, with these same bytes.
+// - a large body gets one gzip copy per entry (made off the main thread), sent to clients that
+//   accept gzip (browsers, fetch, curl --compressed); every other client gets the plain bytes.
+import type { Context, Next } from 'koa';
+import { gzip } from 'node:zlib';
 import { accessOf } from './auth.js';
 
+/** Bodies at least this long get a gzip copy (smaller ones fit a packet or two as they are). */
+export const GZIP_MIN_BYTES = 2048;
+/**
+ * zlib level 1: on the 8.7 MB list of 10,000 services it compresses ~20x in ~60 ms, where the
+ * default level 6 takes several times longer for a copy a few percent smaller.
+ */
+const GZIP_LEVEL = 1;
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+interface Entry {
+  body: Buffer;
+  /** The gzip copy (null: the body is small, or compressing it failed). */
+  gzipped: Promise<Buffer | null> | null;
+}
+
+function compress(body: Buffer): Promise<Buffer | null> {
+  return new Promise((resolve) => gzip(body, { level: GZIP_LEVEL }, (err, out) => resolve(err ? null : out)));
+}
+
+/** The request names gzip in Accept-Encoding with a non-zero weight. */
+export function acceptsGzip(ctx: Context): boolean {
+  const header = ctx.get('accept-encoding');
+  if (header === '' || !/gzip|\*/i.test(header)) return false;
+  return ctx.acceptsEncodings('gzip', 'identity') === 'gzip';
+}
+
 export class ResponseCache {
-  private entries = new Map<string, Buffer>();
+  private entries = new Map<string, Entry>();
 
   constructor(
     private readonly storeVersion: () => string,
     private readonly maxEntries = 256,
   ) {}
 
+  /**
+   * Everything an answer depends on besides the route: the store version (read before building, so
+   * a cached body is never older than its key says), the key's access and project scope, the path.
+   */
+  private keyOf(ctx: Context): string {
+    const key = accessOf(ctx).key;
+    const projects = key.projects === 'all' ? 'all' : JSON.stringify(key.projects);
+    return `${this.storeVersion()}|${key.access}|${projects}|${ctx.path}`;
+  }
+
   /** Answers `ctx` with the cached body for this path and key scope, building it on a miss. */
   async respond(ctx: Context, build: () => Promise<unknown>): Promise<void> {
-    // The version is read before building, so a cached body is never older than its key says.
-    const key = `${this.storeVersion()}|${JSON.stringify(accessOf(ctx).key.projects)}|${ctx.path}`;
-    let body = this.entries.get(key);
-    if (!body) {
-      body = Buffer.from(JSON.stringify(await build()));
+    const key = this.keyOf(ctx);
+    let entry = this.entries.get(key);
+    if (!entry) {
+      const body = Buffer.from(JSON.stringify(await build()));
+      entry = { body, gzipped: body.length >= GZIP_MIN_BYTES ? compress(body) : null };
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(key, body);
+      this.entries.set(key, entry);
     }
+    return this.send(ctx, entry);
+  }
+
+  /**
+   * Middleware after authentication: a GET or HEAD that a route already answered for this same
+   * path, key scope and store version gets that answer now; anything else goes on.
+   */
+  answerCached(): (ctx: Context, next: Next) => Promise<void> | void {
+    return (ctx, next) => {
+      if (this.entries.size === 0 || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+      const entry = this.entries.get(this.keyOf(ctx));
+      return entry === undefined ? next() : this.send(ctx, entry);
+    };
+  }
+
+  private send(ctx: Context, entry: Entry): Promise<void> | void {
     // the type first: Koa then skips looking one up for a Buffer body
-    ctx.set('Content-Type', 'application/json; charset=utf-8');
-    ctx.body = body;
+    ctx.set('Content-Type', JSON_TYPE);
+    if (entry.gzipped === null) {
+      ctx.body = entry.body;
+      return;
+    }
+    ctx.set('Vary', 'Accept-Encoding');
+    if (!acceptsGzip(ctx)) {
+      ctx.body = entry.body;
+      return;
+    }
+    return entry.gzipped.then((gzipped) => {
+      if (gzipped === null) {
+        ctx.body = entry.body;
+        return;
+      }
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = gzipped;
+    });
   }
 }
