@@ -6,8 +6,9 @@
 // - `answerCached` (a middleware right after authentication) answers a GET whose path, key scope
 //   and store version already have an entry before the body parser and the router run: only the
 //   route handler that made the entry could have answered it, with these same bytes.
-// - a large body gets one gzip copy per entry (made off the main thread), sent to clients that
-//   accept gzip (browsers, fetch, curl --compressed); every other client gets the plain bytes.
+// - a large body gets one gzip copy per entry, made off the main thread when a client first asks
+//   for it and sent to every client that accepts gzip (browsers, fetch, curl --compressed); every
+//   other client gets the plain bytes.
 import type { Context, Next } from 'koa';
 import { gzip } from 'node:zlib';
 import { accessOf } from './auth.js';
@@ -23,8 +24,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface Entry {
   body: Buffer;
-  /** The gzip copy (null: the body is small, or compressing it failed). */
-  gzipped: Promise<Buffer | null> | null;
+  /** Whether the body is large enough for a gzip copy. */
+  compressible: boolean;
+  /** The gzip copy, made for the first client that asks (null inside: compressing failed). */
+  gzipped?: Promise<Buffer | null>;
 }
 
 function compress(body: Buffer): Promise<Buffer | null> {
@@ -62,7 +65,7 @@ export class ResponseCache {
     let entry = this.entries.get(key);
     if (!entry) {
       const body = Buffer.from(JSON.stringify(await build()));
-      entry = { body, gzipped: body.length >= GZIP_MIN_BYTES ? compress(body) : null };
+      entry = { body, compressible: body.length >= GZIP_MIN_BYTES };
       if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
       this.entries.set(key, entry);
     }
@@ -84,7 +87,7 @@ export class ResponseCache {
   private send(ctx: Context, entry: Entry): Promise<void> | void {
     // the type first: Koa then skips looking one up for a Buffer body
     ctx.set('Content-Type', JSON_TYPE);
-    if (entry.gzipped === null) {
+    if (!entry.compressible) {
       ctx.body = entry.body;
       return;
     }
@@ -93,7 +96,7 @@ export class ResponseCache {
       ctx.body = entry.body;
       return;
     }
-    return entry.gzipped.then((gzipped) => {
+    return (entry.gzipped ??= compress(entry.body)).then((gzipped) => {
       if (gzipped === null) {
         ctx.body = entry.body;
         return;
