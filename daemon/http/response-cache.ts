@@ -95,6 +95,7 @@ export class ResponseCache {
   answerCached(): (ctx: Context, next: Next) => Promise<void> | void {
     return (ctx, next) => {
       if (this.entries.size === 0 || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+      if (ctx.state.access === undefined) return next(); // an open path (health): no key, nothing cached for it
       const entry = this.entries.get(this.keyOf(ctx));
       return entry === undefined ? next() : this.send(ctx, entry);
     };

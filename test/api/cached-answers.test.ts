@@ -101,6 +101,8 @@ describe('cached answers', () => {
     await t.admin.revokeKey(key.id);
     expect((await rawGet(t.url, path, { authorization: `Bearer ${short}` })).status).to.equal(401);
     expect((await rawGet(t.url, path, {})).status).to.equal(401);
+    // the open health path still answers without a key while answers are cached
+    expect((await rawGet(t.url, '/api/health', {})).status).to.equal(200);
 
     await t.admin.patchService(serviceA, { name: 'renamed-app' });
     const after = await rawGet(t.url, path, { authorization: `Bearer ${token}` });
