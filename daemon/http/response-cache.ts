@@ -10,7 +10,6 @@
 //   for it and sent to every client that accepts gzip (browsers, fetch, curl --compressed); every
 //   other client gets the plain bytes.
 import type { Context, Next } from 'koa';
-import { gzip } from 'node:zlib';
 import { accessOf } from './auth.js';
 
 /** Bodies at least this long get a gzip copy (smaller ones fit a packet or two as they are). */
@@ -32,7 +31,9 @@ interface Entry {
   gzipped?: Promise<Buffer | null>;
 }
 
-function compress(body: Buffer): Promise<Buffer | null> {
+/** zlib loads with the first answer that gets compressed: an idle daemon does not keep it. */
+async function compress(body: Buffer): Promise<Buffer | null> {
+  const { gzip } = await import('node:zlib');
   return new Promise((resolve) => gzip(body, { level: GZIP_LEVEL }, (err, out) => resolve(err ? null : out)));
 }
 
