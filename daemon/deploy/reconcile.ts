@@ -41,7 +41,26 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
   }
 
   const live = new Set<string>();
-  await eachBounded(await d.store.deployments.listByStatus(['running']), ADOPT_AT_ONCE, (dep) => adopt(d, dep, live));
+  for (const dep of await d.store.deployments.listByStatus(['running'])) {
+    const service = await d.store.services.get(dep.serviceId);
+    let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
+    // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
+    if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(d, service, dep);
+    if (!service || !state || !state.running) {
+      d.buildLogs.append(dep.id, dep.id, 'The container of this deployment was gone or stopped when the daemon started', 'stderr');
+      await setStatus(d, dep, 'failed', {});
+      await markServiceAfterFailure(d, dep.serviceId);
+      continue;
+    }
+    live.add(dep.containerId!);
+    const port = service.internalPort !== null ? await publishedPort(d.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
+    // Adopted as it runs: Caddy keeps routing to it (the start-up sync loads only what differs).
+    if (port !== null && port !== dep.upstreamPort) await d.store.deployments.update(dep.id, { upstreamPort: port });
+    // reachable is checked, not assumed: the adopted container must answer now
+    const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
+    await setServiceState(d, service.id, { status: 'active', reachable: answering });
+    await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
+  }
 
   for (const c of await listOwnedContainers(d.docker, d.own, {})) {
     if (live.has(c.id) || (await stillWanted(d, c.labels[LABEL_DEPLOYMENT]))) continue;
@@ -49,53 +68,6 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
     if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
   }
   await removeLeftovers(d);
-}
-
-/**
- * Live deployments adopted at once. Each adoption waits on the Engine (inspect, published port, log
- * attach) and on a health probe of up to 5 s, and the API listens only after reconciliation: one
- * by one, a server with many live services started seconds later.
- */
-const ADOPT_AT_ONCE = 8;
-
-/** `fn` over `items`, at most `limit` at a time; after a failure no new item starts, and the first error is thrown once all have settled. */
-async function eachBounded<T>(items: readonly T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  let failed = false;
-  const worker = async () => {
-    while (!failed && next < items.length) {
-      const item = items[next++]!;
-      await fn(item).catch((err: unknown) => {
-        failed = true;
-        throw err;
-      });
-    }
-  };
-  const results = await Promise.allSettled(Array.from({ length: Math.min(limit, items.length) }, worker));
-  const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (rejected) throw rejected.reason;
-}
-
-/** A running deployment's container, adopted as it runs (its id added to `live`), or the deployment failed when its container is gone. */
-async function adopt(d: DeployDeps, dep: DeploymentRecord, live: Set<string>): Promise<void> {
-  const service = await d.store.services.get(dep.serviceId);
-  let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
-  // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
-  if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(d, service, dep);
-  if (!service || !state || !state.running) {
-    d.buildLogs.append(dep.id, dep.id, 'The container of this deployment was gone or stopped when the daemon started', 'stderr');
-    await setStatus(d, dep, 'failed', {});
-    await markServiceAfterFailure(d, dep.serviceId);
-    return;
-  }
-  live.add(dep.containerId!);
-  const port = service.internalPort !== null ? await publishedPort(d.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
-  // Adopted as it runs: Caddy keeps routing to it (the start-up sync loads only what differs).
-  if (port !== null && port !== dep.upstreamPort) await d.store.deployments.update(dep.id, { upstreamPort: port });
-  // reachable is checked, not assumed: the adopted container must answer now
-  const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
-  await setServiceState(d, service.id, { status: 'active', reachable: answering });
-  await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
 }
 
 /** A deployment started or gone live after this reconciliation began (it may run while the API serves). */
