@@ -1,5 +1,5 @@
 // createApp(deps): the Koa app. Middleware order is the request lifecycle: error funnel, health
-// (no key), auth, body parsing with limits, routes. Every route module has one shape
+// (no key), auth, cached reads, body parsing with limits, routes. Every route module has one shape
 // (route-module.ts) and is registered from the lists below.
 import Koa from 'koa';
 import Router from '@koa/router';
@@ -9,7 +9,7 @@ import { serveConsole } from './console.js';
 import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
-import { indexRoutes } from './route-index.js';
+import { indexRoutes, routesIfMatchable } from './route-index.js';
 import { errorFunnel, type Logger } from './errors.js';
 import type { AppServices, HookBase, RouteModule } from './route-module.js';
 import { aiRoutes } from './routes/ai.js';
@@ -78,9 +78,10 @@ export function createApp(deps: AppDeps): Koa {
   const app = new Koa();
   app.silent = true; // the funnel logs what matters; Koa's default handler would print 4xx noise
 
+  const cache = new ResponseCache(deps.storeVersion);
   const services: AppServices = {
     core: deps.core,
-    cache: new ResponseCache(deps.storeVersion),
+    cache,
     sse: deps.sse,
     pingMs: deps.pingMs,
     hookBase: deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`),
@@ -96,9 +97,10 @@ export function createApp(deps: AppDeps): Koa {
 
   app.use(errorFunnel(deps.log));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
-  app.use(open.routes());
+  app.use(routesIfMatchable(open));
   const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);
   app.use(sessionLayer(deps.core.sessions, deps.sse, bearer, [HEALTH_PATH]));
+  app.use(cache.answerCached()); // a read already built for this key scope and store version
   app.use(jsonBody(deps.bodyLimit ?? '1mb'));
   app.use(api.routes());
   app.use(api.allowedMethods({ throw: true }));

@@ -10,7 +10,7 @@ export function authenticate(keys: KeyService, openPaths: readonly string[]) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const key = await keys.authenticate(match?.[1]);
     ctx.state.access = new Access(key);
-    await next();
+    return next();
   };
 }
 

@@ -47,7 +47,8 @@ function secure(ctx: Context): void {
 /** Serves `dir` for non-/api GET and HEAD requests; everything else goes on to the API. */
 export function serveConsole(dir: string) {
   const root = normalize(dir) + sep;
-  return async (ctx: Context, next: Next) => {
+  // not async: nothing here waits, and an API request goes on without an extra promise
+  return (ctx: Context, next: Next) => {
     if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || ctx.path === '/api' || ctx.path.startsWith('/api/')) return next();
     secure(ctx);
     const index = join(root, 'index.html');

@@ -7,6 +7,7 @@
 // before. Layers with anything else in their path (wildcards, optional parts, regexps) are always
 // handed over.
 import type Router from '@koa/router';
+import type { Context, Middleware, Next } from 'koa';
 
 interface Layer {
   path: string | RegExp;
@@ -63,5 +64,19 @@ export function indexRoutes(router: Router): void {
     } finally {
       this.stack = all;
     }
+  };
+}
+
+/**
+ * The router's middleware, skipped (straight to `next`) for a request no route of it can match by
+ * path: for a router of a few routes under one prefix (the open webhook router), most requests
+ * then never enter it. Call it once every route is registered.
+ */
+export function routesIfMatchable(router: Router): Middleware {
+  const gates = (router as unknown as { stack: Layer[] }).stack.map(gateOf);
+  const routes = router.routes() as unknown as Middleware;
+  return (ctx: Context, next: Next) => {
+    const lower = ctx.path.toLowerCase();
+    return gates.some((gate) => canMatch(gate, lower)) ? routes(ctx, next) : next();
   };
 }

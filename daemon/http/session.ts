@@ -68,8 +68,14 @@ function isSessionExchange(ctx: Context): boolean {
  * and ends a revoked key's streams. Bearer requests pass untouched to `bearer`.
  */
 export function sessionLayer(sessions: SessionService, streams: SseStreams, bearer: (ctx: Context, next: Next) => Promise<void>, openPaths: readonly string[]) {
-  return async (ctx: Context, next: Next) => {
+  return (ctx: Context, next: Next): Promise<void> => {
     if (ctx.method === 'GET' && openPaths.includes(ctx.path)) return next(); // health answers whatever cookie comes along
+    // A read with a Bearer header: no cookie is looked at, no session exchange, no revocation.
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.get('authorization')) return bearer(ctx, next);
+    return cookieOrBearer(ctx, next);
+  };
+
+  async function cookieOrBearer(ctx: Context, next: Next): Promise<void> {
     const cookie = ctx.get('authorization') ? null : readCookie(ctx);
     if (cookie !== null || isSessionExchange(ctx)) {
       if (!sameOrigin(ctx)) throw new Forbidden('cross-site request refused: the console only accepts requests from its own origin');
@@ -90,7 +96,7 @@ export function sessionLayer(sessions: SessionService, streams: SseStreams, bear
     // Revocation through the API: that key's open streams end now (its sessions went with the key).
     const revoked = ctx.method === 'DELETE' && ctx.status === 200 ? KEY_PATH.exec(ctx.path) : null;
     if (revoked) streams.closeKey(revoked[1]!);
-  };
+  }
 }
 
 /** POST, GET and DELETE /api/session (a route module like those in routes/). */
