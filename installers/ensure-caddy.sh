@@ -33,13 +33,15 @@ if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
   systemctl restart caddy.service
 else
   listen="${admin#*://}"
-  # a fixed place: the autosave written next to it survives reboots ($XDG_CONFIG_HOME/caddy/autosave.json)
-  confdir="${XDG_CONFIG_HOME:-${HOME:-/root}/.config}/caddy"
-  mkdir -p "$confdir"
-  conf="$confdir/berth-admin.json"
+  # Caddy's own state in Berth's data dir, a fixed place whose autosave survives reboots and only
+  # ever holds what Berth loaded: with the user's ~/.config/caddy, `--resume` would start from
+  # whatever another Caddy on the machine saved last (another admin address: Berth locked out)
+  home="${BERTH_DATA_DIR:-/var/lib/berth}/caddy"
+  mkdir -p "$home/config/caddy" "$home/data"
+  conf="$home/config/caddy/berth-admin.json"
   printf '{"admin":{"listen":"%s"}}\n' "$listen" > "$conf"
-  log "starting caddy --resume with its admin API on $listen (log: /var/log/berth-caddy.log)"
-  (setsid caddy run --resume --config "$conf" >>/var/log/berth-caddy.log 2>&1 &)
+  log "starting caddy --resume with its admin API on $listen, its state in $home (log: /var/log/berth-caddy.log)"
+  (XDG_CONFIG_HOME="$home/config" XDG_DATA_HOME="$home/data" setsid caddy run --resume --config "$conf" >>/var/log/berth-caddy.log 2>&1 &)
 fi
 for _ in $(seq 1 40); do answers && exit 0; sleep 0.25; done
 log "ERROR: Caddy did not come up at $admin; see /var/log/berth-caddy.log. No app's host port or domain answers until it runs (Berth re-applies its routes when Caddy answers)"

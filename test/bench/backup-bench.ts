@@ -6,22 +6,19 @@
 // would by hand; (b) POST /database/backups and poll until it has succeeded. Order alternates.
 // Prints each time, the ratio b/a (target <= 1.10), and the peak RSS during each backup (target:
 // no growth with the database's size).
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
-import { requireDatabaseImages } from '../helpers/databases.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
+import type { BerthClient } from '../../shared/client.js';
+import { deployPostgres, sleep, startBenchDaemon, type BenchDaemon } from './bench-daemon.js';
 
 const TARGET_RATIO = 1.1;
 const STEPS_ROWS = [2_500_000, 5_000_000]; // ~0.5 GB and ~1.05 GB of table data (about 200 bytes a row)
+/** Where the plain pg_dump writes its file. */
 const tmp = mkdtempSync(join(tmpdir(), 'berth-backup-bench-'));
-const secret = `bench-${Date.now()}-0123456789abcdef`;
-const port = 46997;
-const client = new BerthClient(`http://127.0.0.1:${port}`, secret);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let daemon: ChildProcess | null = null;
+let daemon: BenchDaemon | null = null;
+let client: BerthClient;
 
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
@@ -29,7 +26,7 @@ function rssMb(pid: number): number {
 }
 
 async function timeBerth(serviceId: string): Promise<{ ms: number; peakMb: number; bytes: number }> {
-  const pid = daemon!.pid!;
+  const pid = daemon!.child.pid!;
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
   const t0 = performance.now();
@@ -67,30 +64,10 @@ function timePlain(container: string): Promise<{ ms: number; bytes: number }> {
 }
 
 async function main(): Promise<void> {
-  const images = requireDatabaseImages();
-  daemon = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-    env: { ...process.env, ...images, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: tmp, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: '47500-47599', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' },
-    stdio: 'ignore',
-  });
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok) break;
-    if (i > 300) throw new Error('the daemon did not start');
-    await sleep(100);
-  }
-  const { project } = await client.createProject({ name: 'backup-bench' });
-  const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
-  const { deployment } = await client.deploy(service.id);
-  let container: string;
-  for (;;) {
-    const d = (await client.listDeployments(service.id)).deployments.find((x) => x.id === deployment.id)!;
-    if (d.status === 'failed') throw new Error('the database did not deploy');
-    if (d.status === 'running') {
-      container = d.containerName!;
-      break;
-    }
-    await sleep(500);
-  }
-  const idleMb = rssMb(daemon.pid!);
+  daemon = await startBenchDaemon('backup-bench', 46997, '47500-47599');
+  client = daemon.client;
+  const { project, service, container } = await deployPostgres(client, 'backup-bench');
+  const idleMb = rssMb(daemon.child.pid!);
   console.log(`daemon idle RSS ${idleMb.toFixed(0)} MB`);
   let rows = 0;
   const results: string[] = [];
@@ -133,6 +110,6 @@ main()
     process.exitCode = 1;
   })
   .finally(() => {
-    daemon?.kill('SIGTERM');
-    setTimeout(() => rmSync(tmp, { recursive: true, force: true }), 2000);
+    daemon?.stop();
+    rmSync(tmp, { recursive: true, force: true });
   });

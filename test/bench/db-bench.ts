@@ -5,26 +5,16 @@
 // through the API). Times are the median of several requests after a warm-up, each a whole
 // GET .../database/rows (the daemon opens a connection per request, as it does for every client).
 // Prints each time with PASS/MISS against 50 ms; deletes the project (service, volume) at the end.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
+import { spawnSync } from 'node:child_process';
 import type { DatabaseRowsPage } from '../../shared/types.js';
-import { requireDatabaseImages } from '../helpers/databases.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
+import { deployPostgres, startBenchDaemon, type BenchDaemon } from './bench-daemon.js';
 
 const ROWS = 10_000_000;
 const DEPTH = 5_000_000;
 const LIMIT = 50;
 const TARGET_MS = 50;
 const REPEAT = 7;
-const tmp = mkdtempSync(join(tmpdir(), 'berth-db-bench-'));
-const secret = `bench-${Date.now()}-0123456789abcdef`;
-const port = 46995;
-const client = new BerthClient(`http://127.0.0.1:${port}`, secret);
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-let daemon: ChildProcess | null = null;
+let daemon: BenchDaemon | null = null;
 
 async function timed(what: string, read: () => Promise<DatabaseRowsPage>, firstId: number): Promise<string> {
   const page = await read(); // warm-up, and a check that the page is the one we mean
@@ -43,30 +33,10 @@ async function timed(what: string, read: () => Promise<DatabaseRowsPage>, firstI
 }
 
 async function main(): Promise<void> {
-  const images = requireDatabaseImages();
-  daemon = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-    env: { ...process.env, ...images, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: tmp, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: '47400-47499', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' },
-    stdio: 'ignore',
-  });
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok) break;
-    if (i > 300) throw new Error('the daemon did not start');
-    await sleep(100);
-  }
-  const { project } = await client.createProject({ name: 'db-bench' });
+  daemon = await startBenchDaemon('db-bench', 46995, '47400-47499');
+  const { client } = daemon;
+  const { project, service, container } = await deployPostgres(client, 'db-bench');
   try {
-    const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
-    const { deployment } = await client.deploy(service.id);
-    let container = '';
-    for (;;) {
-      const d = (await client.listDeployments(service.id)).deployments.find((x) => x.id === deployment.id)!;
-      if (d.status === 'failed') throw new Error('the database did not deploy');
-      if (d.status === 'running') {
-        container = d.containerName!;
-        break;
-      }
-      await sleep(500);
-    }
     console.log(`filling a ${ROWS}-row table through psql in ${container}...`);
     const t0 = performance.now();
     const sql = `CREATE TABLE big (id bigint PRIMARY KEY, name text NOT NULL, n integer NOT NULL);
@@ -98,7 +68,4 @@ main()
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(() => {
-    daemon?.kill('SIGTERM');
-    setTimeout(() => rmSync(tmp, { recursive: true, force: true }), 2000);
-  });
+  .finally(() => daemon?.stop());
