@@ -101,6 +101,9 @@ export async function routingFromStore(
   return { routes, hostPorts };
 }
 
+/** How long a check leaves a configuration Caddy refused alone (an address freed meanwhile is retried then). */
+const REFUSED_RETRY_MS = 5 * 60_000;
+
 export class CaddyProxy implements ProxyPort {
   private queue: Promise<unknown> = Promise.resolve();
   private next: Promise<LoadOutcome> | null = null;
@@ -111,6 +114,13 @@ export class CaddyProxy implements ProxyPort {
   private ahead = new Map<string, number>();
   private stopped = false;
   private warnedUnreachable = false;
+  /**
+   * The configuration Caddy last refused, and when. A check (the watch, start-up) does not load it
+   * again until the store changes it or REFUSED_RETRY_MS pass: Caddy stops and restarts its servers
+   * for every load it then rolls back, so re-sending a refused config every 15 s made the servers
+   * flap, briefly answering with the refused routes.
+   */
+  private lastRefused: { json: string; at: number } | null = null;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
 
@@ -223,10 +233,18 @@ export class CaddyProxy implements ProxyPort {
         this.reachable();
         return { state: 'unchanged', result: { ok: true, detail: 'Caddy already runs this configuration' } };
       }
-      const res = await adminRequest(`${this.o.adminUrl}/load`, 'POST', this.timeoutMs, JSON.stringify(config));
+      const json = JSON.stringify(config);
+      if (!force && this.lastRefused?.json === json && Date.now() - this.lastRefused.at < REFUSED_RETRY_MS) {
+        return { state: 'refused', result: { ok: false, detail: 'Caddy refused this configuration; the previous configuration stays in force until the routing changes' } };
+      }
+      const res = await adminRequest(`${this.o.adminUrl}/load`, 'POST', this.timeoutMs, json);
       const text = res.text;
       this.reachable();
-      if (res.status >= 200 && res.status <= 299) return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
+      if (res.status >= 200 && res.status <= 299) {
+        this.lastRefused = null;
+        return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
+      }
+      this.lastRefused = { json, at: Date.now() };
       return { state: 'refused', result: { ok: false, detail: `Caddy refused the configuration (${res.status}); the previous configuration stays in force: ${caddyError(text)}` } };
     } catch (err) {
       return this.unreachableOutcome(err);
