@@ -12,6 +12,7 @@ import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import type { ServiceRecord } from '../core/records.js';
 import { adminRequest } from './admin-http.js';
+import { firstAddressInUse, listenAddresses } from './listen-check.js';
 import { caddyConfig, type HostPortRoute, withApiTlsListener, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export interface CaddyProxyOptions {
@@ -121,6 +122,8 @@ export class CaddyProxy implements ProxyPort {
    * flap, briefly answering with the refused routes.
    */
   private lastRefused: { json: string; at: number } | null = null;
+  /** The addresses Caddy's HTTP servers listen on now, as last loaded or read; null when unknown. */
+  private held: Set<string> | null = null;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
 
@@ -215,13 +218,15 @@ export class CaddyProxy implements ProxyPort {
     // A check reads what Caddy runs first: while Caddy is down (a retry every few seconds) the
     // whole configuration is not built for nothing.
     let running: unknown;
-    if (!force) {
+    if (!force || this.held === null) {
       try {
         running = await this.running();
       } catch (err) {
         return this.unreachableOutcome(err);
       }
+      this.held = new Set(listenAddresses(running));
     }
+    const held = this.held!;
     let config: Record<string, unknown>;
     try {
       config = await this.desired();
@@ -237,10 +242,19 @@ export class CaddyProxy implements ProxyPort {
       if (!force && this.lastRefused?.json === json && Date.now() - this.lastRefused.at < REFUSED_RETRY_MS) {
         return { state: 'refused', result: { ok: false, detail: 'Caddy refused this configuration; the previous configuration stays in force until the routing changes' } };
       }
+      const addresses = listenAddresses(config);
+      const taken = await firstAddressInUse(addresses.filter((a) => !held.has(a)));
+      if (taken !== null) {
+        return {
+          state: 'refused',
+          result: { ok: false, detail: `Caddy cannot listen on ${taken}: address already in use by another program; the configuration was not sent, and the previous configuration stays in force` },
+        };
+      }
       const res = await adminRequest(`${this.o.adminUrl}/load`, 'POST', this.timeoutMs, json);
       const text = res.text;
       this.reachable();
       if (res.status >= 200 && res.status <= 299) {
+        this.held = new Set(addresses);
         this.lastRefused = null;
         return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
       }
@@ -252,6 +266,7 @@ export class CaddyProxy implements ProxyPort {
   }
 
   private unreachableOutcome(err: unknown): LoadOutcome {
+    this.held = null; // a Caddy that comes back may have restarted empty
     this.unreachable(err);
     return {
       state: 'unreachable',

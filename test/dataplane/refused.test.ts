@@ -1,6 +1,7 @@
-// A host port another program holds: Caddy refuses the configuration that would listen on it, so
-// the deployment fails with Caddy's reason, its container is removed, and Caddy keeps running what
-// it ran; once the port is free, the next deployment goes live.
+// A host port another program holds: the configuration that would make Caddy listen on it is not
+// sent (Caddy 2.6 would keep a refused configuration's servers answering), so the deployment fails
+// naming the address, its container is removed, and Caddy keeps running what it ran; once the port
+// is free, the next deployment goes live.
 import { expect } from 'chai';
 import { createServer, type Server } from 'node:net';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -39,7 +40,7 @@ describe('a host port Caddy cannot listen on', function () {
       const { deployment } = await t.admin.deploy(service.id);
       await waitForDeployment(t.admin, service.id, deployment.id, ['failed']);
       const { logs } = await t.admin.deploymentLogs(deployment.id);
-      expect(logs.map((l) => l.line).join('\n')).to.match(/the new container could not be routed: Caddy refused the configuration \(400\).*address already in use/);
+      expect(logs.map((l) => l.line).join('\n')).to.match(new RegExp(`the new container could not be routed: Caddy cannot listen on 127\\.0\\.0\\.1:${service.hostPort}: address already in use by another program; the configuration was not sent`));
       expect(containersWithLabel(`dev.berth.deployment=${deployment.id}`)).to.deep.equal([]);
       expect(await t.caddy!.config()).to.deep.equal(before);
     } finally {

@@ -184,9 +184,9 @@ describe('routing through Caddy', function () {
     expect(after).to.include({ status: 404 });
   });
 
-  it('a configuration Caddy refuses is reported with its reason, and the previous routing stays in force', async () => {
+  it('a configuration Caddy could not listen for is not sent, its reason is reported, and every connection keeps the previous routing', async () => {
     // Caddy in HTTP mode leaves the HTTPS address free; something else takes it, so switching to
-    // HTTPS cannot bind it and Caddy refuses the whole load.
+    // HTTPS cannot bind it: Berth finds the address taken and sends nothing (Caddy would refuse the load).
     const squatter: Server = createServer();
     await new Promise<void>((resolve) => squatter.listen(httpsPort, '127.0.0.1', resolve));
     try {
@@ -194,9 +194,13 @@ describe('routing through Caddy', function () {
       const refused = `${uniq('refused')}.berth.test`;
       const { proxy } = await t.admin.addDomain(service.id, refused);
       expect(proxy.ok).to.equal(false);
-      expect(proxy.detail).to.match(/^Caddy refused the configuration \(400\); the previous configuration stays in force: .*address already in use/);
-      expect(answers(await viaCaddy('http', httpPort, hostname), current), 'the previous HTTP routing still answers').to.equal(true);
-      expect(await viaCaddy('http', httpPort, refused)).to.include({ status: 404 });
+      expect(proxy.detail).to.match(new RegExp(`^Caddy cannot listen on 127\\.0\\.0\\.1:${httpsPort}: address already in use by another program; the configuration was not sent, and the previous configuration stays in force$`));
+      // Caddy 2.6 keeps serving a refused configuration's servers beside the previous ones (about
+      // half the connections), so one answer proves nothing: every one of 20 must be the previous routing.
+      for (let i = 0; i < 20; i++) {
+        expect(answers(await viaCaddy('http', httpPort, hostname), current), 'the previous HTTP routing still answers').to.equal(true);
+        expect(await viaCaddy('http', httpPort, refused), `request ${i + 1} for the refused hostname`).to.include({ status: 404 });
+      }
     } finally {
       await new Promise((r) => squatter.close(r));
     }
