@@ -6,12 +6,15 @@ import { ConfigError, readConfig } from '../config.js';
 import { BerthError } from '../core/errors.js';
 import { systemClock } from '../core/clock.js';
 import { KeyService } from '../core/keys.js';
+import { keyView } from '../core/views.js';
 import { openDataDir } from '../runtime.js';
 
 const USAGE = `usage:
-  berth keys create --access read|write --projects all|ID,ID [--name NAME]
-  berth keys list
-  berth keys revoke ID
+  berth keys create --access read|write --projects all|ID,ID [--name NAME] [--json]
+  berth keys list [--json]
+  berth keys revoke ID [--json]
+--json prints what the API answers for keys: {key, token} for create, one key per line for list,
+{ok, id} for revoke.
 Environment: BERTH_DATA_DIR selects the data dir (default /var/lib/berth for root).`;
 
 function fail(message: string, code = 2): never {
@@ -29,24 +32,34 @@ async function main(argv: string[]): Promise<void> {
     if (command === 'create') {
       const { values } = parseArgs({
         args: rest,
-        options: { access: { type: 'string' }, projects: { type: 'string' }, name: { type: 'string' } },
+        options: { access: { type: 'string' }, projects: { type: 'string' }, name: { type: 'string' }, json: { type: 'boolean' } },
       });
       if (values.access !== 'read' && values.access !== 'write') fail('--access must be read or write');
       if (!values.projects) fail('--projects must be "all" or a comma-separated list of project ids');
       const projects = values.projects === 'all' ? 'all' : values.projects.split(',').map((p) => p.trim()).filter(Boolean);
       const { key, token } = await keys.create({ name: values.name, access: values.access, projects });
+      if (values.json) {
+        process.stdout.write(JSON.stringify({ key: keyView(key), token }) + '\n');
+        return;
+      }
       process.stderr.write(`created key ${key.id} (${key.access}, projects: ${key.projects === 'all' ? 'all' : key.projects.join(',')}); the secret is shown once:\n`);
       process.stdout.write(token + '\n');
     } else if (command === 'list') {
+      const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean' } } });
       for (const k of await keys.list()) {
+        if (values.json) {
+          process.stdout.write(JSON.stringify(keyView(k)) + '\n');
+          continue;
+        }
         const scope = k.projects === 'all' ? 'all' : k.projects.join(',');
         process.stdout.write(`${k.id}\t${k.access}\t${scope}\t${k.name}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\n`);
       }
     } else if (command === 'revoke') {
-      const id = rest[0];
-      if (!id) fail('usage: berth keys revoke ID');
+      const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
+      const id = positionals[0];
+      if (!id || positionals.length > 1) fail('usage: berth keys revoke ID [--json]');
       await keys.revoke(id);
-      process.stdout.write(`revoked ${id}\n`);
+      process.stdout.write(values.json ? JSON.stringify({ ok: true, id }) + '\n' : `revoked ${id}\n`);
     } else {
       fail(USAGE);
     }

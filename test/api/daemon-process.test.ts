@@ -127,6 +127,31 @@ describe('daemon process and CLI', function () {
     expect((await reader.request('GET', '/api/projects')).status).to.equal(401);
   });
 
+  it('berth keys --json prints what the API answers for keys: {key, token}, one key per line, {ok, id}', async () => {
+    const secret = 'cli-json-0123456789abcdef';
+    const url = await start({ BERTH_BOOTSTRAP_KEY: secret });
+    const admin = new BerthClient(url, secret);
+    const created = cli('keys', 'create', '--access', 'read', '--projects', 'all', '--name', 'ci', '--json');
+    expect(created.status, created.stderr).to.equal(0);
+    expect(created.stderr).to.equal('');
+    const { key, token } = JSON.parse(created.stdout) as { key: { id: string }; token: string };
+    const fromApi = (await admin.request('GET', '/api/keys')).body as { keys: { id: string }[] };
+    expect(key).to.deep.equal(fromApi.keys.find((k) => k.id === key.id));
+    expect((await new BerthClient(url, token).request('GET', '/api/projects')).status).to.equal(200);
+
+    const listed = cli('keys', 'list', '--json');
+    expect(listed.status, listed.stderr).to.equal(0);
+    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const nowFromApi = (await admin.request('GET', '/api/keys')).body as { keys: { id: string }[] };
+    expect(lines).to.deep.equal(nowFromApi.keys); // lastUsedAt included: the key was used above
+    expect(listed.stdout).not.to.include(token);
+
+    const revoked = cli('keys', 'revoke', key.id, '--json');
+    expect(revoked.status, revoked.stderr).to.equal(0);
+    expect(JSON.parse(revoked.stdout)).to.deep.equal({ ok: true, id: key.id });
+    expect((await new BerthClient(url, token).request('GET', '/api/projects')).status).to.equal(401);
+  });
+
   it('berth keys create scopes a key to listed projects', async () => {
     const secret = 'cli-scope-0123456789abcdef';
     const url = await start({ BERTH_BOOTSTRAP_KEY: secret });
