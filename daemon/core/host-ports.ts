@@ -9,13 +9,21 @@ export interface PortRange {
 
 export type PortProbe = (port: number) => Promise<boolean>;
 
-/** True when nothing listens on the port on any local address. */
-export const probeFree: PortProbe = (port) =>
-  new Promise((resolve) => {
+/**
+ * Listens on the address for an instant and lets it go: null when that worked, else the error code
+ * (EADDRINUSE: something listens there; EACCES, EADDRNOTAVAIL: this process may not or cannot).
+ * `host` undefined means every address, as Caddy's `:port`.
+ */
+export function tryListen(port: number, host: string | undefined): Promise<string | null> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', () => resolve(false));
-    srv.listen({ port, host: '0.0.0.0', exclusive: true }, () => srv.close(() => resolve(true)));
+    srv.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+    srv.listen({ port, host, exclusive: true }, () => srv.close(() => resolve(null)));
   });
+}
+
+/** True when nothing listens on the port on any local address. */
+export const probeFree: PortProbe = async (port) => (await tryListen(port, '0.0.0.0')) === null;
 
 export async function pickHostPort(range: PortRange, used: ReadonlySet<number>, probe: PortProbe): Promise<number | null> {
   for (let port = range.from; port <= range.to; port++) {

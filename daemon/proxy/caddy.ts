@@ -217,16 +217,17 @@ export class CaddyProxy implements ProxyPort {
   private async load(force: boolean): Promise<LoadOutcome> {
     // A check reads what Caddy runs first: while Caddy is down (a retry every few seconds) the
     // whole configuration is not built for nothing.
+    // A load also needs the addresses Caddy holds (listen-check.ts); a forced one reads them once.
     let running: unknown;
-    if (!force || this.held === null) {
+    let held = this.held;
+    if (!force || held === null) {
       try {
         running = await this.running();
       } catch (err) {
         return this.unreachableOutcome(err);
       }
-      this.held = new Set(listenAddresses(running));
+      held = this.held = new Set(listenAddresses(running));
     }
-    const held = this.held!;
     let config: Record<string, unknown>;
     try {
       config = await this.desired();

@@ -4,7 +4,7 @@
 // answering about half the connections with the refused routes, even after later good loads.
 // So before a load, Berth tries each address the new configuration listens on that Caddy does not
 // hold yet, and sends nothing when one is taken.
-import { createServer } from 'node:net';
+import { tryListen } from '../core/host-ports.js';
 
 /** Every address the configuration's HTTP servers listen on (Caddy's `host:port` / `:port` form). */
 export function listenAddresses(config: unknown): string[] {
@@ -36,12 +36,7 @@ export async function firstAddressInUse(addresses: readonly string[]): Promise<s
   for (const addr of addresses) {
     const at = parseListen(addr);
     if (!at) continue;
-    const code = await new Promise<string | null>((resolve) => {
-      const probe = createServer();
-      probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
-      probe.listen({ host: at.host, port: at.port, exclusive: true }, () => probe.close(() => resolve(null)));
-    });
-    if (code === 'EADDRINUSE') return addr;
+    if ((await tryListen(at.port, at.host)) === 'EADDRINUSE') return addr;
   }
   return null;
 }
