@@ -82,6 +82,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     httpsAddr: config.proxyHttpsAddr,
     apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
     log,
+    storeVersion: store.version,
   });
   const engine = new DockerDeploymentEngine(
     {

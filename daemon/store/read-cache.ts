@@ -5,8 +5,15 @@
 import { appendFileSync, statSync, truncateSync } from 'node:fs';
 import type { Store } from '../core/store.js';
 
-/** A repository method either only reads (memoised until the next write) or writes (never cached, always invalidating). */
-type MethodKind = 'read' | 'write';
+/**
+ * A repository method either only reads (memoised until the next write) or writes (never cached,
+ * always invalidating). A `bookkeeping` write changes only its own repository's rows in a way no
+ * other read and no cached answer depends on (a key's lastUsedAt): it drops that repository's
+ * memoised reads and leaves the rest, and the store version, as they are. Otherwise every key's
+ * once-a-minute touch would rebuild every cached answer (the 10,000-service list with it).
+ * A `fresh` read always goes to the database and neither keeps nor drops anything.
+ */
+type MethodKind = 'read' | 'write' | 'bookkeeping' | 'fresh';
 const REPOS = ['keys', 'projects', 'services', 'env', 'domains', 'deployments', 'settings'] as const;
 type CachedRepo = (typeof REPOS)[number];
 
@@ -16,7 +23,7 @@ type CachedRepo = (typeof REPOS)[number];
  * declared here, so nothing becomes cached (or uncached) by the accident of its name.
  */
 export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: MethodKind } } = {
-  keys: { list: 'read', get: 'read', findByTokenHash: 'read', bootstrapKeyIds: 'read', insert: 'write', touch: 'write', delete: 'write' },
+  keys: { list: 'read', get: 'read', findByTokenHash: 'read', bootstrapKeyIds: 'read', insert: 'write', touch: 'bookkeeping', delete: 'write' },
   projects: { list: 'read', get: 'read', getBySlug: 'read', slugs: 'read', insert: 'write', update: 'write', deleteCascade: 'write' },
   services: {
     list: 'read',
@@ -30,9 +37,10 @@ export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: Metho
   },
   env: { listByService: 'read', listByServices: 'read', upsert: 'write', delete: 'write' },
   domains: { listByServices: 'read', listAll: 'read', get: 'read', findByHostname: 'read', insert: 'write', update: 'write', delete: 'write' },
-  // listByStatus was never in the old name list, so it has always gone to the database and
-  // invalidated the cache; kept so (reconciliation and the queue want the rows as they are now).
-  deployments: { listByService: 'read', get: 'read', live: 'read', listByStatus: 'write', insert: 'write', update: 'write', setStatus: 'write' },
+  // listByStatus reads the rows as they are now (reconciliation, the queue, the reachability watch).
+  // It used to count as a write, so the watch's pass every 30 s started every cache over: with
+  // 10,000 services, a rebuilt list and a full Caddy comparison twice a minute for nothing.
+  deployments: { listByService: 'read', get: 'read', live: 'read', listByStatus: 'fresh', insert: 'write', update: 'write', setStatus: 'write' },
   settings: { get: 'read', getSealed: 'read', set: 'write', delete: 'write', setSealed: 'write' },
 };
 const MARKER_ROTATE_BYTES = 4096;
@@ -101,6 +109,16 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
             );
           }
           return hit;
+        };
+      } else if (kinds[method] === 'fresh') {
+        wrapped[method] = (...args: unknown[]) => fn.apply(repo, args);
+      } else if (kinds[method] === 'bookkeeping') {
+        wrapped[method] = async (...args: unknown[]) => {
+          try {
+            return await fn.apply(repo, args);
+          } finally {
+            for (const key of [...memo.keys()]) if (key.startsWith(`${name}.`)) memo.delete(key);
+          }
         };
       } else {
         wrapped[method] = async (...args: unknown[]) => {

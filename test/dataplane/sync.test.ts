@@ -41,4 +41,43 @@ describe("the daemon's sync with what Caddy runs", function () {
     expect(r.state).to.equal('loaded');
     expect(await t.caddy!.config()).to.deep.equal(await t.daemon.proxy.desired());
   });
+
+  describe('a check that finds nothing changed', () => {
+    let built = 0;
+    let desired: () => Promise<Record<string, unknown>>;
+    before(() => {
+      desired = t.daemon.proxy.desired.bind(t.daemon.proxy);
+      t.daemon.proxy.desired = () => ((built += 1), desired());
+    });
+    after(() => {
+      t.daemon.proxy.desired = desired;
+    });
+
+    async function confirmed(): Promise<void> {
+      await setSetting('httpsMode', 'http');
+      await t.daemon.proxy.apply();
+      expect((await t.daemon.proxy.sync()).state).to.equal('unchanged'); // the full comparison, remembered
+    }
+
+    it('is answered from Caddy\'s text alone: the desired configuration is not built again', async () => {
+      await confirmed();
+      built = 0;
+      expect((await t.daemon.proxy.sync()).state).to.equal('unchanged');
+      expect(built).to.equal(0);
+    });
+
+    it('still notices another configuration loaded into Caddy behind its back', async () => {
+      await confirmed();
+      await fetch(`${t.caddy!.adminUrl}/load`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ admin: { listen: `127.0.0.1:${t.caddy!.adminPort}` } }) });
+      expect((await t.daemon.proxy.sync()).state).to.equal('loaded');
+      expect(await t.caddy!.config()).to.deep.equal(await t.daemon.proxy.desired());
+    });
+
+    it('still notices a store change that was never applied', async () => {
+      await confirmed();
+      await setSetting('httpsMode', 'internal'); // straight into the store: no apply
+      expect((await t.daemon.proxy.sync()).state).to.equal('loaded');
+      expect(await t.caddy!.config()).to.deep.equal(await t.daemon.proxy.desired());
+    });
+  });
 });

@@ -36,12 +36,12 @@ describe('read cache: every repository method declared read or write', () => {
     }
   });
 
-  it('a read is memoised until a write; a write-kind method (listByStatus) starts the cache over', async () => {
+  it('a read is memoised until a write; a write starts the cache over', async () => {
     await store.projects.list();
     await store.projects.list();
     expect(store.cachedReads()).to.equal(1);
     const before = store.version();
-    await store.deployments.listByStatus(['queued']);
+    await store.projects.deleteCascade('no-such-project');
     expect(store.cachedReads()).to.equal(0);
     expect(store.version()).to.not.equal(before);
     await store.settings.get('x');
@@ -49,5 +49,28 @@ describe('read cache: every repository method declared read or write', () => {
     await store.settings.set('x', 'y', systemClock.now());
     expect(store.cachedReads()).to.equal(0);
     expect(await store.settings.get('x')).to.equal('y');
+  });
+
+  it('a fresh read (listByStatus) is never memoised and drops nothing', async () => {
+    await store.projects.list();
+    const before = store.version();
+    const cached = store.cachedReads();
+    expect(await store.deployments.listByStatus(['queued'])).to.deep.equal([]);
+    expect(store.cachedReads()).to.equal(cached);
+    expect(store.version()).to.equal(before);
+  });
+
+  it("a key's touch (bookkeeping) drops only the keys' memoised reads and leaves the version and other reads alone", async () => {
+    const at = systemClock.now();
+    await store.keys.insert({ id: 'k-touch', name: 'ci', access: 'read', projects: 'all', createdAt: at, lastUsedAt: null }, 'hash-touch');
+    expect((await store.keys.get('k-touch'))?.lastUsedAt).to.equal(null);
+    await store.projects.list();
+    expect(store.cachedReads()).to.equal(2);
+    const before = store.version();
+    const later = new Date(Date.parse(at) + 60_000).toISOString();
+    await store.keys.touch('k-touch', later);
+    expect(store.version()).to.equal(before);
+    expect(store.cachedReads()).to.equal(1); // the projects list is still memoised
+    expect((await store.keys.get('k-touch'))?.lastUsedAt).to.equal(later);
   });
 });
