@@ -6,7 +6,8 @@
 // Then the scale sweep: 100, 1,000 and 10,000 services seeded straight into the store
 // (seed-store.ts), each served by a fresh daemon routed through a real Caddy: start-up to healthy,
 // idle RSS, list and overview p99, and one /load into Caddy of the configuration
-// daemon/proxy/caddy-config.ts builds for that many domains; and how each grows.
+// daemon/proxy/caddy-config.ts builds for that many domains (the target), and again with a host-port
+// server for each web service as if all were live (informational); and how each grows.
 // `--no-sweep` runs only the first part, `--sweep-only` only the sweep.
 import autocannon, { type Result } from 'autocannon';
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { BerthClient, type CreateServiceInput } from '../../shared/client.js';
-import { caddyConfig, type ProxyRoute } from '../../daemon/proxy/caddy-config.js';
+import { caddyConfig, type HostPortRoute, type ProxyRoute } from '../../daemon/proxy/caddy-config.js';
 import { TestCaddy } from '../helpers/caddy.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { seedStore } from './seed-store.js';
@@ -214,6 +215,9 @@ interface SweepRow {
   loadedRss: number;
   caddyBuildMs: number;
   caddyLoadMs: number;
+  /** The same /load with a host-port server for every web service (8 of each 10). */
+  caddyLoadWithPortsMs: number | null;
+  hostPorts: number;
 }
 
 /**
@@ -260,10 +264,12 @@ async function measure(url: string, auth: Record<string, string>): Promise<Side>
  * One /load into Caddy of the configuration caddy-config.ts builds for `domains` hostnames, each
  * to its own upstream; the build (config and JSON) and the load are timed apart.
  */
-async function caddyLoad(caddy: TestCaddy, domains: number): Promise<{ buildMs: number; loadMs: number }> {
+async function caddyLoad(caddy: TestCaddy, domains: number, hostPortCount = 0): Promise<{ buildMs: number; loadMs: number }> {
   const t0 = performance.now();
   const routes: ProxyRoute[] = Array.from({ length: domains }, (_, i) => ({ hostname: `svc-${i}.load.example.com`, upstream: `127.0.0.1:${30000 + (i % 20000)}`, serviceId: `s${i}` }));
-  const config = caddyConfig({ routes, hostPorts: [], httpsMode: 'http', acmeEmail: null, httpAddr: `127.0.0.1:${caddy.httpPort}`, httpsAddr: `127.0.0.1:${caddy.httpsPort}`, adminListen: `127.0.0.1:${caddy.adminPort}` });
+  // host ports from BERTH_PORT_RANGE's default (20000-29999), below the kernel's ephemeral range
+  const hostPorts: HostPortRoute[] = Array.from({ length: hostPortCount }, (_, i) => ({ hostPort: 20000 + i, bindHost: '127.0.0.1', upstream: `127.0.0.1:${30000 + i}` }));
+  const config = caddyConfig({ routes, hostPorts, httpsMode: 'http', acmeEmail: null, httpAddr: `127.0.0.1:${caddy.httpPort}`, httpsAddr: `127.0.0.1:${caddy.httpsPort}`, adminListen: `127.0.0.1:${caddy.adminPort}` });
   const body = JSON.stringify(config);
   const t1 = performance.now();
   const res = await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body });
@@ -298,8 +304,13 @@ async function sweepOne(n: number, caddy: TestCaddy): Promise<SweepRow> {
   const loadedRss = rssMb(daemon.child.pid!);
   await stopChild(daemon.child);
   const { buildMs, loadMs } = await caddyLoad(caddy, n);
+  const hostPorts = Math.round(n * 0.8);
+  const withPorts = await caddyLoad(caddy, n, hostPorts).then(
+    (r) => r.loadMs,
+    (err: Error) => (console.log(`  (the load with ${hostPorts} host ports failed: ${err.message.slice(0, 200)})`), null),
+  );
   rmSync(dir, { recursive: true, force: true });
-  return { services: n, domains: seeded.domains, seedS, startupMs, idleRss, listBytes: list.body.length, list: listSide, overview, loadedRss, caddyBuildMs: buildMs, caddyLoadMs: loadMs };
+  return { services: n, domains: seeded.domains, seedS, startupMs, idleRss, listBytes: list.body.length, list: listSide, overview, loadedRss, caddyBuildMs: buildMs, caddyLoadMs: loadMs, caddyLoadWithPortsMs: withPorts, hostPorts };
 }
 
 function printTable(rows: string[][]): void {
@@ -316,9 +327,9 @@ async function sweep(): Promise<void> {
   } finally {
     await caddy.dispose();
   }
-  const rows = [['services', 'seed s', 'start-up ms', 'idle RSS MB', 'list bytes', 'list bytes sent', 'list req/s', 'list p99 ms', 'overview req/s', 'overview p99 ms', 'RSS after load MB', 'Caddy config ms', 'Caddy /load ms']];
+  const rows = [['services', 'seed s', 'start-up ms', 'idle RSS MB', 'list bytes', 'list bytes sent', 'list req/s', 'list p99 ms', 'overview req/s', 'overview p99 ms', 'RSS after load MB', 'Caddy config ms', 'Caddy /load ms', '+ host ports /load ms']];
   for (const r of results) {
-    rows.push([String(r.services), r.seedS.toFixed(1), r.startupMs.toFixed(0), r.idleRss.toFixed(1), String(r.listBytes), String(r.list.bytes ?? ''), r.list.rps.toFixed(0), r.list.p99.toFixed(1), r.overview.rps.toFixed(0), r.overview.p99.toFixed(1), r.loadedRss.toFixed(1), r.caddyBuildMs.toFixed(0), r.caddyLoadMs.toFixed(0)]);
+    rows.push([String(r.services), r.seedS.toFixed(1), r.startupMs.toFixed(0), r.idleRss.toFixed(1), String(r.listBytes), String(r.list.bytes ?? ''), r.list.rps.toFixed(0), r.list.p99.toFixed(1), r.overview.rps.toFixed(0), r.overview.p99.toFixed(1), r.loadedRss.toFixed(1), r.caddyBuildMs.toFixed(0), r.caddyLoadMs.toFixed(0), r.caddyLoadWithPortsMs === null ? 'failed' : `${r.caddyLoadWithPortsMs.toFixed(0)} (${r.hostPorts})`]);
   }
   printTable(rows);
   const first = results[0]!;
@@ -333,6 +344,9 @@ async function sweep(): Promise<void> {
   console.log(`  list p99 ${last.list.p99.toFixed(1)} ms for ${(last.listBytes / 1048576).toFixed(1)} MB per answer, ${((last.list.bytes ?? 0) / 1048576).toFixed(2)} MB sent gzipped (target < ${SWEEP_TARGET.p99Ms}) ${verdict(last.list.p99 < SWEEP_TARGET.p99Ms)}`);
   console.log(`  idle RSS ${last.idleRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.idleRss < SWEEP_TARGET.rssMb)}; after the load ${last.loadedRss.toFixed(1)} MB ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`);
   console.log(`  Caddy /load of ${last.services} domains ${last.caddyLoadMs.toFixed(0)} ms (target < ${SWEEP_TARGET.caddyLoadMs}) ${verdict(last.caddyLoadMs < SWEEP_TARGET.caddyLoadMs)}`);
+  // No target: what every deploy on such a server costs in Caddy once its web services are all
+  // live (one reverse proxy per host port, provisioned again on every load; see README).
+  if (last.caddyLoadWithPortsMs !== null) console.log(`  the same with a host-port server for each of ${last.hostPorts} web services: ${last.caddyLoadWithPortsMs.toFixed(0)} ms (informational)`);
 }
 
 function stopChild(child: ChildProcess): Promise<void> {
