@@ -255,11 +255,9 @@ export class CaddyProxy implements ProxyPort {
     let runningText = '';
     let held = this.held;
     if (!force || held === null) {
-      // read before the store, so that a store version read after it can only be newer
-      const inputs = this.inputs();
       try {
         runningText = await this.runningText();
-        if (!force && this.stillConfirmed(runningText) && inputs === this.inputs()) {
+        if (!force && this.stillConfirmed(runningText)) {
           this.reachable();
           return unchanged();
         }
@@ -269,6 +267,7 @@ export class CaddyProxy implements ProxyPort {
       }
       held = this.held = new Set(listenAddresses(running));
     }
+    // read before the store: a change while the config is built makes the next check a full one
     const inputs = this.inputs();
     let config: Record<string, unknown>;
     try {
