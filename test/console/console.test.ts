@@ -154,6 +154,10 @@ describe('web console in Chromium', function () {
     await page.getByRole('link', { name: hostname, exact: true }).waitFor();
     // the test daemon's own Caddy loads the route, and the console shows the proxy's answer
     await page.getByText(/Reverse proxy: routing updated/).waitFor();
+    // a toast can be dismissed at once instead of sitting over the page for its 4 s
+    const toast = page.getByRole('status').locator('.toast', { hasText: 'Domain added' });
+    await toast.getByRole('button', { name: 'Dismiss' }).click();
+    await toast.waitFor({ state: 'detached', timeout: 500 });
     await view('09-service-domains');
   });
 

@@ -1,4 +1,5 @@
-// Outcomes of actions, announced in a polite live region and shown briefly as toasts.
+// Outcomes of actions, announced in a polite live region and shown briefly as toasts (the newest
+// three; errors stay longer). Each can be dismissed at once, so none sits over a button in the way.
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
 
 interface Toast {
@@ -20,9 +21,10 @@ export function NotifyProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
   const push = useCallback((kind: Toast['kind'], text: string) => {
     const id = nextId++;
-    setToasts((ts) => [...ts.slice(-3), { id, kind, text }]);
+    setToasts((ts) => [...ts.slice(-2), { id, kind, text }]);
     setTimeout(() => setToasts((ts) => ts.filter((t) => t.id !== id)), kind === 'error' ? 8000 : 4000);
   }, []);
+  const dismiss = useCallback((id: number) => setToasts((ts) => ts.filter((t) => t.id !== id)), []);
   const api = useMemo(() => ({ ok: (t: string) => push('ok', t), error: (t: string) => push('error', t) }), [push]);
   return (
     <NotifyContext.Provider value={api}>
@@ -30,7 +32,10 @@ export function NotifyProvider({ children }: { children: ReactNode }) {
       <div className="toasts" role="status" aria-live="polite">
         {toasts.map((t) => (
           <div key={t.id} className={`toast toast-${t.kind}`}>
-            {t.text}
+            <span>{t.text}</span>
+            <button type="button" className="toast-close" aria-label="Dismiss" title="Dismiss" onClick={() => dismiss(t.id)}>
+              ×
+            </button>
           </div>
         ))}
       </div>
