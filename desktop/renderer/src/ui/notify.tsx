@@ -19,12 +19,15 @@ let nextId = 1;
 
 export function NotifyProvider({ children }: { children: ReactNode }) {
   const [toasts, setToasts] = useState<Toast[]>([]);
-  const push = useCallback((kind: Toast['kind'], text: string) => {
-    const id = nextId++;
-    setToasts((ts) => [...ts.slice(-2), { id, kind, text }]);
-    setTimeout(() => setToasts((ts) => ts.filter((t) => t.id !== id)), kind === 'error' ? 8000 : 4000);
-  }, []);
   const dismiss = useCallback((id: number) => setToasts((ts) => ts.filter((t) => t.id !== id)), []);
+  const push = useCallback(
+    (kind: Toast['kind'], text: string) => {
+      const id = nextId++;
+      setToasts((ts) => [...ts.slice(-2), { id, kind, text }]);
+      setTimeout(() => dismiss(id), kind === 'error' ? 8000 : 4000);
+    },
+    [dismiss],
+  );
   const api = useMemo(() => ({ ok: (t: string) => push('ok', t), error: (t: string) => push('error', t) }), [push]);
   return (
     <NotifyContext.Provider value={api}>
