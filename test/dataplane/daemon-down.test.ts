@@ -160,9 +160,10 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     await sleep(1000);
     const pollers = await load.stop();
     current = 'dataplane v2';
-    // the v1 container stops once Caddy's connections to it are gone (idle ones close after 3 s)
-    const running = () => docker('ps', '-q', '--filter', `label=dev.berth.service=${web.id}`).split('\n').filter(Boolean).length;
-    await until('the previous container to be retired', async () => running() === 1, 25_000, 250);
+    // the v1 container is stopped and removed once Caddy's connections to it are gone (idle ones
+    // close after 3 s); the next tests compare snapshots of every container, so wait for the removal
+    const containers = () => docker('ps', '-a', '-q', '--filter', `label=dev.berth.service=${web.id}`).split('\n').filter(Boolean).length;
+    await until('the previous container to be retired (removed)', async () => containers() === 1, 25_000, 250);
     expectNoFailures(pollers);
     const [domain, hostPort] = pollers;
     for (const p of [domain!, hostPort!]) {
