@@ -161,9 +161,10 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     const pollers = await load.stop();
     current = 'dataplane v2';
     // the v1 container is stopped and removed once Caddy's connections to it are gone (idle ones
-    // close after 3 s); the next tests compare snapshots of every container, so wait for the removal
+    // close after 3 s; 30 s of grace at most); the next tests compare snapshots of every
+    // container, so wait for the removal
     const containers = () => docker('ps', '-a', '-q', '--filter', `label=dev.berth.service=${web.id}`).split('\n').filter(Boolean).length;
-    await until('the previous container to be retired (removed)', async () => containers() === 1, 25_000, 250);
+    await until('the previous container to be retired (removed)', async () => containers() === 1, 40_000, 250);
     expectNoFailures(pollers);
     const [domain, hostPort] = pollers;
     for (const p of [domain!, hostPort!]) {
