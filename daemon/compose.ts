@@ -10,6 +10,7 @@ import { lazyS3Store } from './backups/lazy-s3-store.js';
 import { BackupScheduler } from './backups/schedule.js';
 import { backupTool, openAdapter } from './databases/engines.js';
 import { importPostgresUrl } from './databases/postgres/import.js';
+import { hostReachFacts } from './backups/source-reach.js';
 import { BuildPlanPreviewer } from './builder/autobuild/preview.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
@@ -140,6 +141,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     importTimeoutMs: config.importTimeoutMs,
     // ioredis loads only when a redis import runs
     importRedis: async (...args) => (await import('./databases/redis/import.js')).importRedisUrl(...args),
+    reach: hostReachFacts(docker),
     log,
     events: hub,
   });

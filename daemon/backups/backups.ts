@@ -11,13 +11,14 @@ import type { DatabaseEngine } from '../../shared/types.js';
 import type { Clock } from '../core/clock.js';
 import type { BackupEventStatus, EventSink } from '../core/events.js';
 import { Conflict, InvalidInput, NotFound } from '../core/errors.js';
-import type { BackupDownload, BackupJobs, BackupListing, RestoreResult, SettingsPatch } from '../core/ports/backup-jobs.js';
+import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from '../core/ports/backup-jobs.js';
 import { newId } from '../core/ids.js';
 import type { ServiceRecord } from '../core/records.js';
 import type { Store } from '../core/store.js';
 import { checksumOf, writeWhole } from './backup-file.js';
 import type { EngineBackupTool, ToolContext } from '../databases/backup-tool.js';
 import { maskedSourceLabel, parseSourceUrl } from './source-url.js';
+import { pinSourceAddress, type ReachFacts } from './source-reach.js';
 import {
   DEFAULT_KEEP,
   type BackupRecord,
@@ -43,7 +44,10 @@ export interface BackupsDeps {
   /** Points the host port at a database container that a restore restarted. */
   restarted(serviceId: string): Promise<void>;
   importPostgres(ctx: ToolContext, sourceUrl: string): Promise<void>;
-  importRedis(sourceUrl: string, target: { host: string; port: number; password: string }, log: (line: string) => void, signal: AbortSignal): Promise<unknown>;
+  /** `address`: connect there instead of resolving the URL's host (null: the host as given). */
+  importRedis(sourceUrl: string, address: string | null, target: { host: string; port: number; password: string }, log: (line: string) => void, signal: AbortSignal): Promise<unknown>;
+  /** What a redis import's source is checked against (this host's addresses, Docker's subnets, DNS). */
+  reach: ReachFacts;
   /** An import still running after this long is stopped and recorded `failed` (BERTH_IMPORT_TIMEOUT). */
   importTimeoutMs: number;
   log(message: string, err?: unknown): void;
@@ -222,12 +226,14 @@ export class BackupRunner implements BackupJobs {
     return this.d.store.backups.listImports(service.id);
   }
 
-  async startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
+  async startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string, reach: ImportReach): Promise<ImportRecord> {
     const engine = service.databaseEngine!;
     const wanted = source === 'postgres-url' ? ['postgres', 'timescale'] : ['redis'];
     if (!wanted.includes(engine)) throw new InvalidInput(`${source} imports into ${wanted.join(' or ')} services; this one runs ${engine}`);
-    parseSourceUrl(source, sourceUrl);
+    const url = parseSourceUrl(source, sourceUrl);
     const live = await this.requireLive(service);
+    // the redis import connects from the daemon, on the host; pg_dump runs in the tenant's container
+    const address = source === 'redis-url' ? await pinSourceAddress(url, reach, this.d.reach) : null;
     this.claim(service.id);
     const now = this.d.clock.now();
     const record: ImportRecord = {
@@ -249,11 +255,11 @@ export class BackupRunner implements BackupJobs {
       this.busy.delete(service.id);
       throw err;
     }
-    this.track(this.runImport(record, live, sourceUrl).finally(() => this.busy.delete(service.id)));
+    this.track(this.runImport(record, live, sourceUrl, address).finally(() => this.busy.delete(service.id)));
     return record;
   }
 
-  private async runImport(record: ImportRecord, live: LiveDb, sourceUrl: string): Promise<void> {
+  private async runImport(record: ImportRecord, live: LiveDb, sourceUrl: string, address: string | null): Promise<void> {
     const lines: string[] = [];
     let saving = Promise.resolve();
     const log = (line: string) => {
@@ -269,7 +275,7 @@ export class BackupRunner implements BackupJobs {
     try {
       log(`Importing from ${record.sourceLabel}`);
       if (record.source === 'postgres-url') await this.d.importPostgres({ ...this.context(live, () => undefined, log), signal }, sourceUrl);
-      else await this.d.importRedis(sourceUrl, { host: '127.0.0.1', port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, signal);
+      else await this.d.importRedis(sourceUrl, address, { host: '127.0.0.1', port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, signal);
       log('Import finished');
       await saving;
       await this.d.store.backups.updateImport(record.id, { status: 'succeeded', log: lines.slice(-IMPORT_LOG_LINES), finishedAt: this.d.clock.now() });

@@ -3,7 +3,7 @@
 // runner (daemon/backups/backups.ts, through the BackupJobs port) does the work.
 import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';
-import type { BackupDownload, BackupJobs, BackupListing, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
+import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
 import type { BackupRecord, BackupSettingsRecord, BackupStorage, ImportRecord, ImportSource } from './ports/backups-repo.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
@@ -49,7 +49,16 @@ export class Backups {
 
   async startImport(access: Access, serviceId: string, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
     access.requireWrite();
-    return this.jobs.startImport(await this.databaseService(access, serviceId), source, sourceUrl);
+    const service = await this.databaseService(access, serviceId);
+    return this.jobs.startImport(service, source, sourceUrl, await this.reachOf(access));
+  }
+
+  /** A key over selected projects reaches, on this host, only its own projects' databases. */
+  private async reachOf(access: Access): Promise<ImportReach> {
+    const projects = access.key.projects;
+    if (projects === 'all') return { anywhere: true };
+    const own = await this.store.services.list(projects);
+    return { anywhere: false, ownHostPorts: new Set(own.filter((s) => s.kind === 'database' && s.hostPort !== null).map((s) => s.hostPort!)) };
   }
 
   private async databaseService(access: Access, serviceId: string): Promise<ServiceRecord> {

@@ -2,9 +2,12 @@
 // (`redis://x/?path=/var/run/docker.sock`, libpq's `?host=/path`, a host that decodes to a path)
 // are refused with 400 and start nothing; and a source that accepts the connection and never
 // answers ends the import `failed` after BERTH_IMPORT_TIMEOUT (3 s here) instead of holding the
-// database's busy lock forever. Real database containers, through the API.
+// database's busy lock forever. A redis import connects from the daemon, on the host: a key over
+// selected projects reaches there only its own projects' databases, never another tenant's host
+// port or container. Real database containers, through the API.
 import { expect } from 'chai';
 import { createServer, type Server, type Socket } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import type { BerthClient } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
@@ -23,6 +26,11 @@ describe('hostile tenant: import URLs and stuck imports', function () {
   let projectId: string;
   let redis: Service;
   let postgres: Service;
+  /** A second redis of the hostile tenant's project, and another tenant's redis. */
+  let source: Service;
+  let sourceContainer: string;
+  let other: Service;
+  let otherContainer: string;
   let silent: Server;
   const held: Socket[] = [];
   const containers: string[] = [];
@@ -34,15 +42,20 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     t = await startTestDaemon({ ...images, BERTH_BUILD_CONCURRENCY: '2', BERTH_IMPORT_TIMEOUT: '3' });
     projectId = (await t.admin.createProject({ name: uniq('imports') })).project.id;
     hostile = await t.clientWith('write', [projectId]);
-    [redis, postgres] = await Promise.all(
-      (['redis', 'postgres'] as const).map(async (engine) => {
-        const { service } = await hostile.createService(projectId, { name: `${engine}-db`, repoFullName: `database:${engine}` });
-        const { deployment } = await hostile.deploy(service.id);
-        const done = await waitForDeployment(hostile, service.id, deployment.id, ['running', 'failed'], 600_000);
-        if (done.status !== 'running') throw new Error(`${engine} did not deploy`);
-        return service;
-      }),
-    ) as [Service, Service];
+    const otherProjectId = (await t.admin.createProject({ name: uniq('imports-other') })).project.id;
+    const database = async (client: BerthClient, project: string, engine: 'redis' | 'postgres', name: string): Promise<[Service, string]> => {
+      const { service } = await client.createService(project, { name, repoFullName: `database:${engine}` });
+      const { deployment } = await client.deploy(service.id);
+      const done = await waitForDeployment(client, service.id, deployment.id, ['running', 'failed'], 600_000);
+      if (done.status !== 'running') throw new Error(`${engine} did not deploy`);
+      return [(await client.overview(service.id)).service, done.containerName!];
+    };
+    [[redis], [postgres], [source, sourceContainer], [other, otherContainer]] = await Promise.all([
+      database(hostile, projectId, 'redis', 'redis-db'),
+      database(hostile, projectId, 'postgres', 'postgres-db'),
+      database(hostile, projectId, 'redis', 'redis-source'),
+      database(t.admin, otherProjectId, 'redis', 'other-tenant'),
+    ]);
     // Accepts connections and never says a word.
     silent = createServer((socket) => {
       held.push(socket);
@@ -50,6 +63,9 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   });
+  const redisPassword = (container: string) =>
+    docker('inspect', '-f', '{{range .Config.Env}}{{println .}}{{end}}', container).split('\n').find((l) => l.startsWith('REDIS_PASSWORD='))!.slice('REDIS_PASSWORD='.length);
+
   after(async () => {
     for (const s of held) s.destroy();
     silent?.close();
@@ -92,17 +108,63 @@ describe('hostile tenant: import URLs and stuck imports', function () {
   });
 
   it('still accepts user, password, host, port and database', async () => {
-    // Port 1 on loopback refuses: the import is accepted, then fails quickly; the lock is released.
-    const { result } = await hostile.importFrom(redis.id, 'redis-url', 'redis://default:secret@127.0.0.1:1/3');
+    // A wrong password for the tenant's own database: the import is accepted, then fails quickly; the lock is released.
+    const { result } = await hostile.importFrom(redis.id, 'redis-url', `redis://default:secret@127.0.0.1:${source.hostPort}/3`);
     const done = await until('the import to end', async () => (await hostile.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
     expect(done.status).to.equal('failed');
-    expect(done.sourceLabel).to.equal('redis://***@127.0.0.1:1/3');
+    expect(done.sourceLabel).to.equal(`redis://***@127.0.0.1:${source.hostPort}/3`);
+  });
+
+  it("a redis import cannot reach this host or its containers: another tenant's database by its host port or bridge address, loopback in any spelling, link-local (403, nothing changes)", async () => {
+    const port = other.hostPort!;
+    const password = redisPassword(otherContainer);
+    await t.admin.databaseQuery(other.id, 'SET secret-of-another-tenant x');
+    const bridge = docker('inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', otherContainer);
+    const lan = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const urls = [
+      `redis://default:${password}@127.0.0.1:${port}/0`,
+      `redis://default:${password}@localhost:${port}`,
+      `redis://default:${password}@[::1]:${port}`,
+      `redis://default:${password}@[::ffff:127.0.0.1]:${port}`,
+      `redis://default:${password}@0x7f.1:${port}`,
+      `redis://default:${password}@2130706433:${port}`,
+      `redis://default:${password}@0.0.0.0:${port}`,
+      `redis://default:${password}@${bridge}:6379`,
+      ...(lan ? [`redis://default:${password}@${lan}:${port}`] : []),
+      'redis://169.254.169.254:6379',
+    ];
+    const before = await snapshotStore(t.dataDir);
+    for (const url of urls) {
+      const err = await refusedWith(hostile.importFrom(redis.id, 'redis-url', url));
+      expect(err.status, url).to.equal(403);
+      expect(err.message, url).to.match(/imports only from another server/);
+      expect(err.message, 'the password is not echoed').not.to.include(password);
+    }
+    expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    const exists = async () => (await t.admin.databaseQuery(redis.id, 'EXISTS secret-of-another-tenant')).rows;
+    expect(await exists(), "the other tenant's key did not arrive").to.deep.equal([{ value: 0 }]);
+    // the server's owner (a key over all projects) still may, e.g. to move a database between projects
+    const { result } = await t.admin.importFrom(redis.id, 'redis-url', `redis://default:${password}@127.0.0.1:${port}/0`);
+    const done = await until('the owner\'s import to end', async () => (await t.admin.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
+    expect(done.status, JSON.stringify(done.log)).to.equal('succeeded');
+    expect(await exists()).to.deep.equal([{ value: 1 }]);
+    await t.admin.databaseQuery(redis.id, 'DEL secret-of-another-tenant');
+  });
+
+  it("a redis import from a database of the key's own projects on this host's host port works", async () => {
+    const password = redisPassword(sourceContainer);
+    await hostile.databaseQuery(source.id, 'SET moved along');
+    const { result } = await hostile.importFrom(redis.id, 'redis-url', `redis://default:${password}@127.0.0.1:${source.hostPort}/0`);
+    const done = await until('the import to end', async () => (await hostile.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
+    expect(done.status, JSON.stringify(done.log)).to.equal('succeeded');
+    expect((await hostile.databaseQuery(redis.id, 'GET moved')).rows).to.deep.equal([{ value: 'along' }]);
   });
 
   it('a redis source that accepts and never answers ends failed after the timeout, and frees the database', async () => {
     const port = (silent.address() as AddressInfo).port;
     const watch = watchDaemon(t.anonymous);
-    const { result } = await hostile.importFrom(redis.id, 'redis-url', `redis://127.0.0.1:${port}/0`);
+    // the silent server listens on this host's loopback, where only the server's owner may import from
+    const { result } = await t.admin.importFrom(redis.id, 'redis-url', `redis://127.0.0.1:${port}/0`);
     const done = await until('the import to end', async () => (await hostile.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
     expect((await watch.stop()).slowestHealthMs).to.be.below(1000);
     expect(done.status).to.equal('failed');

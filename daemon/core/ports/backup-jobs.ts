@@ -33,6 +33,12 @@ export interface BackupDownload {
   filename: string;
 }
 
+/**
+ * Where an import's source may be, for the key that starts it: anywhere for a key over all
+ * projects; else not this host, except the host ports of its own projects' databases.
+ */
+export type ImportReach = { anywhere: true } | { anywhere: false; ownHostPorts: ReadonlySet<number> };
+
 export interface BackupJobs {
   list(service: ServiceRecord): Promise<BackupListing>;
   patchSettings(service: ServiceRecord, patch: SettingsPatch): Promise<BackupSettingsRecord>;
@@ -42,5 +48,5 @@ export interface BackupJobs {
   download(service: ServiceRecord, backupId: string): Promise<BackupDownload>;
   delete(service: ServiceRecord, backupId: string): Promise<void>;
   listImports(service: ServiceRecord): Promise<ImportRecord[]>;
-  startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string): Promise<ImportRecord>;
+  startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string, reach: ImportReach): Promise<ImportRecord>;
 }

@@ -5,7 +5,8 @@
 // between SCAN and DUMP are skipped. The URL is never logged (it may hold a password).
 // RESTORE refuses payloads of a newer RDB version than the target's server understands: importing
 // from a newer redis into an older one fails with the server's message.
-import { Redis } from 'ioredis';
+import { isIP } from 'node:net';
+import { Redis, type RedisOptions } from 'ioredis';
 
 const BATCH = 500;
 const LOG_EVERY = 10_000;
@@ -16,10 +17,14 @@ interface Target {
   password: string;
 }
 
-export async function importRedisUrl(sourceUrl: string, target: Target, log: (line: string) => void, signal: AbortSignal): Promise<{ keys: number }> {
+/**
+ * `address`: where to connect instead of resolving the URL's host (the address the daemon checked
+ * the source against; a TLS source is still verified against the URL's host name).
+ */
+export async function importRedisUrl(sourceUrl: string, address: string | null, target: Target, log: (line: string) => void, signal: AbortSignal): Promise<{ keys: number }> {
   // No reconnects: a source that drops the connection fails the import instead of being retried forever.
   const common = { lazyConnect: true, maxRetriesPerRequest: 2, enableOfflineQueue: true, connectTimeout: 10_000, retryStrategy: () => null } as const;
-  const source = new Redis(sourceUrl, common);
+  const source = new Redis({ ...sourceOptions(sourceUrl, address), ...common });
   const dest = new Redis({ ...common, host: target.host, port: target.port, password: target.password || undefined });
   // ioredis reports connection errors through the promise of each command; without a listener
   // its 'error' events would be unhandled.
@@ -89,6 +94,19 @@ export async function importRedisUrl(sourceUrl: string, target: Target, log: (li
 }
 
 /** The source's logical databases that hold keys (INFO keyspace), or every one when INFO is refused. */
+/** ioredis's options for a URL that parseSourceUrl accepted: read here, so that `address` wins over the URL's host. */
+export function sourceOptions(sourceUrl: string, address: string | null): RedisOptions {
+  const url = new URL(sourceUrl);
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const options: RedisOptions = { host: address ?? host, port: Number(url.port || 6379), db: Number(url.pathname.slice(1) || 0) };
+  if (url.username || url.password) {
+    options.username = decodeURIComponent(url.username);
+    options.password = decodeURIComponent(url.password);
+  }
+  if (url.protocol === 'rediss:') options.tls = isIP(host) ? {} : { servername: host };
+  return options;
+}
+
 async function sourceDatabases(source: Redis): Promise<number[]> {
   try {
     const info = await source.info('keyspace');
