@@ -273,8 +273,11 @@ describe('database backups', function () {
       const password = `pw-${randomBytes(8).toString('hex')}`;
       containers.push(name);
       docker('run', '-d', '--name', name, '--network', `berth-${projectId}`, '-e', `POSTGRES_PASSWORD=${password}`, '-e', 'POSTGRES_USER=src', '-e', 'POSTGRES_DB=srcdb', images.BERTH_IMAGE_POSTGRES!);
-      await until('the source to answer', async () => spawnSync('docker', ['exec', name, 'psql', '-U', 'src', '-d', 'srcdb', '-c', 'SELECT 1'], { stdio: 'ignore' }).status === 0, 120_000, 500);
-      docker('exec', name, 'psql', '-U', 'src', '-d', 'srcdb', '-c', "CREATE TABLE imported (id int PRIMARY KEY, v text); INSERT INTO imported VALUES (1, 'one'), (2, 'twö')");
+      // over TCP: the image's first start runs a socket-only server for its init scripts and then
+      // restarts, so a socket that answers may be gone a moment later
+      const psql = ['exec', '-e', `PGPASSWORD=${password}`, name, 'psql', '-h', '127.0.0.1', '-U', 'src', '-d', 'srcdb', '-v', 'ON_ERROR_STOP=1', '-c'];
+      await until('the source to answer', async () => spawnSync('docker', [...psql, 'SELECT 1'], { stdio: 'ignore' }).status === 0, 120_000, 500);
+      docker(...psql, "CREATE TABLE imported (id int PRIMARY KEY, v text); INSERT INTO imported VALUES (1, 'one'), (2, 'twö')");
       const url = `postgresql://src:${password}@${name}:5432/srcdb`;
       const { result } = await t.admin.importFrom(target.id, 'postgres-url', url);
       expect(result).to.include({ status: 'running', source: 'postgres-url' });
