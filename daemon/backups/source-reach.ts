@@ -4,15 +4,18 @@
 // containers reach neither. So a key over selected projects may import only from what its apps
 // could reach too: another machine, or a database of its own projects through its host port.
 // The source's name is resolved once here and the import connects to that address, so a name
-// that resolves elsewhere the second time (DNS rebinding) changes nothing.
+// that resolves elsewhere the second time (DNS rebinding) changes nothing. Names are asked of DNS
+// with c-ares (not getaddrinfo, whose lookups hold libuv's few threads, which SQLite and the
+// file system share: names that never answer must not stall the daemon); /etc/hosts is not read.
 // A key over all projects (the server's owner) may import from anywhere, this host included.
 // PostgreSQL imports need no such check: pg_dump runs inside the tenant's own database container.
 import type Docker from 'dockerode';
-import { lookup } from 'node:dns/promises';
+import { Resolver } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Forbidden, InvalidInput } from '../core/errors.js';
 import type { ImportReach } from '../core/ports/backup-jobs.js';
+import { redisEndpoint } from './source-url.js';
 
 export interface ReachFacts {
   /** Every address the name resolves to. */
@@ -22,8 +25,6 @@ export interface ReachFacts {
   /** Every Docker network's subnets (CIDR), where containers live. */
   dockerSubnets(): Promise<string[]>;
 }
-
-const LOOKUP_TIMEOUT_MS = 5000;
 
 /** Always refused for a key over selected projects: nothing a tenant's container reaches. */
 const NEVER = [
@@ -45,8 +46,7 @@ const LOOPBACK = [
  */
 export async function pinSourceAddress(url: URL, reach: ImportReach, facts: ReachFacts): Promise<string | null> {
   if (reach.anywhere) return null;
-  const hostname = url.hostname.replace(/^\[|\]$/g, '');
-  const port = Number(url.port || 6379);
+  const { host: hostname, port } = redisEndpoint(url);
   const addresses = isIP(hostname) ? [hostname] : await resolve(hostname, facts);
   const never = new BlockList();
   for (const [net, prefix, type] of NEVER) never.addSubnet(net, prefix, type);
@@ -72,19 +72,14 @@ function refused(hostname: string, address: string, what: string): Forbidden {
 }
 
 async function resolve(hostname: string, facts: ReachFacts): Promise<string[]> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error('timed out')), LOOKUP_TIMEOUT_MS);
-  });
+  let addresses: string[];
   try {
-    const addresses = await Promise.race([facts.lookup(hostname), late]);
-    if (addresses.length === 0) throw new Error('no address');
-    return addresses;
+    addresses = await facts.lookup(hostname);
   } catch (err) {
     throw new InvalidInput(`sourceUrl's host ${hostname} does not resolve (${(err as Error).message})`);
-  } finally {
-    clearTimeout(timer);
   }
+  if (addresses.length === 0) throw new InvalidInput(`sourceUrl's host ${hostname} does not resolve (no address)`);
+  return addresses;
 }
 
 /** `::ffff:127.0.0.1` is 127.0.0.1 to the kernel: check it as one. */
@@ -103,7 +98,15 @@ function addCidr(list: BlockList, cidr: string): void {
 /** The facts of this host: its resolver, its interfaces and the Engine's networks. */
 export function hostReachFacts(docker: Docker): ReachFacts {
   return {
-    lookup: async (hostname) => (await lookup(hostname, { all: true, verbatim: true })).map((a) => a.address),
+    lookup: async (hostname) => {
+      // at most 2 tries of 2 s per server
+      const resolver = new Resolver({ timeout: 2000, tries: 2 });
+      const answers = await Promise.allSettled([resolver.resolve4(hostname), resolver.resolve6(hostname)]);
+      const found = answers.flatMap((a) => (a.status === 'fulfilled' ? a.value : []));
+      const failed = answers.find((a) => a.status === 'rejected');
+      if (found.length === 0 && failed) throw failed.reason as Error;
+      return found;
+    },
     hostAddresses: () => Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address)),
     dockerSubnets: async () => (await docker.listNetworks()).flatMap((n) => (n.IPAM?.Config ?? []).map((c) => c.Subnet ?? '').filter(Boolean)),
   };

@@ -46,6 +46,11 @@ export function parseSourceUrl(source: ImportSource, raw: string): URL {
   return url;
 }
 
+/** The host (an IPv6 address without its brackets) and port of a redis sourceUrl that parseSourceUrl accepted. */
+export function redisEndpoint(url: URL): { host: string; port: number } {
+  return { host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 6379) };
+}
+
 /** The URL with user and password replaced by `***`, and no query string (it may hold a password too). */
 export function maskedSourceLabel(raw: string): string {
   try {

@@ -7,6 +7,7 @@
 // from a newer redis into an older one fails with the server's message.
 import { isIP } from 'node:net';
 import { Redis, type RedisOptions } from 'ioredis';
+import { redisEndpoint } from '../../backups/source-url.js';
 
 const BATCH = 500;
 const LOG_EVERY = 10_000;
@@ -93,12 +94,11 @@ export async function importRedisUrl(sourceUrl: string, address: string | null, 
   }
 }
 
-/** The source's logical databases that hold keys (INFO keyspace), or every one when INFO is refused. */
 /** ioredis's options for a URL that parseSourceUrl accepted: read here, so that `address` wins over the URL's host. */
-export function sourceOptions(sourceUrl: string, address: string | null): RedisOptions {
+function sourceOptions(sourceUrl: string, address: string | null): RedisOptions {
   const url = new URL(sourceUrl);
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const options: RedisOptions = { host: address ?? host, port: Number(url.port || 6379), db: Number(url.pathname.slice(1) || 0) };
+  const { host, port } = redisEndpoint(url);
+  const options: RedisOptions = { host: address ?? host, port, db: Number(url.pathname.slice(1) || 0) };
   if (url.username || url.password) {
     options.username = decodeURIComponent(url.username);
     options.password = decodeURIComponent(url.password);
@@ -107,6 +107,7 @@ export function sourceOptions(sourceUrl: string, address: string | null): RedisO
   return options;
 }
 
+/** The source's logical databases that hold keys (INFO keyspace), or every one when INFO is refused. */
 async function sourceDatabases(source: Redis): Promise<number[]> {
   try {
     const info = await source.info('keyspace');
