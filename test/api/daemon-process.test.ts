@@ -3,22 +3,14 @@
 import { expect } from 'chai';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BerthClient } from '../../shared/client.js';
+import { freePort } from '../helpers/caddy.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const MAIN = join(REPO_ROOT, 'dist/daemon/main.js');
 const CLI = join(REPO_ROOT, 'dist/daemon/cli.js');
-
-async function freePort(): Promise<number> {
-  const srv = createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', () => r()));
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 async function waitHealthy(url: string, child: ChildProcess): Promise<void> {
   for (let i = 0; i < 100; i++) {

@@ -1,55 +1,43 @@
 // The daemon killed in the middle of a backup: after a restart the backup is `failed` with a
 // reason, and its partial file is gone.
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
+import type { BerthClient } from '../../shared/client.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
+import { DaemonProcess } from '../helpers/daemon-process.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 describe('daemon killed mid-backup', function () {
   this.timeout(600_000);
   const secret = `crash-${uniq('key')}-0123456789`;
-  const port = 46995;
   let dataDir: string;
-  let child: ChildProcess | null = null;
-  const client = new BerthClient(`http://127.0.0.1:${port}`, secret);
+  let daemon: DaemonProcess;
+  let client: BerthClient;
 
-  async function startDaemon(): Promise<void> {
-    child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-      env: {
-        ...process.env,
-        ...requireDatabaseImages(),
-        BERTH_HOST: '127.0.0.1',
-        BERTH_PORT: String(port),
-        BERTH_DATA_DIR: dataDir,
-        BERTH_BOOTSTRAP_KEY: secret,
-        BERTH_PORT_RANGE: '47000-47999',
-        BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
-      },
-      stdio: 'ignore',
-    });
-    await until('the daemon to answer', async () => (await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok, 30_000);
-  }
-
-  before(() => {
-    requireDatabaseImages();
+  before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'berth-backup-crash-'));
+    daemon = await DaemonProcess.create({
+      ...requireDatabaseImages(),
+      BERTH_DATA_DIR: dataDir,
+      BERTH_BOOTSTRAP_KEY: secret,
+      BERTH_PORT_RANGE: '47000-47999',
+      BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+    });
+    client = daemon.client(secret);
   });
   after(async () => {
-    if (child && child.exitCode === null) {
+    if (daemon?.running) {
       for (const p of (await client.listProjects()).projects) await client.deleteProject(p.id);
-      child.kill('SIGTERM');
+      await daemon.stop();
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('marks the interrupted backup failed with a reason and removes its partial file', async () => {
-    await startDaemon();
+    await daemon.start();
     const { project } = await client.createProject({ name: uniq('crash') });
     const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
     const { deployment } = await client.deploy(service.id);
@@ -59,11 +47,9 @@ describe('daemon killed mid-backup', function () {
     const { backup } = await client.createBackup(service.id, 'disk');
     const dir = join(dataDir, 'backups', service.id);
     await until('the dump to be written', async () => existsSync(dir) && readdirSync(dir).some((f) => f.endsWith('.partial')), 60_000, 20);
-    const exited = new Promise((r) => child!.once('exit', r));
-    child!.kill('SIGKILL');
-    await exited;
+    await daemon.stop('SIGKILL');
 
-    await startDaemon();
+    await daemon.start();
     const after = (await client.listBackups(service.id)).backups.find((b) => b.id === backup.id)!;
     expect(after.status).to.equal('failed');
     expect(after.error).to.match(/daemon stopped/);

@@ -26,7 +26,7 @@ function rssMb(pid: number): number {
 }
 
 async function timeBerth(serviceId: string): Promise<{ ms: number; peakMb: number; bytes: number }> {
-  const pid = daemon!.child.pid!;
+  const pid = daemon!.pid;
   let peak = rssMb(pid);
   const sampler = setInterval(() => (peak = Math.max(peak, rssMb(pid))), 100);
   const t0 = performance.now();
@@ -64,10 +64,10 @@ function timePlain(container: string): Promise<{ ms: number; bytes: number }> {
 }
 
 async function main(): Promise<void> {
-  daemon = await startBenchDaemon('backup-bench', 46997, '47500-47599');
+  daemon = await startBenchDaemon('backup-bench', '47500-47599');
   client = daemon.client;
   const { project, service, container } = await deployPostgres(client, 'backup-bench');
-  const idleMb = rssMb(daemon.child.pid!);
+  const idleMb = rssMb(daemon.pid);
   console.log(`daemon idle RSS ${idleMb.toFixed(0)} MB`);
   let rows = 0;
   const results: string[] = [];
@@ -109,7 +109,7 @@ main()
     console.error(err);
     process.exitCode = 1;
   })
-  .finally(() => {
-    daemon?.stop();
+  .finally(async () => {
+    await daemon?.stop();
     rmSync(tmp, { recursive: true, force: true });
   });

@@ -1,45 +1,40 @@
 // The daemon and the postgres service the database benchmarks (bench:db, bench:backup) run against:
 // dist/daemon/main.js as a child process with the stand-in database images, Caddy left unreachable
 // (nothing is routed), and one Berth postgres service deployed through the API.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
+import type { BerthClient } from '../../shared/client.js';
 import type { Project, Service } from '../../shared/types.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
+import { DaemonProcess } from '../helpers/daemon-process.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface BenchDaemon {
   client: BerthClient;
-  child: ChildProcess;
+  /** The daemon process's pid (for its RSS). */
+  pid: number;
   /** Stops the daemon and removes its data dir. */
-  stop(): void;
+  stop(): Promise<void>;
 }
 
-/** Starts the daemon on `port` with a fresh data dir; resolves once it answers health. */
-export async function startBenchDaemon(name: string, port: number, portRange: string): Promise<BenchDaemon> {
+/** Starts the daemon on a free port with a fresh data dir; resolves once it answers health. */
+export async function startBenchDaemon(name: string, portRange: string): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), `berth-${name}-`));
   const secret = `bench-${Date.now()}-0123456789abcdef`;
-  const child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-    env: { ...process.env, ...requireDatabaseImages(), BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: portRange, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' },
-    stdio: 'ignore',
-  });
-  const client = new BerthClient(`http://127.0.0.1:${port}`, secret);
-  const stop = () => {
-    child.kill('SIGTERM');
-    setTimeout(() => rmSync(dataDir, { recursive: true, force: true }), 2000);
+  const daemon = await DaemonProcess.create({ ...requireDatabaseImages(), BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: portRange, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' });
+  const stop = async () => {
+    await daemon.stop();
+    rmSync(dataDir, { recursive: true, force: true });
   };
-  for (let i = 0; ; i++) {
-    if ((await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok) return { client, child, stop };
-    if (i > 300) {
-      stop();
-      throw new Error('the daemon did not start');
-    }
-    await sleep(100);
+  try {
+    await daemon.start();
+  } catch (err) {
+    await stop();
+    throw err;
   }
+  return { client: daemon.client(secret), pid: daemon.pid!, stop };
 }
 
 /** A new project with a postgres service, deployed; resolves with its live container's name. */

@@ -33,7 +33,7 @@ async function timed(what: string, read: () => Promise<DatabaseRowsPage>, firstI
 }
 
 async function main(): Promise<void> {
-  daemon = await startBenchDaemon('db-bench', 46995, '47400-47499');
+  daemon = await startBenchDaemon('db-bench', '47400-47499');
   const { client } = daemon;
   const { project, service, container } = await deployPostgres(client, 'db-bench');
   try {

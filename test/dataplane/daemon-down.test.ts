@@ -4,20 +4,19 @@
 // service through its domain (Caddy's HTTP address with a Host header) and its host port, and a
 // Redis PING to a database's host port (published by the Docker Engine), each on a new connection.
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
+import type { BerthClient } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
-import { TestCaddy, freePort } from '../helpers/caddy.js';
+import { TestCaddy } from '../helpers/caddy.js';
+import { DaemonProcess } from '../helpers/daemon-process.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { webApp } from '../helpers/apps.js';
 import { httpProbe, pollAll, redisProbe, type Poller } from '../helpers/pollers.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -28,50 +27,13 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
   let git: GitServer;
   let caddy: TestCaddy;
   let dataDir: string;
-  let daemonPort: number;
-  let child: ChildProcess | null = null;
-  let stderr = '';
+  let daemon: DaemonProcess | undefined;
   let client: BerthClient;
   let web: Service;
   let db: Service;
   let repo: `${string}/${string}`;
   let hostname: string;
   let current = 'dataplane v1';
-
-  async function startDaemon(): Promise<void> {
-    stderr = '';
-    child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-      env: {
-        ...process.env,
-        ...requireDatabaseImages(),
-        ...caddy.env,
-        BERTH_HOST: '127.0.0.1',
-        BERTH_PORT: String(daemonPort),
-        BERTH_DATA_DIR: dataDir,
-        BERTH_BOOTSTRAP_KEY: secret,
-        BERTH_GIT_BASE_URL: git.baseUrl,
-        BERTH_PORT_RANGE: '48000-48999',
-        BERTH_HEALTH_TIMEOUT: '20',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
-    client = new BerthClient(`http://127.0.0.1:${daemonPort}`, secret);
-    const started = child;
-    await until('the daemon to answer', async () => {
-      if (started.exitCode !== null) throw new Error(`the daemon exited (${started.exitCode}):\n${stderr}`);
-      return (await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok;
-    }, 30_000, 100);
-  }
-
-  async function stopDaemon(signal: NodeJS.Signals): Promise<void> {
-    const c = child;
-    child = null;
-    if (!c || c.exitCode !== null) return;
-    const exited = new Promise((r) => c.once('exit', r));
-    c.kill(signal);
-    await exited;
-  }
 
   const probes = () => ({
     domain: httpProbe(caddy.httpPort, hostname),
@@ -104,8 +66,17 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     caddy = await TestCaddy.create();
     await caddy.start();
     dataDir = mkdtempSync(join(tmpdir(), 'berth-dataplane-'));
-    daemonPort = await freePort();
-    await startDaemon();
+    daemon = await DaemonProcess.create({
+      ...requireDatabaseImages(),
+      ...caddy.env,
+      BERTH_DATA_DIR: dataDir,
+      BERTH_BOOTSTRAP_KEY: secret,
+      BERTH_GIT_BASE_URL: git.baseUrl,
+      BERTH_PORT_RANGE: '48000-48999',
+      BERTH_HEALTH_TIMEOUT: '20',
+    });
+    client = daemon.client(secret);
+    await daemon.start();
     await client.patchSystemSettings({ httpsMode: 'http' });
     const { project } = await client.createProject({ name: uniq('dataplane') });
     repo = `acme/${uniq('dp-web')}`;
@@ -121,10 +92,10 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
   });
 
   after(async () => {
-    if (!child && dataDir) await startDaemon().catch(() => undefined);
+    if (daemon && !daemon.running) await daemon.start().catch(() => undefined);
     if (!caddy?.running) await caddy?.start().catch(() => undefined);
     for (const p of (await client?.listProjects().catch(() => null))?.projects ?? []) await client.deleteProject(p.id);
-    await stopDaemon('SIGTERM');
+    await daemon?.stop();
     await caddy?.dispose();
     await git?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -134,9 +105,9 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     const before = await snapshot();
     const load = pollAll(probes());
     await sleep(500);
-    await stopDaemon('SIGKILL');
+    await daemon!.stop('SIGKILL');
     await sleep(2000);
-    await startDaemon();
+    await daemon!.start();
     await until('the web service to be adopted (reachable)', async () => (await client.overview(web.id)).service.reachable, 30_000);
     await sleep(2000);
     const pollers = await load.stop();
@@ -177,9 +148,9 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     const before = await snapshot();
     const load = pollAll(probes());
     await sleep(500);
-    await stopDaemon('SIGTERM');
+    await daemon!.stop('SIGTERM');
     await sleep(1500);
-    await startDaemon();
+    await daemon!.start();
     await sleep(2000);
     const pollers = await load.stop();
     expectNoFailures(pollers);
@@ -190,7 +161,7 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
 
   it("Caddy restarted while the daemon is down: its routes come back from Caddy's autosave, before the daemon starts", async () => {
     const configBefore = await caddy.config();
-    await stopDaemon('SIGTERM');
+    await daemon!.stop('SIGTERM');
     await caddy.stop();
     expect((await httpProbe(web.hostPort!)()).ok, 'nothing answers the host port without Caddy').to.equal(false);
     await caddy.start();
@@ -199,7 +170,7 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     expect(await httpProbe(caddy.httpPort, hostname)()).to.deep.equal({ ok: true, text: current });
     const resumed = await snapshot();
     expect(resumed.caddyConfig).to.deep.equal(configBefore);
-    await startDaemon();
+    await daemon!.start();
     await sleep(1000);
     const after = await snapshot();
     expect(after.caddyConfig).to.deep.equal(resumed.caddyConfig);
@@ -209,22 +180,22 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
   it('a container restarted while the daemon is down (as after a reboot) comes back on the same port, and Caddy serves it without the daemon', async () => {
     const id = docker('ps', '-q', '--no-trunc', '--filter', `label=dev.berth.service=${web.id}`);
     const published = docker('port', id, '8080/tcp');
-    await stopDaemon('SIGTERM');
+    await daemon!.stop('SIGTERM');
     docker('restart', '-t', '1', id);
     expect(docker('port', id, '8080/tcp')).to.equal(published);
     await until('the host port to answer again, through Caddy alone', async () => {
       const [viaPort, viaDomain] = [await httpProbe(web.hostPort!)(), await httpProbe(caddy.httpPort, hostname)()];
       return viaPort.ok && viaDomain.ok && viaPort.text === current;
     }, 20_000, 100);
-    await startDaemon();
+    await daemon!.start();
   });
 
   it('with no Caddy running, the daemon says so loudly and host ports do not answer (no fallback)', async () => {
-    await stopDaemon('SIGTERM');
+    await daemon!.stop('SIGTERM');
     await caddy.stop();
     try {
-      await startDaemon();
-      await until('the daemon to log that Caddy is missing', async () => /ERROR: Caddy is not reachable at .*no app's host port or domain answers/.test(stderr), 10_000, 100);
+      await daemon!.start();
+      await until('the daemon to log that Caddy is missing', async () => /ERROR: Caddy is not reachable at .*no app's host port or domain answers/.test(daemon!.stderr), 10_000, 100);
       expect((await httpProbe(web.hostPort!)()).ok).to.equal(false);
     } finally {
       await caddy.start();

@@ -3,15 +3,14 @@
 // answered yet. After a restart the new container is gone, the previous one is started again (not
 // removed as debris), and the database answers with its data.
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BerthClient } from '../../shared/client.js';
+import type { BerthClient } from '../../shared/client.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { containersWithLabel, docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
-import { REPO_ROOT } from '../helpers/repo-root.js';
+import { DaemonProcess } from '../helpers/daemon-process.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const MiB = 1024 * 1024;
@@ -19,42 +18,31 @@ const MiB = 1024 * 1024;
 describe('security: a database redeploy interrupted by a crash', function () {
   this.timeout(600_000);
   const secret = `dbcrash-${uniq('key')}-0123456789`;
-  const port = 47298;
   let dataDir: string;
-  let child: ChildProcess | null = null;
-  const client = new BerthClient(`http://127.0.0.1:${port}`, secret);
+  let daemon: DaemonProcess;
+  let client: BerthClient;
 
-  async function startDaemon(): Promise<void> {
-    child = spawn(process.execPath, [join(REPO_ROOT, 'dist/daemon/main.js')], {
-      env: {
-        ...process.env,
-        ...requireDatabaseImages(),
-        BERTH_HOST: '127.0.0.1',
-        BERTH_PORT: String(port),
-        BERTH_DATA_DIR: dataDir,
-        BERTH_BOOTSTRAP_KEY: secret,
-        BERTH_PORT_RANGE: '47200-47290',
-        BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
-      },
-      stdio: 'ignore',
-    });
-    await until('the daemon to answer', async () => (await fetch(`${client.baseUrl}/api/health`).catch(() => null))?.ok, 30_000);
-  }
-
-  before(() => {
-    requireDatabaseImages();
+  before(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'berth-db-crash-'));
+    daemon = await DaemonProcess.create({
+      ...requireDatabaseImages(),
+      BERTH_DATA_DIR: dataDir,
+      BERTH_BOOTSTRAP_KEY: secret,
+      BERTH_PORT_RANGE: '47200-47290',
+      BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+    });
+    client = daemon.client(secret);
   });
   after(async () => {
-    if (child && child.exitCode === null) {
+    if (daemon?.running) {
       for (const p of (await client.listProjects()).projects) await client.deleteProject(p.id);
-      child.kill('SIGTERM');
+      await daemon.stop();
     }
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('starts the stopped previous container again and the database answers with its data', async () => {
-    await startDaemon();
+    await daemon.start();
     const { project } = await client.createProject({ name: uniq('dbcrash') });
     const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
     const first = (await client.deploy(service.id)).deployment;
@@ -70,11 +58,9 @@ describe('security: a database redeploy interrupted by a crash', function () {
     const fresh = await until('the new database container', async () => containersWithLabel(`dev.berth.deployment=${second.id}`)[0], 60_000, 20);
     docker('pause', fresh);
     expect(docker('inspect', '--format', '{{.State.Running}}', live.containerName!)).to.equal('false');
-    const exited = new Promise((r) => child!.once('exit', r));
-    child!.kill('SIGKILL');
-    await exited;
+    await daemon.stop('SIGKILL');
 
-    await startDaemon();
+    await daemon.start();
     const deployments = (await client.listDeployments(service.id)).deployments;
     expect(deployments.find((d) => d.id === second.id)).to.include({ status: 'failed' });
     expect(deployments.find((d) => d.id === first.id)).to.include({ status: 'running' });
