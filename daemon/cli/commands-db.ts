@@ -1,11 +1,11 @@
-// db tables|query, backup list|create|download|restore|schedule.
+// db tables|query|import|imports, backup list|create|download|restore|schedule.
 import type { Command } from 'commander';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
-import type { Backup, BackupSettings, BackupStorageKind, DbCell } from '../../shared/types.js';
+import type { Backup, BackupSettings, BackupStorageKind, DataImport, DbCell } from '../../shared/types.js';
 import { parseCount, parseDuration, sleep } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
@@ -33,6 +33,30 @@ async function waitForBackup(s: Session, serviceId: string, backupId: string, de
     if (!b) throw new CliError(`backup ${backupId} disappeared`);
     if (b.status !== 'running') return b;
     if (Date.now() > deadline) throw new CliError(`backup ${backupId} still running after the timeout; it goes on`);
+    await sleep(delay);
+  }
+}
+
+/** The import endpoint a source URL's scheme names. */
+function importSource(url: string): DataImport['source'] {
+  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
+  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres-url';
+  if (scheme === 'redis' || scheme === 'rediss') return 'redis-url';
+  throw usageError('the source must be a postgres://, postgresql://, redis:// or rediss:// URL');
+}
+
+/** Polls the import, printing its log lines as they come, until it is no longer running. */
+async function waitForImport(s: Session, serviceId: string, importId: string, deadline: number): Promise<DataImport> {
+  const printed = new Set<string>();
+  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
+    const found = (await s.client.listImports(serviceId)).imports.find((x) => x.id === importId);
+    if (!found) throw new CliError(`import ${importId} disappeared`);
+    for (const line of found.log.filter((l) => !printed.has(l))) {
+      printed.add(line);
+      s.out.info(line);
+    }
+    if (found.status !== 'running') return found;
+    if (Date.now() > deadline) throw new CliError(`import ${importId} still running after the timeout; it goes on`);
     await sleep(delay);
   }
 }
@@ -75,6 +99,40 @@ export function registerDatabaseCommands(program: Command): void {
         s.out.line(table(names, res.rows.map((r) => names.map((n) => r[n] ?? null))));
       }
       s.out.info(`(${res.rowCount} row${res.rowCount === 1 ? '' : 's'}${res.truncated ? ', truncated' : ''})`);
+    });
+
+  db.command('import')
+    .description("copy another database's data into this one (its scheme picks postgres or redis); the URL from stdin when not given")
+    .argument('<service>')
+    .argument('[source-url]', 'e.g. postgresql://user:password@host:5432/db; prefer stdin: argv is visible to other users')
+    .option('--wait', 'wait until the import has finished, printing its log; exit 1 when it failed')
+    .option('--timeout <duration>', 'with --wait, give up waiting after this long (the import goes on)', parseDuration)
+    .action(async (ref: string, urlArg: string | undefined, o: { wait?: boolean; timeout?: number }, cmd: Command) => {
+      const s = openSession(cmd);
+      const sourceUrl = (urlArg ?? readFileSync(0, 'utf8')).trim();
+      if (sourceUrl === '') throw usageError('no source URL given');
+      const source = importSource(sourceUrl);
+      const service = await s.service(ref);
+      const { result } = await s.client.importFrom(service.id, source, sourceUrl);
+      if (!o.wait) {
+        s.out.result(result, () => result.id);
+        return s.out.success(`import ${result.id} started; \`berth db imports ${service.slug}\` shows how it goes`);
+      }
+      s.out.info(`importing into ${service.slug} (${result.id})...`);
+      const done = await waitForImport(s, service.id, result.id, o.timeout === undefined ? Infinity : Date.now() + o.timeout);
+      s.out.result(done, () => '');
+      if (done.status === 'failed') throw new CliError(`import ${done.id} failed: ${done.error ?? 'unknown error'}`);
+      s.out.success(`imported ${done.sourceLabel} into ${service.slug}`);
+    });
+
+  db.command('imports')
+    .description("a database's imports, newest first")
+    .argument('<service>')
+    .action(async (ref: string, _o, cmd: Command) => {
+      const s = openSession(cmd);
+      const { imports } = await s.client.listImports((await s.service(ref)).id);
+      if (s.out.json) return imports.forEach((i) => s.out.event(i));
+      s.out.line(table(['ID', 'STATUS', 'SOURCE', 'STARTED', 'FINISHED', 'ERROR'], imports.map((i) => [i.id, i.status, i.sourceLabel, i.startedAt, i.finishedAt ?? '', i.error ?? ''])));
     });
 
   const backup = program.command('backup').description("a database service's backups");

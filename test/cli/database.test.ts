@@ -1,16 +1,18 @@
 // `berth db` and `berth backup` against a real PostgreSQL (the stand-in image) run by a real
-// daemon: queries as a table, CSV and JSON; a backup created with --wait, downloaded byte for
-// byte, and restored with --yes.
+// daemon: queries as a table, CSV and JSON; an import from a second PostgreSQL with --wait; a
+// backup created with --wait, downloaded byte for byte, and restored with --yes.
 import { expect } from 'chai';
-import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Backup, BackupSettings, DatabaseQueryResult, DatabaseTable, Service } from '../../shared/types.js';
+import type { Backup, BackupSettings, DataImport, DatabaseQueryResult, DatabaseTable, Service } from '../../shared/types.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
+import { docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
-import { waitForDeployment } from '../helpers/wait.js';
+import { until, waitForDeployment } from '../helpers/wait.js';
 
 describe('berth db and berth backup, on a real PostgreSQL service', function () {
   this.timeout(240_000);
@@ -18,11 +20,14 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
   let cli: CliHome;
   let db: Service;
   let env: Record<string, string>;
+  let projectId: string;
+  const containers: string[] = [];
 
   before(async function () {
     this.timeout(900_000);
     t = await startTestDaemon(requireDatabaseImages());
     const { project } = await t.admin.createProject({ name: uniq('cli-db') });
+    projectId = project.id;
     db = (await t.admin.createService(project.id, { name: 'pg', repoFullName: 'database:postgres' })).service;
     const { deployment } = await t.admin.deploy(db.id);
     const done = await waitForDeployment(t.admin, db.id, deployment.id, ['running', 'failed'], 600_000);
@@ -32,6 +37,7 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
     cli = cliHome();
   });
   after(async () => {
+    for (const c of containers) spawnSync('docker', ['rm', '-f', c], { stdio: 'ignore' });
     for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
     await t?.stop();
     cli?.remove();
@@ -66,6 +72,40 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
     const bad = await cli.run(['db', 'query', 'pg', 'SELECT * FROM no_such_table'], { env });
     expect(bad.code).to.equal(1);
     expect(bad.stderr).to.include('no_such_table');
+  });
+
+  it('db import --wait copies a second PostgreSQL (URL from stdin, never printed), prints its log, and lists it; a bad password exits 1; an unknown scheme exits 2 and starts nothing', async () => {
+    const name = uniq('berth-test-cli-src');
+    const password = `pw-${randomBytes(8).toString('hex')}`;
+    containers.push(name);
+    docker('run', '-d', '--name', name, '--network', `berth-${projectId}`, '-e', `POSTGRES_PASSWORD=${password}`, '-e', 'POSTGRES_USER=src', '-e', 'POSTGRES_DB=srcdb', requireDatabaseImages().BERTH_IMAGE_POSTGRES!);
+    // over TCP: the image's first start answers on its socket from an init server that then restarts
+    const psql = ['exec', '-e', `PGPASSWORD=${password}`, name, 'psql', '-h', '127.0.0.1', '-U', 'src', '-d', 'srcdb', '-v', 'ON_ERROR_STOP=1', '-c'];
+    await until('the source to answer', async () => spawnSync('docker', [...psql, 'SELECT 1'], { stdio: 'ignore' }).status === 0, 120_000, 500);
+    docker(...psql, "CREATE TABLE migrated (id int PRIMARY KEY, v text); INSERT INTO migrated VALUES (1, 'from the old server')");
+
+    const unknown = await cli.run(['db', 'import', 'pg', 'mysql://src@elsewhere/srcdb'], { env });
+    expect(unknown.code, unknown.stderr).to.equal(2);
+    expect(unknown.stderr).to.include('postgres://');
+    expect((await t.admin.listImports(db.id)).imports).to.deep.equal([]);
+
+    const url = `postgresql://src:${password}@${name}:5432/srcdb`;
+    const run = await cli.run(['db', 'import', 'pg', '--wait', '--json'], { env, input: `${url}\n`, timeoutMs: 200_000 });
+    expect(run.code, run.stderr).to.equal(0);
+    const [done] = run.json<DataImport>();
+    expect(done).to.include({ status: 'succeeded', source: 'postgres-url', sourceLabel: `postgresql://***@${name}:5432/srcdb` });
+    expect(run.stderr).to.match(/Importing from postgresql:\/\/\*\*\*@/);
+    expect(run.stdout + run.stderr).not.to.include(password);
+    expect((await t.admin.databaseQuery(db.id, 'SELECT v FROM migrated')).rows).to.deep.equal([{ v: 'from the old server' }]);
+
+    const listed = await cli.run(['db', 'imports', 'pg'], { env });
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(listed.stdout).to.match(new RegExp(`^${done!.id}\\s+succeeded\\s+postgresql://\\*\\*\\*@`, 'm'));
+
+    const wrong = await cli.run(['db', 'import', 'pg', `postgresql://src:not-${password}@${name}:5432/srcdb`, '--wait'], { env, timeoutMs: 200_000 });
+    expect(wrong.code).to.equal(1);
+    expect(wrong.stderr).to.match(/import \S+ failed: .*password authentication failed/);
+    expect((await t.admin.listImports(db.id)).imports.map((i) => i.status)).to.deep.equal(['failed', 'succeeded']);
   });
 
   it('backup create --wait ends succeeded; download writes the exact bytes; restore --yes brings the data back', async () => {
