@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
-import { NotFound } from './errors.js';
+import { InvalidInput, NotFound } from './errors.js';
 import { newId } from './ids.js';
 import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEvent, Sender } from './ports/notice-sender.js';
+import { serial } from './serial.js';
 import type { SettingsRepo } from './store.js';
 
 export { CHANNEL_TYPES, NOTIFY_EVENTS } from './ports/notice-sender.js';
@@ -31,9 +32,21 @@ export type ChannelInput = { name: string; events: NotifyEvent[] } & (
   | ({ type: 'email' } & EmailConfig)
 );
 
+/** A change to a channel: any of its name, events and its type's own fields (`null` clears an SMTP username or password). */
+export type ChannelPatch = { name?: string; events?: NotifyEvent[]; url?: string } & Partial<EmailConfig>;
+
 const SETTING = 'notificationChannels';
+const FIELDS_OF: Record<ChannelType, readonly string[]> = {
+  webhook: ['url'],
+  slack: ['url'],
+  discord: ['url'],
+  email: ['host', 'port', 'secure', 'username', 'password', 'from', 'to'],
+};
 
 export class NotificationChannels {
+  /** The channels are one setting: every read-then-write runs alone, or two at once would lose one. */
+  private serially = serial();
+
   constructor(
     private settings: SettingsRepo,
     private clock: Clock,
@@ -58,16 +71,35 @@ export class NotificationChannels {
     const secret = rest.type === 'webhook' ? randomBytes(32).toString('hex') : undefined;
     const config = (rest.type === 'webhook' ? { ...rest, secret } : rest) as ChannelConfig;
     const channel: Channel = { id: newId(), name, events: [...new Set(events)], config, createdAt: this.clock.now() };
-    await this.save([...(await this.all()), channel]);
+    await this.serially(async () => this.save([...(await this.all()), channel]));
     return secret === undefined ? { channel: viewOf(channel) } : { channel: viewOf(channel), secret };
   }
 
   async delete(access: Access, id: string): Promise<void> {
     access.requireWrite();
     access.requireAllProjects('changing notification channels');
-    const channels = await this.all();
-    if (!channels.some((c) => c.id === id)) throw new NotFound('notification channel not found');
-    await this.save(channels.filter((c) => c.id !== id));
+    await this.serially(async () => {
+      const channels = await this.all();
+      if (!channels.some((c) => c.id === id)) throw new NotFound('notification channel not found');
+      await this.save(channels.filter((c) => c.id !== id));
+    });
+  }
+
+  /** Changes what `patch` names and keeps the rest (a webhook keeps its signing secret). The type stays. */
+  async update(access: Access, id: string, patch: ChannelPatch): Promise<{ channel: ChannelView }> {
+    access.requireWrite();
+    access.requireAllProjects('changing notification channels');
+    return this.serially(async () => {
+      const channels = await this.all();
+      const old = channels.find((c) => c.id === id);
+      if (!old) throw new NotFound('notification channel not found');
+      const { name, events, ...fields } = patch;
+      const foreign = Object.keys(fields).filter((k) => !FIELDS_OF[old.config.type].includes(k));
+      if (foreign.length > 0) throw new InvalidInput(`${foreign.join(', ')}: not a field of a ${old.config.type} channel`);
+      const channel: Channel = { ...old, name: name ?? old.name, events: events ? [...new Set(events)] : old.events, config: { ...old.config, ...fields } as ChannelConfig };
+      await this.save(channels.map((c) => (c.id === id ? channel : c)));
+      return { channel: viewOf(channel) };
+    });
   }
 
   /** Sends a test notice now (one attempt) and says how it went. */

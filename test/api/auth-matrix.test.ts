@@ -194,6 +194,7 @@ const endpoints: Record<string, Endpoint> = {
     allProjectsOnly: true,
   },
   // Unknown channel: allowed means past auth and scope, which answers 404.
+  'PATCH /api/system/notifications/:channelId': { method: 'PATCH', path: () => '/api/system/notifications/no-such-channel', body: () => ({ name: 'renamed' }), level: 'admin', allProjectsOnly: true, allowed: [404] },
   'DELETE /api/system/notifications/:channelId': { method: 'DELETE', path: () => '/api/system/notifications/no-such-channel', level: 'admin', allProjectsOnly: true, allowed: [404] },
   'POST /api/system/notifications/:channelId/test': { method: 'POST', path: () => '/api/system/notifications/no-such-channel/test', level: 'admin', allProjectsOnly: true, allowed: [404] },
   'DELETE /api/system/backup-storage': { method: 'DELETE', path: () => '/api/system/backup-storage', level: 'admin', allProjectsOnly: true },

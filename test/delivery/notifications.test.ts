@@ -2,7 +2,8 @@
 // endpoint, Slack's and Discord's incoming webhooks, and a real SMTP server (smtp-server). A failed
 // deployment reaches every channel that chose `deployment_failed` (and no other); the generic
 // webhook's signature verifies with its secret; a receiver that fails once gets the retry; the
-// test endpoint sends now; secrets are sealed at rest and never shown.
+// test endpoint sends now; a channel changed with PATCH keeps what was not named (a webhook its
+// secret); channels created at once are all kept; secrets are sealed at rest and never shown.
 import { expect } from 'chai';
 import { createHmac } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -132,6 +133,80 @@ describe('notification channels (local receivers)', function () {
     expect((await t.admin.request('POST', `/api/system/notifications/${id}/test`)).status).to.equal(404);
   });
 
+  it('PATCH changes what it names and keeps the rest: the webhook keeps its secret, the e-mail its password unless cleared; fields of another type, an empty patch or an unknown channel change nothing', async () => {
+    const list = async () => (await t.admin.request('GET', '/api/system/notifications')).body as { channels: { id: string; name: string; events: string[]; target: string }[] };
+    const patch = (id: string, body: unknown) => t.admin.request('PATCH', `/api/system/notifications/${id}`, body);
+    const moved = await patch(ids.webhook!, { name: 'ops hook (moved)', url: url('/moved'), events: ['deployment_failed', 'deployment_failed'] });
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    expect((moved.body as { channel: unknown }).channel).to.deep.include({ id: ids.webhook, name: 'ops hook (moved)', type: 'webhook', events: ['deployment_failed'] });
+    expect(JSON.stringify(moved.body)).not.to.include(webhookSecret);
+    const tested = await t.admin.request('POST', `/api/system/notifications/${ids.webhook}/test`);
+    expect(tested.body).to.deep.include({ ok: true });
+    const sent = received.filter((r) => r.path === '/moved').at(-1)!;
+    expect(sent.headers['x-berth-signature-256'], 'signed with the secret given at creation').to.equal(`sha256=${createHmac('sha256', webhookSecret).update(sent.body).digest('hex')}`);
+
+    for (const [id, bad] of [
+      [ids.webhook!, { host: 'smtp.example.test' }],
+      [ids.email!, { url: url('/x') }],
+      [ids.webhook!, {}],
+      [ids.webhook!, { type: 'slack' }],
+      [ids.webhook!, { events: [] }],
+      [ids.webhook!, { url: 'ftp://example.test/' }],
+    ] as const) {
+      const res = await patch(id, bad);
+      expect(res.status, JSON.stringify(bad)).to.equal(400);
+    }
+    expect((await patch('no-such-channel', { name: 'x' })).status).to.equal(404);
+    expect((await list()).channels.find((c) => c.id === ids.webhook)).to.deep.include({ name: 'ops hook (moved)', target: `http://127.0.0.1:${httpPort}` });
+
+    // the e-mail channel: authenticating needs the password, so a kept password is seen by the SMTP server
+    const logins: { username: string; password: string }[] = [];
+    const authSmtp = new SMTPServer({
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      onAuth(auth, _session, callback) {
+        logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
+        callback(null, { user: auth.username });
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    await new Promise<void>((r) => authSmtp.listen(0, '127.0.0.1', r));
+    try {
+      const authPort = (authSmtp.server.address() as AddressInfo).port;
+      expect((await patch(ids.email!, { port: authPort, username: 'mailer', password: 'smtp-pass-1' })).status).to.equal(200);
+      expect((await patch(ids.email!, { to: ['ops@example.test'] })).status).to.equal(200);
+      expect((await t.admin.request('POST', `/api/system/notifications/${ids.email}/test`)).body).to.deep.include({ ok: true });
+      expect(logins.at(-1)).to.deep.equal({ username: 'mailer', password: 'smtp-pass-1' });
+      expect((await list()).channels.find((c) => c.id === ids.email)!.target).to.equal(`smtp://127.0.0.1:${authPort} to ops@example.test`);
+      expect(readFileSync(join(t.dataDir, 'berth.sqlite')).includes(Buffer.from('smtp-pass-1')), 'the password at rest').to.equal(false);
+      // cleared: the server, which asks for no login, now gets none
+      const count = logins.length;
+      expect((await patch(ids.email!, { username: null, password: null, port: smtpPort })).status).to.equal(200);
+      expect((await t.admin.request('POST', `/api/system/notifications/${ids.email}/test`)).body).to.deep.include({ ok: true });
+      expect(logins.length).to.equal(count);
+    } finally {
+      await new Promise<void>((r) => authSmtp.close(() => r()));
+    }
+  });
+
+  it('channels created, changed and deleted at the same time are all kept as asked (one setting, no lost write)', async () => {
+    const before = (await t.admin.request('GET', '/api/system/notifications')).body as { channels: { id: string }[] };
+    const results = await Promise.all([
+      ...Array.from({ length: 12 }, (_, i) => t.admin.request('POST', '/api/system/notifications', { type: 'slack', name: `burst ${i}`, url: url(`/burst/${i}`), events: ['deployment_failed'] })),
+      t.admin.request('PATCH', `/api/system/notifications/${ids.slack}`, { name: 'slack (renamed in the burst)' }),
+      t.admin.request('DELETE', `/api/system/notifications/${ids.successOnly}`),
+    ]);
+    expect(results.map((r) => r.status)).to.deep.equal(Array(14).fill(200));
+    const after = ((await t.admin.request('GET', '/api/system/notifications')).body as { channels: { id: string; name: string }[] }).channels;
+    expect(after).to.have.length(before.channels.length + 12 - 1);
+    expect(after.filter((c) => c.name.startsWith('burst ')).map((c) => c.name).sort()).to.deep.equal(Array.from({ length: 12 }, (_, i) => `burst ${i}`).sort());
+    expect(after.find((c) => c.id === ids.slack)!.name).to.equal('slack (renamed in the burst)');
+    expect(after.some((c) => c.id === ids.successOnly)).to.equal(false);
+  });
+
   it('needs a write key over all projects; refuses bad input with 400', async () => {
     const w = await makeProjectWorld(t.admin);
     const scoped = await t.clientWith('write', [w.project.id]);
@@ -141,6 +216,8 @@ describe('notification channels (local receivers)', function () {
     expect((await scoped.request('POST', '/api/system/notifications', body)).status).to.equal(403);
     expect((await reader.request('POST', '/api/system/notifications', body)).status).to.equal(403);
     expect((await t.anonymous.request('POST', '/api/system/notifications', body)).status).to.equal(401);
+    expect((await scoped.request('PATCH', `/api/system/notifications/${ids.slack}`, { name: 'x' })).status).to.equal(403);
+    expect((await reader.request('PATCH', `/api/system/notifications/${ids.slack}`, { name: 'x' })).status).to.equal(403);
     for (const bad of [
       { ...body, type: 'pager' },
       { ...body, url: 'file:///etc/passwd' },
