@@ -1,5 +1,5 @@
 // Constants the daemon, the client and the desktop app agree on.
-import type { BuildMethod, DatabaseEngine, RuntimeMode } from './types.js';
+import type { BuildMethod, ChannelType, DatabaseEngine, NotifyEvent, RuntimeMode } from './types.js';
 
 /** Environment variable keys (spec, Limits 1). */
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -21,3 +21,7 @@ export const REPO_URL_DATABASE = 'database';
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export const DNS_PROVIDER_IDS = ['cloudflare', 'namecheap', 'spaceship'] as const;
+
+/** What a notification channel can be told about, and the kinds of channel. */
+export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const satisfies readonly NotifyEvent[];
+export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const satisfies readonly ChannelType[];

@@ -4,6 +4,7 @@
 // and Discord are secrets themselves, like the SMTP password and the signing secret. Views never
 // show a secret: only the channel's host.
 import { randomBytes } from 'node:crypto';
+import type { NotificationChannel } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
@@ -15,15 +16,7 @@ import type { SettingsRepo } from './store.js';
 export { CHANNEL_TYPES, NOTIFY_EVENTS } from './ports/notice-sender.js';
 export type { Channel, ChannelConfig, ChannelType, EmailConfig, NotifyEvent } from './ports/notice-sender.js';
 
-export interface ChannelView {
-  id: string;
-  name: string;
-  type: ChannelType;
-  events: NotifyEvent[];
-  /** Where it goes, without secrets: the URL's host, or the SMTP server and recipients. */
-  target: string;
-  createdAt: string;
-}
+export type ChannelView = NotificationChannel;
 
 export type ChannelInput = { name: string; events: NotifyEvent[] } & (
   | { type: 'webhook'; url: string }

@@ -1,10 +1,14 @@
 // The web console in Debian's Chromium against a real daemon with real Docker, git and PostgreSQL:
 // a person with a browser and a key signs in, creates a project and services, previews a plan,
 // deploys and watches the build log, edits variables and domains, browses and edits a database,
-// runs a query, takes and restores a backup, reads why a deployment failed, and is signed out when
-// the key is revoked. Every main view is screenshotted and checked with axe-core.
+// runs a query, takes and restores a backup, reads why a deployment failed, sets up a notification
+// channel, and is signed out when the key is revoked. Every main view is screenshotted and checked with axe-core.
 import { expect } from 'chai';
+import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { NotificationChannel } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { webApp } from '../helpers/apps.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
@@ -13,6 +17,7 @@ import { requireDocker } from '../helpers/docker.js';
 import { missingDockerfile } from '../helpers/failing-apps.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
+import { until } from '../helpers/wait.js';
 
 describe('web console in Chromium', function () {
   this.timeout(180_000);
@@ -300,6 +305,64 @@ describe('web console in Chromium', function () {
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke key' }).click();
     await row.waitFor({ state: 'detached' });
     expect((await t.admin.withToken(shown).request('GET', '/api/projects')).status).to.equal(401);
+  });
+
+  it('adds a webhook channel (its secret shown once), sends a test the receiver gets signed, changes its events, and removes it', async () => {
+    const got: { body: string; signature: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        got.push({ body, signature: String(req.headers['x-berth-signature-256']) });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+    try {
+      await nav('Settings').click();
+      const section = page.getByRole('region', { name: 'Notifications' });
+      await section.getByText('No channels yet').waitFor();
+      await section.getByRole('button', { name: 'Add channel' }).click();
+      let dialog = page.getByRole('dialog');
+      await dialog.getByLabel('Kind').selectOption('webhook');
+      await dialog.getByLabel('Name', { exact: true }).fill('Ops pager');
+      await dialog.getByLabel('URL', { exact: true }).fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/berth`);
+      await view('20-notification-add');
+      await dialog.getByRole('button', { name: 'Add channel' }).click();
+      const secret = await dialog.getByLabel('Secret', { exact: true }).inputValue();
+      expect(secret).to.match(/^[0-9a-f]{64}$/);
+      await dialog.getByRole('button', { name: 'Done' }).click();
+      const row = section.getByRole('listitem', { name: 'Channel Ops pager' });
+      await row.getByText('A deployment failed, A backup failed, The daemon restarted after a crash').waitFor();
+
+      await row.getByRole('button', { name: 'Send test' }).click();
+      await page.getByText('Test notice delivered to Ops pager').waitFor();
+      expect(got).to.have.length(1);
+      expect(got[0]!.signature).to.equal(`sha256=${createHmac('sha256', secret).update(got[0]!.body).digest('hex')}`);
+      await view('21-settings-notifications');
+
+      await row.getByRole('button', { name: 'Edit' }).click();
+      dialog = page.getByRole('dialog', { name: 'Change Ops pager' });
+      expect(await dialog.getByLabel('Kind').isDisabled()).to.equal(true);
+      await dialog.getByRole('checkbox', { name: 'A deployment went live' }).check();
+      await dialog.getByRole('checkbox', { name: 'A backup failed' }).uncheck();
+      await dialog.getByRole('button', { name: 'Save' }).click();
+      await row.getByText('A deployment failed, A deployment went live, The daemon restarted after a crash').waitFor();
+      const stored = ((await t.admin.request('GET', '/api/system/notifications')).body as { channels: NotificationChannel[] }).channels;
+      expect(stored).to.have.length(1);
+      expect(stored[0]!.events).to.deep.equal(['deployment_failed', 'deployment_succeeded', 'daemon_restarted']);
+      // the URL was left empty: kept, and so is the secret the receiver checks
+      await row.getByRole('button', { name: 'Send test' }).click();
+      await until('the second test notice', async () => got.length === 2, 10_000, 100);
+      expect(got[1]!.signature).to.equal(`sha256=${createHmac('sha256', secret).update(got[1]!.body).digest('hex')}`);
+
+      await row.getByRole('button', { name: 'Remove' }).click();
+      await page.getByRole('dialog').getByRole('button', { name: 'Remove' }).click();
+      await section.getByText('No channels yet').waitFor();
+      expect(((await t.admin.request('GET', '/api/system/notifications')).body as { channels: unknown[] }).channels).to.deep.equal([]);
+    } finally {
+      await new Promise((r) => receiver.close(r));
+    }
   });
 
   it('is signed out when its key is revoked, and its event stream is closed', async () => {

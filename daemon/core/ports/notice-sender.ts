@@ -1,10 +1,10 @@
 // Delivering one notice to one channel (daemon/notify/senders.ts implements it over HTTP and SMTP),
 // and the channels themselves as core/notification-channels.ts keeps them.
 
-export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const;
-export type NotifyEvent = (typeof NOTIFY_EVENTS)[number];
-export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const;
-export type ChannelType = (typeof CHANNEL_TYPES)[number];
+import type { ChannelType, NotifyEvent } from '../../../shared/types.js';
+
+export { CHANNEL_TYPES, NOTIFY_EVENTS } from '../../../shared/constants.js';
+export type { ChannelType, NotifyEvent };
 
 export interface EmailConfig {
   host: string;
