@@ -96,6 +96,22 @@ export function Modal({ open, title, onClose, children }: { open: boolean; title
   );
 }
 
+/** A secret the server answers once (an API key, a webhook's signing secret): read-only, selected on focus, with Copy and Done. */
+export function ShownOnce({ label, value, children, onDone }: { label: string; value: string; children: ReactNode; onDone: () => void }) {
+  return (
+    <div className="stack">
+      <p>{children}</p>
+      <Field label={label}>{(id) => <input id={id} readOnly value={value} className="mono" onFocus={(e) => e.currentTarget.select()} />}</Field>
+      <div className="row end">
+        <Button onClick={() => void navigator.clipboard?.writeText(value)}>Copy</Button>
+        <Button variant="primary" onClick={onDone}>
+          Done
+        </Button>
+      </div>
+    </div>
+  );
+}
+
 /** A button that asks first. `typed` makes the user type a word (a name) to confirm. */
 export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, busy, variant = 'danger', typed }: { label: string; title: string; message: ReactNode; confirmLabel: string; onConfirm: () => void; busy?: boolean; variant?: 'danger' | 'primary' | 'default'; typed?: string }) {
   const [open, setOpen] = useState(false);

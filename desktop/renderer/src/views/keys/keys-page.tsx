@@ -2,7 +2,7 @@
 import { useState } from 'react';
 import type { ApiKey, KeyAccess, Project } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
-import { Button, ConfirmButton, ErrorNote, Field, Loading, Modal, timeAgo } from '../../ui/kit';
+import { Button, ConfirmButton, ErrorNote, Field, Loading, Modal, ShownOnce, timeAgo } from '../../ui/kit';
 
 export default function KeysPage() {
   const q = useGet<{ keys: ApiKey[] }>(['keys'], '/api/keys');
@@ -71,16 +71,9 @@ function CreateKey({ projects, onClose }: { projects: Project[]; onClose: () => 
   return (
     <Modal open title={token ? 'Your new key' : 'Create an API key'} onClose={onClose}>
       {token ? (
-        <div className="stack">
-          <p>Copy it now: it is shown only this once.</p>
-          <Field label="Key">{(id) => <input id={id} readOnly value={token} className="mono" onFocus={(e) => e.currentTarget.select()} />}</Field>
-          <div className="row end">
-            <Button onClick={() => void navigator.clipboard?.writeText(token)}>Copy</Button>
-            <Button variant="primary" onClick={onClose}>
-              Done
-            </Button>
-          </div>
-        </div>
+        <ShownOnce label="Key" value={token} onDone={onClose}>
+          Copy it now: it is shown only this once.
+        </ShownOnce>
       ) : (
         <form
           className="stack"

@@ -6,7 +6,7 @@ import { useState } from 'react';
 import { CHANNEL_TYPES, NOTIFY_EVENTS } from '../../../../../shared/constants.js';
 import type { ChannelType, NotificationChannel, NotifyEvent } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
-import { Button, ConfirmButton, ErrorNote, Field, Modal } from '../../ui/kit';
+import { Button, ConfirmButton, ErrorNote, Field, Modal, ShownOnce } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
 
 const EVENT_LABELS: Record<NotifyEvent, string> = {
@@ -124,16 +124,9 @@ function ChannelForm({ channel, onClose }: { channel: NotificationChannel | null
   if (secret) {
     return (
       <Modal open title="Your webhook's signing secret" onClose={onClose}>
-        <div className="stack">
-          <p>Copy it now: it is shown only this once. Check each request's X-Berth-Signature-256 header (sha256= and the HMAC-SHA256 of the body) with it.</p>
-          <Field label="Secret">{(id) => <input id={id} readOnly value={secret} className="mono" onFocus={(e) => e.currentTarget.select()} />}</Field>
-          <div className="row end">
-            <Button onClick={() => void navigator.clipboard?.writeText(secret)}>Copy</Button>
-            <Button variant="primary" onClick={onClose}>
-              Done
-            </Button>
-          </div>
-        </div>
+        <ShownOnce label="Secret" value={secret} onDone={onClose}>
+          Copy it now: it is shown only this once. Check each request&apos;s X-Berth-Signature-256 header (sha256= and the HMAC-SHA256 of the body) with it.
+        </ShownOnce>
       </Modal>
     );
   }
