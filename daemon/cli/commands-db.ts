@@ -121,7 +121,8 @@ export function registerDatabaseCommands(program: Command): void {
       s.out.info(`importing into ${service.slug} (${result.id})...`);
       const done = await waitForImport(s, service.id, result.id, o.timeout === undefined ? Infinity : Date.now() + o.timeout);
       s.out.result(done, () => '');
-      if (done.status === 'failed') throw new CliError(`import ${done.id} failed: ${done.error ?? 'unknown error'}`);
+      // the log printed above ends with the reason; with --quiet it was not printed
+      if (done.status === 'failed') throw new CliError(s.out.quiet ? `import ${done.id} failed: ${done.error ?? 'unknown error'}` : `import ${done.id} failed (its log is above)`);
       s.out.success(`imported ${done.sourceLabel} into ${service.slug}`);
     });
 

@@ -60,6 +60,16 @@ async function sendOnce(channel: Channel, notice: Notice): Promise<void> {
   }
 }
 
+/** What kind of failure it was, without the URL (its path is the secret of a Slack or Discord hook). */
+function requestFailure(err: unknown): string {
+  if ((err as Error).name === 'TimeoutError') return `the receiver did not answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`;
+  const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
+  if (typeof cause?.code === 'string') return `the request failed (${cause.code})`;
+  // fetch refuses some ports outright (the browsers' blocked list: 9, 25, 6000, 6665-6669...)
+  if (cause?.message === 'bad port') return 'the request failed: fetch refuses this port (a port browsers block); use another';
+  return `the request failed (${(err as Error).name})`;
+}
+
 async function post(url: string, body: string, headers: Record<string, string>): Promise<void> {
   const res = await fetch(url, {
     method: 'POST',
@@ -68,8 +78,7 @@ async function post(url: string, body: string, headers: Record<string, string>):
     redirect: 'error',
     signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
   }).catch((err: unknown) => {
-    // fetch's message can carry the URL; say only what kind of failure it was
-    throw new Error(`the request failed (${(err as { cause?: { code?: string } }).cause?.code ?? (err as Error).name})`);
+    throw new Error(requestFailure(err));
   });
   await res.arrayBuffer().catch(() => undefined);
   if (res.status < 200 || res.status >= 300) throw new Error(`the receiver answered HTTP ${res.status}`);

@@ -104,8 +104,12 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
 
     const wrong = await cli.run(['db', 'import', 'pg', `postgresql://src:not-${password}@${name}:5432/srcdb`, '--wait'], { env, timeoutMs: 200_000 });
     expect(wrong.code).to.equal(1);
-    expect(wrong.stderr).to.match(/import \S+ failed: .*password authentication failed/);
-    expect((await t.admin.listImports(db.id)).imports.map((i) => i.status)).to.deep.equal(['failed', 'succeeded']);
+    expect(wrong.stderr).to.match(/Import failed: .*password authentication failed/);
+    expect(wrong.stderr).to.match(/berth: import \S+ failed \(its log is above\)/);
+    const quiet = await cli.run(['db', 'import', 'pg', `postgresql://src:not-${password}@${name}:5432/srcdb`, '--wait', '--quiet'], { env, timeoutMs: 200_000 });
+    expect(quiet.code).to.equal(1);
+    expect(quiet.stderr.trim()).to.match(/^berth: import \S+ failed: .*password authentication failed/);
+    expect((await t.admin.listImports(db.id)).imports.map((i) => i.status)).to.deep.equal(['failed', 'failed', 'succeeded']);
   });
 
   it('backup create --wait ends succeeded; download writes the exact bytes; restore --yes brings the data back', async () => {

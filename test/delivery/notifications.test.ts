@@ -128,7 +128,19 @@ describe('notification channels (local receivers)', function () {
     const tried = await t.admin.request('POST', `/api/system/notifications/${id}/test`);
     expect(tried.status).to.equal(200);
     expect(tried.body).to.include({ ok: false });
+    expect((tried.body as { detail: string }).detail, 'port 9 is on fetch\'s blocked list').to.match(/fetch refuses this port/);
     expect(JSON.stringify(tried.body)).not.to.include('127.0.0.1:9/x');
+    const closed = await new Promise<number>((resolve) => {
+      const s = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as AddressInfo;
+        s.close(() => resolve(port));
+      });
+    });
+    const refusing = await t.admin.request('POST', '/api/system/notifications', { type: 'slack', name: 'closed', url: `http://127.0.0.1:${closed}/services/T/B/secrettoken`, events: ['deployment_failed'] });
+    const refusingId = (refusing.body as { channel: { id: string } }).channel.id;
+    const refused = await t.admin.request('POST', `/api/system/notifications/${refusingId}/test`);
+    expect(refused.body).to.deep.equal({ ok: false, detail: 'the request failed (ECONNREFUSED)' });
+    expect((await t.admin.request('DELETE', `/api/system/notifications/${refusingId}`)).status).to.equal(200);
     expect((await t.admin.request('DELETE', `/api/system/notifications/${id}`)).status).to.equal(200);
     expect((await t.admin.request('POST', `/api/system/notifications/${id}/test`)).status).to.equal(404);
   });
