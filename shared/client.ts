@@ -17,6 +17,7 @@ import type {
   Health,
   KeyAccess,
   KeyProjects,
+  NotificationChannel,
   Project,
   ProxyResult,
   Service,
@@ -284,6 +285,24 @@ export class BerthClient {
   }
   deleteAiProvider(providerId: string): Promise<{ ok: true }> {
     return this.call('DELETE', `/api/system/ai-providers/${enc(providerId)}`);
+  }
+
+  // Notification channels (a key over all projects)
+  listNotificationChannels(): Promise<{ channels: NotificationChannel[] }> {
+    return this.call('GET', '/api/system/notifications');
+  }
+  /** A webhook's answer carries its signing secret, this once. */
+  createNotificationChannel(input: Record<string, unknown> & { type: NotificationChannel['type']; name: string; events: NotificationChannel['events'] }): Promise<{ channel: NotificationChannel; secret?: string }> {
+    return this.call('POST', '/api/system/notifications', input);
+  }
+  updateNotificationChannel(channelId: string, patch: Record<string, unknown>): Promise<{ channel: NotificationChannel }> {
+    return this.call('PATCH', `/api/system/notifications/${enc(channelId)}`, patch);
+  }
+  deleteNotificationChannel(channelId: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/system/notifications/${enc(channelId)}`);
+  }
+  testNotificationChannel(channelId: string): Promise<{ ok: boolean; detail: string }> {
+    return this.call('POST', `/api/system/notifications/${enc(channelId)}/test`);
   }
 
   // System settings, DNS providers and A records for custom domains

@@ -9,6 +9,7 @@ import { registerDeployCommand } from './commands-deploy.js';
 import { registerDomainCommands } from './commands-domains.js';
 import { registerEnvCommands } from './commands-env.js';
 import { registerLogCommands } from './commands-logs.js';
+import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { describeError, EXIT, type ExitCode } from './exit-codes.js';
 import { Output } from './output.js';
@@ -47,6 +48,7 @@ export function buildProgram(): Command {
   registerEnvCommands(program);
   registerDomainCommands(program);
   registerDatabaseCommands(program);
+  registerNotifyCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld } from '../helpers/fixtures.js';
+import { startLoginSmtp } from '../helpers/smtp.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 interface Received {
@@ -172,35 +173,22 @@ describe('notification channels (local receivers)', function () {
     expect((await list()).channels.find((c) => c.id === ids.webhook)).to.deep.include({ name: 'ops hook (moved)', target: `http://127.0.0.1:${httpPort}` });
 
     // the e-mail channel: authenticating needs the password, so a kept password is seen by the SMTP server
-    const logins: { username: string; password: string }[] = [];
-    const authSmtp = new SMTPServer({
-      disabledCommands: ['STARTTLS'],
-      allowInsecureAuth: true,
-      onAuth(auth, _session, callback) {
-        logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
-        callback(null, { user: auth.username });
-      },
-      onData(stream, _session, callback) {
-        stream.resume();
-        stream.on('end', () => callback());
-      },
-    });
-    await new Promise<void>((r) => authSmtp.listen(0, '127.0.0.1', r));
+    const authSmtp = await startLoginSmtp();
     try {
-      const authPort = (authSmtp.server.address() as AddressInfo).port;
+      const authPort = authSmtp.port;
       expect((await patch(ids.email!, { port: authPort, username: 'mailer', password: 'smtp-pass-1' })).status).to.equal(200);
       expect((await patch(ids.email!, { to: ['ops@example.test'] })).status).to.equal(200);
       expect((await t.admin.request('POST', `/api/system/notifications/${ids.email}/test`)).body).to.deep.include({ ok: true });
-      expect(logins.at(-1)).to.deep.equal({ username: 'mailer', password: 'smtp-pass-1' });
+      expect(authSmtp.logins.at(-1)).to.deep.equal({ username: 'mailer', password: 'smtp-pass-1' });
       expect((await list()).channels.find((c) => c.id === ids.email)!.target).to.equal(`smtp://127.0.0.1:${authPort} to ops@example.test`);
       expect(readFileSync(join(t.dataDir, 'berth.sqlite')).includes(Buffer.from('smtp-pass-1')), 'the password at rest').to.equal(false);
       // cleared: the server, which asks for no login, now gets none
-      const count = logins.length;
+      const count = authSmtp.logins.length;
       expect((await patch(ids.email!, { username: null, password: null, port: smtpPort })).status).to.equal(200);
       expect((await t.admin.request('POST', `/api/system/notifications/${ids.email}/test`)).body).to.deep.include({ ok: true });
-      expect(logins.length).to.equal(count);
+      expect(authSmtp.logins.length).to.equal(count);
     } finally {
-      await new Promise<void>((r) => authSmtp.close(() => r()));
+      await authSmtp.close();
     }
   });
 
