@@ -5,11 +5,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
-import type { Backup, BackupSettings, BackupStorageKind, DataImport, DbCell } from '../../shared/types.js';
+import type { BackupSettings, BackupStorageKind, DataImport, DbCell } from '../../shared/types.js';
 import { parseCount, parseDuration, sleep } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
-import { openSession, type Session } from './session.js';
+import { openSession } from './session.js';
 
 function cellText(v: DbCell): string {
   if (v === null) return '';
@@ -27,15 +27,22 @@ function storageOption(v: string): BackupStorageKind {
   return v as BackupStorageKind;
 }
 
-async function waitForBackup(s: Session, serviceId: string, backupId: string, deadline: number): Promise<Backup> {
+/**
+ * Polls a background job (a backup, an import) until it is no longer `running`, backing off from
+ * 250 ms to 2 s; `seen` gets each answer. Past `deadline` it gives up waiting (the job goes on).
+ */
+async function waitForJob<T extends { status: string }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
-    const b = (await s.client.listBackups(serviceId)).backups.find((x) => x.id === backupId);
-    if (!b) throw new CliError(`backup ${backupId} disappeared`);
-    if (b.status !== 'running') return b;
-    if (Date.now() > deadline) throw new CliError(`backup ${backupId} still running after the timeout; it goes on`);
+    const job = await read();
+    if (!job) throw new CliError(`${what} disappeared`);
+    seen(job);
+    if (job.status !== 'running') return job;
+    if (Date.now() > deadline) throw new CliError(`${what} still running after the timeout; it goes on`);
     await sleep(delay);
   }
 }
+
+const deadlineOf = (timeout: number | undefined) => (timeout === undefined ? Infinity : Date.now() + timeout);
 
 /** The import endpoint a source URL's scheme names. */
 function importSource(url: string): DataImport['source'] {
@@ -43,22 +50,6 @@ function importSource(url: string): DataImport['source'] {
   if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres-url';
   if (scheme === 'redis' || scheme === 'rediss') return 'redis-url';
   throw usageError('the source must be a postgres://, postgresql://, redis:// or rediss:// URL');
-}
-
-/** Polls the import, printing its log lines as they come, until it is no longer running. */
-async function waitForImport(s: Session, serviceId: string, importId: string, deadline: number): Promise<DataImport> {
-  const printed = new Set<string>();
-  for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
-    const found = (await s.client.listImports(serviceId)).imports.find((x) => x.id === importId);
-    if (!found) throw new CliError(`import ${importId} disappeared`);
-    for (const line of found.log.filter((l) => !printed.has(l))) {
-      printed.add(line);
-      s.out.info(line);
-    }
-    if (found.status !== 'running') return found;
-    if (Date.now() > deadline) throw new CliError(`import ${importId} still running after the timeout; it goes on`);
-    await sleep(delay);
-  }
 }
 
 const onOff = (v: string): boolean => {
@@ -119,7 +110,14 @@ export function registerDatabaseCommands(program: Command): void {
         return s.out.success(`import ${result.id} started; \`berth db imports ${service.slug}\` shows how it goes`);
       }
       s.out.info(`importing into ${service.slug} (${result.id})...`);
-      const done = await waitForImport(s, service.id, result.id, o.timeout === undefined ? Infinity : Date.now() + o.timeout);
+      const printed = new Set<string>();
+      const printNew = (job: DataImport) => {
+        for (const line of job.log.filter((l) => !printed.has(l))) {
+          printed.add(line);
+          s.out.info(line);
+        }
+      };
+      const done = await waitForJob(`import ${result.id}`, async () => (await s.client.listImports(service.id)).imports.find((x) => x.id === result.id), deadlineOf(o.timeout), printNew);
       s.out.result(done, () => '');
       // the log printed above ends with the reason; with --quiet it was not printed
       if (done.status === 'failed') throw new CliError(s.out.quiet ? `import ${done.id} failed: ${done.error ?? 'unknown error'}` : `import ${done.id} failed (its log is above)`);
@@ -160,7 +158,8 @@ export function registerDatabaseCommands(program: Command): void {
       let { backup: b } = await s.client.createBackup(service.id, o.storage);
       if (o.wait) {
         s.out.info(`backing up ${service.slug} (${b.id})...`);
-        b = await waitForBackup(s, service.id, b.id, o.timeout === undefined ? Infinity : Date.now() + o.timeout);
+        const id = b.id;
+        b = await waitForJob(`backup ${id}`, async () => (await s.client.listBackups(service.id)).backups.find((x) => x.id === id), deadlineOf(o.timeout));
       }
       s.out.result(b, () => b.id);
       if (b.status === 'failed') throw new CliError(`backup ${b.id} failed: ${b.error ?? 'unknown error'}`);

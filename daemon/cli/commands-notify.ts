@@ -3,13 +3,11 @@
 // it is not given, and an SMTP password only from stdin.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { CHANNEL_TYPES, NOTIFY_EVENTS } from '../../shared/constants.js';
+import { CHANNEL_TYPES, DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS } from '../../shared/constants.js';
 import type { ChannelType, NotificationChannel, NotifyEvent } from '../../shared/types.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession, type Session } from './session.js';
-
-const FAILURES: NotifyEvent[] = ['deployment_failed', 'backup_failed', 'daemon_restarted'];
 
 function parseEvents(value: string): NotifyEvent[] {
   const events = value.split(',').map((e) => e.trim()).filter(Boolean);
@@ -73,7 +71,7 @@ export function registerNotifyCommands(program: Command): void {
     .argument('<type>', CHANNEL_TYPES.join(', '))
     .argument('<name>')
     .argument('[url]', 'webhook, slack, discord: where notices are posted')
-    .addOption(new Option('--events <list>', `comma-separated, of ${NOTIFY_EVENTS.join(', ')}`).argParser(parseEvents).default(FAILURES, FAILURES.join(',')))
+    .addOption(new Option('--events <list>', `comma-separated, of ${NOTIFY_EVENTS.join(', ')}`).argParser(parseEvents).default([...DEFAULT_NOTIFY_EVENTS], DEFAULT_NOTIFY_EVENTS.join(',')))
     .option('--host <host>', 'email: the SMTP server')
     .option('--port <port>', 'email: its port', parsePort, 587)
     .option('--tls', 'email: TLS from the first byte (port 465); otherwise STARTTLS when the server offers it')

@@ -3,7 +3,7 @@
 // Channel URLs and SMTP passwords are secrets the server never shows again: a change leaves empty
 // what it keeps.
 import { useState } from 'react';
-import { CHANNEL_TYPES, NOTIFY_EVENTS } from '../../../../../shared/constants.js';
+import { CHANNEL_TYPES, DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS } from '../../../../../shared/constants.js';
 import type { ChannelType, NotificationChannel, NotifyEvent } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Modal, ShownOnce } from '../../ui/kit';
@@ -21,7 +21,6 @@ const URL_HINTS: Record<Exclude<ChannelType, 'email'>, string> = {
   slack: 'An incoming webhook: https://hooks.slack.com/services/…',
   discord: 'A channel webhook: https://discord.com/api/webhooks/…',
 };
-const FAILURES: NotifyEvent[] = ['deployment_failed', 'backup_failed', 'daemon_restarted'];
 const LIST = ['notifications'];
 
 export function Notifications() {
@@ -110,7 +109,7 @@ function bodyOf(f: Form, isNew: boolean): Record<string, unknown> {
 
 function ChannelForm({ channel, onClose }: { channel: NotificationChannel | null; onClose: () => void }) {
   const isNew = channel === null;
-  const [f, setF] = useState<Form>({ type: channel?.type ?? 'slack', name: channel?.name ?? '', events: channel?.events ?? FAILURES, url: '', host: '', port: isNew ? '587' : '', secure: isNew ? 'starttls' : '', username: '', password: '', from: '', to: '' });
+  const [f, setF] = useState<Form>({ type: channel?.type ?? 'slack', name: channel?.name ?? '', events: channel?.events ?? [...DEFAULT_NOTIFY_EVENTS], url: '', host: '', port: isNew ? '587' : '', secure: isNew ? 'starttls' : '', username: '', password: '', from: '', to: '' });
   const [secret, setSecret] = useState<string | null>(null);
   const save = useAction<Record<string, unknown>, { channel: NotificationChannel; secret?: string }>(isNew ? 'POST' : 'PATCH', isNew ? '/api/system/notifications' : `/api/system/notifications/${channel.id}`, {
     invalidate: [LIST],
