@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { BerthClient } from '../../shared/client.js';
 import { freePort } from '../helpers/caddy.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const MAIN = join(REPO_ROOT, 'dist/daemon/main.js');
 const CLI = join(REPO_ROOT, 'dist/daemon/cli.js');
@@ -35,7 +36,7 @@ describe('daemon process and CLI', function () {
     const port = await freePort();
     stderr = '';
     child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_PORT_RANGE: '45000-45999', BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', ...env },
+      env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: dataDir, BERTH_PORT_RANGE: PORT_RANGES.daemonProcess, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', ...env },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));

@@ -9,6 +9,7 @@ import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 describe('daemon killed mid-backup', function () {
   this.timeout(600_000);
@@ -23,7 +24,7 @@ describe('daemon killed mid-backup', function () {
       ...requireDatabaseImages(),
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: secret,
-      BERTH_PORT_RANGE: '47000-47999',
+      BERTH_PORT_RANGE: PORT_RANGES.backupCrash,
       BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     });
     client = daemon.client(secret);

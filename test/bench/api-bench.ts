@@ -24,6 +24,7 @@ import { caddyConfig, type HostPortRoute, type ProxyRoute } from '../../daemon/p
 import { TestCaddy } from '../helpers/caddy.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { seedStore } from './seed-store.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const PROJECTS = 100;
 const ROUNDS = 3;
@@ -157,7 +158,7 @@ function startDaemonProcess(port: number, dataDir: string, key: string, env: Rec
     BERTH_PORT: String(port),
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: key,
-    BERTH_PORT_RANGE: '40000-41999',
+    BERTH_PORT_RANGE: PORT_RANGES.apiBench,
     BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     ...env,
   });

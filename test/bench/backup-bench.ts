@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BerthClient } from '../../shared/client.js';
 import { deployPostgres, sleep, startBenchDaemon, type BenchDaemon } from './bench-daemon.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const TARGET_RATIO = 1.1;
 const STEPS_ROWS = [2_500_000, 5_000_000]; // ~0.5 GB and ~1.05 GB of table data (about 200 bytes a row)
@@ -64,7 +65,7 @@ function timePlain(container: string): Promise<{ ms: number; bytes: number }> {
 }
 
 async function main(): Promise<void> {
-  daemon = await startBenchDaemon('backup-bench', '47500-47599');
+  daemon = await startBenchDaemon('backup-bench', PORT_RANGES.backupBench);
   client = daemon.client;
   const { project, service, container } = await deployPostgres(client, 'backup-bench');
   const idleMb = rssMb(daemon.pid);

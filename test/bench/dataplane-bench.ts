@@ -23,6 +23,7 @@ import { TestCaddy, freePort } from '../helpers/caddy.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { webApp } from '../helpers/apps.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const ROUNDS = 3;
 const SECONDS = 8;
@@ -50,7 +51,7 @@ async function startDaemon(env: Record<string, string>): Promise<{ client: Berth
   const port = await freePort();
   const key = randomBytes(24).toString('hex');
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
-    env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'), BERTH_BOOTSTRAP_KEY: key, BERTH_PORT_RANGE: '44500-44599', ...env },
+    env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'), BERTH_BOOTSTRAP_KEY: key, BERTH_PORT_RANGE: PORT_RANGES.dataplaneBench, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

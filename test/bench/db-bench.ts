@@ -8,6 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import type { DatabaseRowsPage } from '../../shared/types.js';
 import { deployPostgres, startBenchDaemon, type BenchDaemon } from './bench-daemon.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const ROWS = 10_000_000;
 const DEPTH = 5_000_000;
@@ -33,7 +34,7 @@ async function timed(what: string, read: () => Promise<DatabaseRowsPage>, firstI
 }
 
 async function main(): Promise<void> {
-  daemon = await startBenchDaemon('db-bench', '47400-47499');
+  daemon = await startBenchDaemon('db-bench', PORT_RANGES.dbBench);
   const { client } = daemon;
   const { project, service, container } = await deployPostgres(client, 'db-bench');
   try {

@@ -20,6 +20,7 @@ import { webApp } from '../helpers/apps.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { TestCaddy } from '../helpers/caddy.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const ROUNDS = 5; // plus one warm-up round that is not counted
 const LAG_LINES = 200;
@@ -84,7 +85,7 @@ async function startDaemon(git: GitServer, caddy: TestCaddy): Promise<BerthClien
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
     env: {
       ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'),
-      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: '43000-43999', ...caddy.env,
+      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: PORT_RANGES.deployBench, ...caddy.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

@@ -18,6 +18,7 @@ import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { webApp } from '../helpers/apps.js';
 import { httpProbe, pollAll, redisProbe, type Poller } from '../helpers/pollers.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -72,7 +73,7 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: secret,
       BERTH_GIT_BASE_URL: git.baseUrl,
-      BERTH_PORT_RANGE: '48000-48999',
+      BERTH_PORT_RANGE: PORT_RANGES.daemonDown,
       BERTH_HEALTH_TIMEOUT: '20',
     });
     client = daemon.client(secret);

@@ -13,6 +13,7 @@ import { slowBuildApp, webApp } from '../helpers/apps.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
 import { TestCaddy } from '../helpers/caddy.js';
 import { httpText, until, waitForDeployment } from '../helpers/wait.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 describe('daemon killed mid-build', function () {
   this.timeout(300_000);
@@ -35,7 +36,7 @@ describe('daemon killed mid-build', function () {
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: secret,
       BERTH_GIT_BASE_URL: git.baseUrl,
-      BERTH_PORT_RANGE: '46000-46999',
+      BERTH_PORT_RANGE: PORT_RANGES.deployCrash,
       ...caddy.env,
     });
     client = daemon.client(secret);

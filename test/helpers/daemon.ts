@@ -8,6 +8,7 @@ import { BerthClient } from '../../shared/client.js';
 import { readConfig } from '../../daemon/config.js';
 import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import { TestCaddy } from './caddy.js';
+import { SLICES } from './port-ranges.js';
 
 export interface TestDaemon {
   daemon: RunningDaemon;
@@ -44,13 +45,13 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
   const bootstrap = `test_${randomBytes(24).toString('hex')}`;
   // Each daemon in one test process gets its own slice of host ports.
-  const base = 30000 + ((process.pid + portBlock++) % 15) * 2000;
+  const base = SLICES.from + ((process.pid + portBlock++) % SLICES.count) * SLICES.size;
   const config = readConfig({
     BERTH_HOST: '127.0.0.1',
     BERTH_PORT: '0',
     BERTH_DATA_DIR: dataDir,
     BERTH_BOOTSTRAP_KEY: bootstrap,
-    BERTH_PORT_RANGE: `${base}-${base + 1999}`,
+    BERTH_PORT_RANGE: `${base}-${base + SLICES.size - 1}`,
     // `npm run test:unit` points it at a socket that does not exist: a suite there that reaches Docker fails
     ...(process.env.BERTH_DOCKER_SOCKET ? { BERTH_DOCKER_SOCKET: process.env.BERTH_DOCKER_SOCKET } : {}),
     ...(caddy?.env ?? {}),

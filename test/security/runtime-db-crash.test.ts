@@ -12,6 +12,7 @@ import { containersWithLabel, docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const MiB = 1024 * 1024;
 
@@ -28,7 +29,7 @@ describe('security: a database redeploy interrupted by a crash', function () {
       ...requireDatabaseImages(),
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: secret,
-      BERTH_PORT_RANGE: '47200-47290',
+      BERTH_PORT_RANGE: PORT_RANGES.dbCrash,
       BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
     });
     client = daemon.client(secret);

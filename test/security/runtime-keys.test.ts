@@ -14,6 +14,7 @@ import { startDaemon, type RunningDaemon } from '../../daemon/server.js';
 import { DB_FILE } from '../../daemon/store/open.js';
 import { migrationSource } from '../../daemon/store/migrations.js';
 import { tokenHasherFromKey } from '../../daemon/crypto/token-hash.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
 
@@ -32,7 +33,7 @@ describe('security: API key hashes and bootstrap key rotation', function () {
       BERTH_PORT: '0',
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: bootstrap,
-      BERTH_PORT_RANGE: '47000-47099',
+      BERTH_PORT_RANGE: PORT_RANGES.runtimeKeys,
       BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
       // no Engine needed here
       BERTH_DOCKER_SOCKET: join(dataDir, 'no-docker.sock'),

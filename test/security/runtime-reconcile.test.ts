@@ -15,6 +15,7 @@ import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { webApp } from '../helpers/apps.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 describe('security: reconciliation waits for the Docker Engine', function () {
   this.timeout(180_000);
@@ -31,7 +32,7 @@ describe('security: reconciliation waits for the Docker Engine', function () {
       BERTH_DATA_DIR: dataDir,
       BERTH_BOOTSTRAP_KEY: secret,
       BERTH_GIT_BASE_URL: git.baseUrl,
-      BERTH_PORT_RANGE: '47100-47199',
+      BERTH_PORT_RANGE: PORT_RANGES.runtimeReconcile,
       BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
       ...env,
     });
