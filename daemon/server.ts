@@ -19,6 +19,7 @@ import { Notifier } from './notify/notifier.js';
 import type { CaddyProxy } from './proxy/caddy.js';
 import type { CachedStore } from './store/read-cache.js';
 import { VERSION } from './version.js';
+import { requestOrigin } from './http/request-origin.js';
 
 export interface RunningDaemon {
   url: string;
@@ -90,7 +91,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     // deliveries come through Caddy on the dashboard hostname when one is set
     hookBase: async (ctx) => {
       const host = (await store.settings.get('dashboardHostname'))?.trim();
-      if (!host) return `${ctx.protocol}://${ctx.host}`;
+      if (!host) return requestOrigin(ctx);
       return `${(await store.settings.get('httpsMode')) === 'http' ? 'http' : 'https'}://${host}`;
     },
   });

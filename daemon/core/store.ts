@@ -1,7 +1,7 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
 import type { BackupsRepo } from './ports/backups-repo.js';
-import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
+import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { AiProviderRepo } from './ports/ai-provider-repo.js';
 import type { DnsProviderRepo } from './ports/dns-provider-repo.js';
 
@@ -35,8 +35,16 @@ export interface ServiceRepo {
   slugsInProject(projectId: string): Promise<Set<string>>;
   namesInProject(projectId: string): Promise<Set<string>>;
   usedHostPorts(): Promise<Set<number>>;
-  /** Inserts the service and its initial variables atomically. */
+  /** Inserts the service, its initial variables and the record of its generated label, atomically. */
   insert(service: ServiceRecord, env: readonly EnvRecord[]): Promise<void>;
+  /** The record of a generated label (kept after its service is gone), or null. */
+  generatedName(label: string): Promise<GeneratedNameRecord | null>;
+  /** Every generated label ever handed out and not released, oldest first. */
+  generatedNames(): Promise<GeneratedNameRecord[]>;
+  /** Gives the service a new generated label, recorded for `projectId`; its old label stays recorded for its project. */
+  assignGeneratedLabel(serviceId: string, projectId: string, label: string, at: string): Promise<void>;
+  /** Forgets a generated label's record (an all-projects key's decision): another project may get it then. */
+  releaseGeneratedName(label: string): Promise<boolean>;
   update(id: string, patch: Partial<ServiceRecord>): Promise<void>;
   /** Removes the service with its variables, domains, deployments and logs, atomically. */
   deleteCascade(id: string): Promise<void>;
@@ -145,8 +153,12 @@ export interface WebhookRepo {
   put(serviceId: string, secret: string, at: string): Promise<void>;
   delete(serviceId: string): Promise<boolean>;
   touch(serviceId: string, at: string): Promise<void>;
-  /** Records a delivery id; false when it was recorded before (a replay). Ids older than `forgetBefore` are dropped. */
-  firstDelivery(serviceId: string, deliveryId: string, at: string, forgetBefore: string): Promise<boolean>;
+  /**
+   * Records a delivery's keys (its id, its body's hash, its pushed commit) in one transaction; answers
+   * null when none was recorded before, else the first key that was (a replay: nothing is recorded).
+   * Keys older than `forgetBefore` are dropped.
+   */
+  firstDelivery(serviceId: string, keys: readonly string[], at: string, forgetBefore: string): Promise<string | null>;
 }
 
 export interface Store {

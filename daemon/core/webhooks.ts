@@ -3,9 +3,15 @@
 // X-Hub-Signature-256 (HMAC-SHA256 of the body), Gitea's and Forgejo's X-Gitea-Signature /
 // X-Forgejo-Signature (the same HMAC, bare hex) and GitLab's X-Gitlab-Token (the secret itself).
 // Every comparison is constant-time. A push to the service's branch queues a deployment of the
-// pushed commit (trigger `webhook`); a delivery id seen before is never deployed twice.
+// pushed commit (trigger `webhook`).
+// Replays: the delivery id is outside the signature (anyone holding one captured delivery can send
+// it again under fresh ids), so a delivery is also known by its body's hash and by its `(ref,
+// commit)`; any of the three seen before, or a commit this branch has already deployed (queued,
+// built or ran), is answered 202 `{ignored}` and deploys nothing. Git history is not at hand here,
+// so "older" means "deployed before on this branch": a force-push back to an earlier commit is
+// deployed by hand (POST /api/services/:id/deploy), never by a delivery.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Deployment } from '../../shared/types.js';
+import type { Deployment, DeploymentStatus } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { Deployments } from './deployments.js';
@@ -29,6 +35,14 @@ export type HookOutcome = { deployment: Deployment } | { ignored: string };
 const DELIVERY_MEMORY_MS = 30 * 24 * 3600_000;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
 const ZERO_SHA = /^0{40}$/;
+/** A deployment in one of these states deployed (or is deploying) its commit: a push of it again is a replay. */
+const DEPLOYED: ReadonlySet<DeploymentStatus> = new Set(['queued', 'building', 'running', 'superseded']);
+
+interface DeliveryKey {
+  key: string;
+  /** Why a delivery whose key was recorded before is ignored. */
+  why: string;
+}
 
 export class Webhooks {
   constructor(
@@ -85,11 +99,21 @@ export class Webhooks {
     const commitSha = (typeof payload.checkout_sha === 'string' && provider === 'gitlab' ? payload.checkout_sha : after).toLowerCase();
     if (!COMMIT_SHA.test(commitSha)) throw new InvalidInput('the push names no 40-character commit sha in `after`', 'invalid_payload');
 
-    // A delivery without an id (older GitLab) is known by its body: an identical replay is still caught.
-    const deliveryId = deliveryIdOf(provider, h) ?? `sha256:${createHash('sha256').update(delivery.body).digest('hex')}`;
+    // Every key is recorded in one transaction: a delivery whose id, body or (ref, commit) was seen before is a replay.
+    const deliveryId = deliveryIdOf(provider, h);
+    const keys: DeliveryKey[] = [
+      ...(deliveryId ? [{ key: deliveryId.slice(0, 200), why: `delivery ${deliveryId.slice(0, 200)} was received before` }] : []),
+      { key: `sha256:${createHash('sha256').update(delivery.body).digest('hex')}`, why: 'a delivery with this exact body was received before' },
+      { key: `push:${commitSha}:${ref.slice(0, 120)}`, why: `a push of commit ${commitSha.slice(0, 12)} to ${branch} was received before` },
+    ];
     const forgetBefore = new Date(Date.parse(now) - DELIVERY_MEMORY_MS).toISOString();
-    if (!(await this.store.webhooks.firstDelivery(service.id, deliveryId.slice(0, 200), now, forgetBefore))) {
-      return { ignored: `delivery ${deliveryId.slice(0, 200)} was received before; not deployed again` };
+    const seen = await this.store.webhooks.firstDelivery(service.id, keys.map((k) => k.key), now, forgetBefore);
+    if (seen !== null) return { ignored: `${keys.find((k) => k.key === seen)?.why ?? 'received before'}; not deployed again` };
+    const deployedBefore = (await this.store.deployments.listByService(service.id)).find(
+      (d) => d.commitSha === commitSha && (d.branch === null || d.branch === branch) && DEPLOYED.has(d.status),
+    );
+    if (deployedBefore) {
+      return { ignored: `commit ${commitSha.slice(0, 12)} was already deployed on branch ${branch} (deployment ${deployedBefore.id}); a push of it is not deployed again` };
     }
     return { deployment: await this.deployments.fromWebhook(service as ServiceRecord, commitSha) };
   }

@@ -28,7 +28,9 @@ import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { systemRoutes } from './routes/system.js';
 import { hookRoutes, webhookRoutes } from './routes/webhooks.js';
+import { generatedNameRoutes } from './routes/generated-names.js';
 import type { SseStreams } from './sse-streams.js';
+import { requestOrigin } from './request-origin.js';
 
 const HEALTH_PATH = '/api/health';
 
@@ -39,6 +41,7 @@ const API_ROUTES: readonly RouteModule[] = [
   serviceRoutes,
   envRoutes,
   domainRoutes,
+  generatedNameRoutes,
   deploymentRoutes,
   webhookRoutes,
   eventRoutes,
@@ -84,7 +87,7 @@ export function createApp(deps: AppDeps): Koa {
     cache,
     sse: deps.sse,
     pingMs: deps.pingMs,
-    hookBase: deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`),
+    hookBase: deps.hookBase ?? (async (ctx) => requestOrigin(ctx)),
   };
   const api = new Router();
   api.get(HEALTH_PATH, (ctx) => {

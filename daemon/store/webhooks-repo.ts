@@ -1,6 +1,6 @@
-// Deploy-on-push webhooks: the secret is sealed on the way in and opened on the way out; delivery
-// ids are unique per service, so a replay is refused by the database itself, even when two arrive
-// at once.
+// Deploy-on-push webhooks: the secret is sealed on the way in and opened on the way out; a
+// delivery's keys (id, body hash, pushed commit) are unique per service, so a replay is refused by
+// the database itself, even when two arrive at once.
 import type { Knex } from 'knex';
 import type { WebhookRecord, WebhookRepo } from '../core/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -32,15 +32,23 @@ export function webhookRepo(knex: Knex, box: SecretBox): WebhookRepo {
     async touch(serviceId, at) {
       await knex<WebhookRow>('service_webhooks').where({ service_id: serviceId }).update({ last_delivery_at: at });
     },
-    async firstDelivery(serviceId, deliveryId, at, forgetBefore) {
+    async firstDelivery(serviceId, keys, at, forgetBefore) {
       await knex('webhook_deliveries').where('received_at', '<', forgetBefore).delete();
-      try {
-        await knex('webhook_deliveries').insert({ service_id: serviceId, delivery_id: deliveryId, received_at: at });
-        return true;
-      } catch (err) {
-        if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) return false;
-        throw err;
-      }
+      return knex.transaction(async (trx) => {
+        const seen = new Set(
+          (await trx('webhook_deliveries').where({ service_id: serviceId }).whereIn('delivery_id', [...keys]).select<{ delivery_id: string }[]>('delivery_id')).map((r) => r.delivery_id),
+        );
+        const first = keys.find((k) => seen.has(k));
+        if (first !== undefined) return first;
+        try {
+          await trx('webhook_deliveries').insert([...new Set(keys)].map((k) => ({ service_id: serviceId, delivery_id: k, received_at: at })));
+          return null;
+        } catch (err) {
+          // two copies at once: the other one recorded the keys first
+          if (err instanceof Error && /UNIQUE constraint failed/.test(err.message)) return keys[0] ?? '';
+          throw err;
+        }
+      });
     },
   };
 }
