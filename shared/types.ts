@@ -70,6 +70,11 @@ export interface Service {
   localUrl: string;
   primaryUrl: string;
   preferredDomain: string | null;
+  /**
+   * The hostname Berth generated for the service, `<service>-<project>.<rootDomain>` (unique to its
+   * project; services created before keep `<service>.<rootDomain>`); null without a root domain.
+   */
+  generatedHostname: string | null;
   framework: string | null;
   lastDeployedAt: Timestamp | null;
   createdAt: Timestamp;
@@ -463,4 +468,16 @@ export interface DataImport {
   createdAt: Timestamp;
   startedAt: Timestamp;
   finishedAt: Timestamp | null;
+}
+
+/** A generated hostname label handed out once (GET /api/generated-names, keys over all projects). */
+export interface GeneratedName {
+  label: string;
+  /** `<label>.<rootDomain>`; null without a root domain. */
+  hostname: string | null;
+  /** The project it was generated for, which keeps it after its service is gone. */
+  projectId: string;
+  /** The service holding it now; null once that service is gone (the name stays the project's). */
+  serviceId: string | null;
+  createdAt: Timestamp;
 }

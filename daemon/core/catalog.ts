@@ -3,6 +3,7 @@
 import type { DatabaseVariableSuggestion, Project, Service } from '../../shared/types.js';
 import { connectionVariableNames } from './engines.js';
 import { EnvResolver, publicName } from './env-references.js';
+import { rootDomainOf } from './generated-names.js';
 import type { DomainRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 import type { LimitPolicy } from './limits.js';
@@ -41,7 +42,8 @@ export class Catalog {
       if (list) list.push(d);
       else byService.set(d.serviceId, [d]);
     }
-    return services.map((s) => serviceView(s, byService.get(s.id) ?? [], this.limits));
+    const root = await rootDomainOf(this.store);
+    return services.map((s) => serviceView(s, byService.get(s.id) ?? [], this.limits, root));
   }
 
   async resolver(projectId: string): Promise<{ services: ServiceRecord[]; resolver: EnvResolver }> {

@@ -32,6 +32,7 @@ import { SessionService } from './sessions.js';
 import type { Store } from './store.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
+import { GeneratedNames } from './generated-names.js';
 
 export interface CoreDeps {
   store: Store;
@@ -75,6 +76,7 @@ export interface Core {
   deployments: Deployments;
   logStreams: LogStreams;
   webhooks: Webhooks;
+  generatedNames: GeneratedNames;
   catalog: Catalog;
   buildPlans: BuildPlans;
   databases: Databases;
@@ -107,6 +109,7 @@ export function buildCore(deps: CoreDeps): Core {
     deployments,
     logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
     webhooks: new Webhooks(store, clock, deployments),
+    generatedNames: new GeneratedNames(store),
     catalog,
     // what autobuild would do with a service's branch, previewed without building
     buildPlans: new BuildPlans(store, deps.buildPlanner),

@@ -1,13 +1,86 @@
 // Hostnames the daemon hands out itself: the dashboard hostname, every service's generated
-// `<service slug>.<rootDomain>`, and every database's `databasePublicHostname`. They belong to
+// `<label>.<rootDomain>`, and every database's `databasePublicHostname`. They belong to
 // what they were generated for, so no custom domain (of any key) may take one: a tenant adding
 // another project's generated name would receive its traffic and its certificate. The proxy
 // routes generated names before custom domains (daemon/proxy/caddy.ts), so a custom domain that
 // only becomes equal to a generated name later (the root domain or the dashboard hostname changed,
 // a service created afterwards) never takes it over either.
+//
+// A service's label is `<service slug>-<project slug>` (`-2`, `-3`, ... when taken): one label under
+// the root domain, so one wildcard certificate or per-name ACME still covers every generated name,
+// and unique to its project. Every label handed out is recorded with its project and stays that
+// project's after the service is gone (cookies, OAuth callbacks and certificates were issued for
+// it): another project never gets it, the same project's next service of that name does. Only a
+// key over all projects releases a label (DELETE /api/generated-names/:label).
+import type { GeneratedName } from '../../shared/types.js';
 import type { Access } from './access.js';
-import { Conflict, Forbidden } from './errors.js';
+import { Conflict, Forbidden, NotFound } from './errors.js';
+import type { GeneratedNameRecord, ServiceRecord } from './records.js';
 import type { Store } from './store.js';
+
+/** The longest DNS label. */
+const MAX_LABEL = 63;
+
+/** The service's generated hostname under `root`, or null (no root domain, or a record made before labels). */
+export function generatedHostnameOf(service: Pick<ServiceRecord, 'generatedLabel'>, root: string | null): string | null {
+  return root && service.generatedLabel ? `${service.generatedLabel}.${root}` : null;
+}
+
+/**
+ * A label for a new service of `projectId` (or one moved into it): `<service>-<project>`, else with
+ * `-2`, `-3`, ...: the first that no service holds, that no other project ever held, and that is
+ * nobody's hostname under the root domain now (a custom domain, the dashboard, a database).
+ */
+export async function newGeneratedLabel(store: Store, projectId: string, projectSlug: string, serviceSlug: string): Promise<string> {
+  const base = `${serviceSlug}-${projectSlug}`.toLowerCase().slice(0, MAX_LABEL - 6).replace(/-+$/, '');
+  const held = new Set((await store.services.list()).map((s) => s.generatedLabel));
+  const root = await rootDomainOf(store);
+  for (let n = 1; ; n++) {
+    const label = n === 1 ? base : `${base}-${n}`;
+    if (held.has(label)) continue;
+    const record = await store.services.generatedName(label);
+    if (record && record.projectId !== projectId) continue;
+    if (root) {
+      const host = `${label}.${root}`;
+      if ((await generatedOwner(store, host, null, true, projectId)) || (await store.domains.findByHostname(host))) continue;
+    }
+    return label;
+  }
+}
+
+const nameView = (r: GeneratedNameRecord, root: string | null, heldBy: ServiceRecord | undefined): GeneratedName => ({
+  label: r.label,
+  hostname: root ? `${r.label}.${root}` : null,
+  projectId: r.projectId,
+  serviceId: heldBy?.id ?? null,
+  createdAt: r.createdAt,
+});
+
+/** The record of generated names, for keys over all projects: read it, release a label. */
+export class GeneratedNames {
+  constructor(private store: Store) {}
+
+  async list(access: Access): Promise<GeneratedName[]> {
+    access.requireAllProjects('listing the generated names of every project');
+    const root = await rootDomainOf(this.store);
+    const services = await this.store.services.list();
+    return (await this.store.services.generatedNames()).map((r) => nameView(r, root, services.find((s) => s.generatedLabel === r.label)));
+  }
+
+  /** Forgets that a label was generated for its project, so that any project's new service may get it. */
+  async release(access: Access, labelOrHostname: string): Promise<void> {
+    access.requireWrite();
+    access.requireAllProjects('releasing a generated name');
+    const root = await rootDomainOf(this.store);
+    let label = labelOrHostname.trim().toLowerCase().replace(/\.+$/, '');
+    if (root && label.endsWith(`.${root}`)) label = label.slice(0, -root.length - 1);
+    const record = await this.store.services.generatedName(label);
+    if (!record) throw new NotFound(`no generated name ${label} is recorded`);
+    const holder = (await this.store.services.list()).find((s) => s.generatedLabel === label);
+    if (holder) throw new Conflict(`generated name ${label} belongs to the live service ${holder.id}; delete or move that service first`, 'hostname_taken');
+    await this.store.services.releaseGeneratedName(label);
+  }
+}
 
 /** The root domain setting as the proxy uses it (no leading or trailing dots), or null. */
 export async function rootDomainOf(store: Store): Promise<string | null> {
@@ -19,8 +92,10 @@ export async function rootDomainOf(store: Store): Promise<string | null> {
  * What `hostname` is generated for (or kept for: with `allProjects` false, every `<label>.<rootDomain>`
  * but the service's own), in words (`the dashboard hostname`, `the generated hostname
  * of another service`, ...), or null when it is no generated name of anything but `serviceId`.
+ * A label recorded for a project (its service gone) is kept for that project: `projectId` (or the
+ * service's) may use it, no other.
  */
-export async function generatedOwner(store: Store, hostname: string, serviceId: string | null, allProjects = true): Promise<string | null> {
+export async function generatedOwner(store: Store, hostname: string, serviceId: string | null, allProjects = true, projectId?: string): Promise<string | null> {
   const host = hostname.toLowerCase();
   const dashboard = (await store.settings.get('dashboardHostname'))?.trim().toLowerCase();
   if (dashboard && dashboard === host) return "the server's dashboard hostname";
@@ -29,11 +104,15 @@ export async function generatedOwner(store: Store, hostname: string, serviceId: 
   const root = await rootDomainOf(store);
   if (root && host.endsWith(`.${root}`)) {
     const label = host.slice(0, -root.length - 1);
-    if (!label.includes('.') && services.some((s) => s.id !== serviceId && s.slug === label)) return 'the generated hostname of another service';
-    // A service created later with that slug would get the name: the one-label names under the
-    // root domain are the generated names' own, kept from selected-projects keys.
     const own = services.find((s) => s.id === serviceId);
-    if (!label.includes('.') && !allProjects && own?.slug !== label) return `reserved for generated service hostnames (<service>.${root})`;
+    if (!label.includes('.') && own?.generatedLabel !== label) {
+      if (services.some((s) => s.id !== serviceId && s.generatedLabel === label)) return 'the generated hostname of another service';
+      const record = await store.services.generatedName(label);
+      if (record && record.projectId !== (projectId ?? own?.projectId)) return 'a generated hostname kept for the project it was generated for';
+      // A service created later would get the name: the one-label names under the root domain are
+      // the generated names' own, kept from selected-projects keys.
+      if (!allProjects) return `reserved for generated service hostnames (<service>-<project>.${root})`;
+    }
   }
   return null;
 }
@@ -60,10 +139,10 @@ export async function checkDatabaseHostname(store: Store, access: Access, hostna
   }
 }
 
-/** `<base>.<root>`, or `<base>-2.<root>`, ... : the first that is nobody's name yet. */
-export async function freeDatabaseHostname(store: Store, base: string, root: string): Promise<string> {
+/** `<base>.<root>`, or `<base>-2.<root>`, ... : the first that is nobody's name yet (`projectId`'s own kept labels allowed). */
+export async function freeDatabaseHostname(store: Store, base: string, root: string, projectId: string): Promise<string> {
   for (let n = 1; ; n++) {
     const candidate = `${n === 1 ? base : `${base}-${n}`}.${root}`;
-    if (!(await generatedOwner(store, candidate, null)) && !(await store.domains.findByHostname(candidate))) return candidate;
+    if (!(await generatedOwner(store, candidate, null, true, projectId)) && !(await store.domains.findByHostname(candidate))) return candidate;
   }
 }

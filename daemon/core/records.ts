@@ -57,6 +57,11 @@ export interface ServiceRecord {
   databaseEngine: DatabaseEngine | null;
   databasePublicEnabled: boolean;
   databasePublicHostname: string | null;
+  /**
+   * The label of the service's generated hostname `<label>.<rootDomain>`, unique to its project and
+   * recorded in the generated names (core/generated-names.ts); null only for records made before it.
+   */
+  generatedLabel: string | null;
   postgresLogicalReplicationEnabled: boolean;
   /** Limits the service sets for its containers; null: the server's default (core/limits.ts). */
   memoryLimitMb: number | null;
@@ -112,5 +117,12 @@ export interface LogLineRecord {
   id: number;
   line: string;
   stream: 'stdout' | 'stderr';
+  createdAt: string;
+}
+
+/** A generated hostname label handed out once, kept for the project it was generated for. */
+export interface GeneratedNameRecord {
+  label: string;
+  projectId: string;
   createdAt: string;
 }

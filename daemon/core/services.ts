@@ -7,7 +7,7 @@ import { referenceName } from './catalog.js';
 import type { Clock } from './clock.js';
 import { initialDatabaseEnv } from './engines.js';
 import { EnvResolver, referencesIn } from './env-references.js';
-import { checkDatabaseHostname, freeDatabaseHostname, rootDomainOf } from './generated-names.js';
+import { checkDatabaseHostname, freeDatabaseHostname, newGeneratedLabel, rootDomainOf } from './generated-names.js';
 import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
 import { newId } from './ids.js';
@@ -81,12 +81,15 @@ export class Services {
     return this.allocate(async () => {
       await this.requireUniqueName(project.id, spec.name);
       const now = this.d.clock.now();
+      const slug = uniqueSlug(slugify(spec.name, 'service'), await this.d.store.services.slugsInProject(project.id));
       const record: ServiceRecord = {
         ...spec,
         ...limits,
         id: newId(),
         projectId: project.id,
-        slug: uniqueSlug(slugify(spec.name, 'service'), await this.d.store.services.slugsInProject(project.id)),
+        slug,
+        // chosen inside `allocate`: two creations cannot race to one label
+        generatedLabel: await newGeneratedLabel(this.d.store, project.id, project.slug, slug),
         hostPort: null,
         status: 'idle',
         reachable: false,
@@ -104,7 +107,7 @@ export class Services {
       } else if (record.kind === 'database') {
         // with a root domain, a database gets a public hostname of its own (its DNS name; TLS covers it)
         const root = await rootDomainOf(this.d.store);
-        if (root) record.databasePublicHostname = await freeDatabaseHostname(this.d.store, `${record.slug}-${project.slug}`.toLowerCase(), root);
+        if (root) record.databasePublicHostname = await freeDatabaseHostname(this.d.store, record.generatedLabel!, root, project.id);
       }
       const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
       await this.checkReferences(project.id, record, envRecords);
@@ -220,7 +223,11 @@ export class Services {
     const now = this.d.clock.now();
     const slugs = await this.d.store.services.slugsInProject(target.id);
     const slug = slugs.has(service.slug) ? uniqueSlug(service.slug, slugs) : service.slug;
-    await this.d.store.services.update(service.id, { projectId: target.id, slug, updatedAt: now });
+    await this.allocate(async () => {
+      await this.d.store.services.update(service.id, { projectId: target.id, slug, updatedAt: now });
+      // a new generated name in the target project: the old one stays the source project's
+      await this.d.store.services.assignGeneratedLabel(service.id, target.id, await newGeneratedLabel(this.d.store, target.id, target.slug, slug), now);
+    });
     await this.d.store.projects.update(service.projectId, { updatedAt: now });
     await this.d.store.projects.update(target.id, { updatedAt: now });
     const proxy = await this.d.proxy.apply();

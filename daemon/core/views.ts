@@ -2,13 +2,14 @@
 // such as a token hash or a sealed secret is never one spread away from a response.
 import type { ApiKey, Deployment, Domain, EnvVar, Project, Service } from '../../shared/types.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
+import { generatedHostnameOf } from './generated-names.js';
 import { effectiveLimits, type LimitPolicy } from './limits.js';
 
 export function keyView(k: KeyRecord): ApiKey {
   return { id: k.id, name: k.name, access: k.access, projects: k.projects, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
 }
 
-export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], limits: LimitPolicy): Service {
+export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], limits: LimitPolicy, rootDomain: string | null): Service {
   const localUrl = s.hostPort !== null ? `http://127.0.0.1:${s.hostPort}` : '';
   const preferred = domains.find((d) => d.serviceId === s.id)?.hostname ?? null;
   return {
@@ -40,6 +41,7 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], 
     localUrl,
     primaryUrl: preferred ? `https://${preferred}` : localUrl,
     preferredDomain: preferred,
+    generatedHostname: generatedHostnameOf(s, rootDomain),
     framework: s.framework,
     lastDeployedAt: s.lastDeployedAt,
     createdAt: s.createdAt,

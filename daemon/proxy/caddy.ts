@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ProxyResult } from '../../shared/types.js';
 import { liveDeployments } from '../core/deployment-states.js';
-import { rootDomainOf } from '../core/generated-names.js';
+import { generatedHostnameOf, rootDomainOf } from '../core/generated-names.js';
 import type { ProxyPort } from '../core/proxy.js';
 import type { Store } from '../core/store.js';
 import type { ServiceRecord } from '../core/records.js';
@@ -90,11 +90,12 @@ export async function routingFromStore(
   const live = await liveUpstreams(store, services, ahead);
   const byId = new Map(services.map((s) => [s.id, s]));
   const ordered = [...services].sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id));
-  // Generated names first: they belong to their service (the oldest one when two projects share
-  // a slug), and a custom domain equal to one, whenever it became equal, never takes it over.
+  // Generated names first: they belong to their service (labels are unique: core/generated-names.ts),
+  // and a custom domain equal to one, whenever it became equal, never takes it over.
   const rootDomain = await rootDomainOf(store);
-  if (rootDomain) {
-    for (const s of ordered) add(`${s.slug}.${rootDomain}`, live.get(s.id) ?? null, s.id);
+  for (const s of ordered) {
+    const generated = generatedHostnameOf(s, rootDomain);
+    if (generated) add(generated, live.get(s.id) ?? null, s.id);
   }
   const domains = [...(await store.domains.listAll())].sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.hostname, b.hostname));
   for (const d of domains) {

@@ -323,8 +323,52 @@ const webhooks: Migration = {
   },
 };
 
+/**
+ * Generated hostnames are unique to their project and never pass to another one: every service has
+ * a generated label (its hostname is `<label>.<rootDomain>`), and every label ever handed out is
+ * recorded with the project it was generated for (core/generated-names.ts). Existing services keep
+ * the names they answer to today (`<slug>`), oldest first; a later service of another project that
+ * shared a slug (its name was routed to the older one) gets `<slug>-<project slug>`.
+ */
+const namesAndHooks: Migration = {
+  name: '013_names_and_hooks',
+  async up(knex) {
+    await knex.schema.alterTable('services', (t) => {
+      t.string('generated_label');
+    });
+    await knex.schema.createTable('generated_names', (t) => {
+      t.string('label').primary();
+      t.string('project_id').notNullable(); // no foreign key: the record outlives the project
+      t.string('created_at').notNullable();
+      t.index(['project_id']);
+    });
+    const services = (await knex('services')
+      .join('projects', 'projects.id', 'services.project_id')
+      .select('services.id as id', 'services.slug as slug', 'services.project_id as project_id', 'services.created_at as created_at', 'projects.slug as project_slug')
+      .orderBy([{ column: 'services.created_at' }, { column: 'services.id' }])) as { id: string; slug: string; project_id: string; created_at: string; project_slug: string }[];
+    const taken = new Set<string>();
+    for (const s of services) {
+      let label = s.slug.toLowerCase();
+      if (taken.has(label)) {
+        const base = `${label}-${s.project_slug.toLowerCase()}`.slice(0, 57).replace(/-+$/, '');
+        label = base;
+        for (let n = 2; taken.has(label); n++) label = `${base}-${n}`;
+      }
+      taken.add(label);
+      await knex('services').where({ id: s.id }).update({ generated_label: label });
+      await knex('generated_names').insert({ label, project_id: s.project_id, created_at: s.created_at });
+    }
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('generated_names');
+    await knex.schema.alterTable('services', (t) => {
+      t.dropColumn('generated_label');
+    });
+  },
+};
+
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, namesAndHooks];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

@@ -32,6 +32,7 @@ const COLUMN: { [K in keyof ServiceRecord]: string } = {
   databaseEngine: 'database_engine',
   databasePublicEnabled: 'database_public_enabled',
   databasePublicHostname: 'database_public_hostname',
+  generatedLabel: 'generated_label',
   postgresLogicalReplicationEnabled: 'pg_logical_replication',
   memoryLimitMb: 'limit_memory_mb',
   cpuLimit: 'limit_cpus',
@@ -99,8 +100,29 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
     async insert(service: ServiceRecord, env: readonly EnvRecord[]) {
       await knex.transaction(async (trx) => {
         await trx('services').insert(toRow(service));
+        if (service.generatedLabel !== null) {
+          // the label is the project's from now on (its own earlier record, when it had one, stays)
+          await trx('generated_names').insert({ label: service.generatedLabel, project_id: service.projectId, created_at: service.createdAt }).onConflict('label').ignore();
+        }
         if (env.length > 0) await trx('env_vars').insert(env.map((e) => envToRow(e, box)));
       });
+    },
+    async generatedName(label) {
+      const row = (await knex('generated_names').where({ label }).first()) as { label: string; project_id: string; created_at: string } | undefined;
+      return row ? { label: row.label, projectId: row.project_id, createdAt: row.created_at } : null;
+    },
+    async generatedNames() {
+      const rows = (await knex('generated_names').select('*').orderBy([{ column: 'created_at' }, { column: 'label' }])) as { label: string; project_id: string; created_at: string }[];
+      return rows.map((r) => ({ label: r.label, projectId: r.project_id, createdAt: r.created_at }));
+    },
+    async assignGeneratedLabel(serviceId, projectId, label, at) {
+      await knex.transaction(async (trx) => {
+        await trx('generated_names').insert({ label, project_id: projectId, created_at: at }).onConflict('label').ignore();
+        await trx('services').where({ id: serviceId }).update({ generated_label: label });
+      });
+    },
+    async releaseGeneratedName(label) {
+      return (await knex('generated_names').where({ label }).delete()) > 0;
     },
     async update(id, patch) {
       const row = toRow(patch);

@@ -67,6 +67,7 @@ export async function seedStore(dataDir: string, services: number, firstHostPort
             id: newId(),
             projectId: project.id,
             slug: input.name,
+            generatedLabel: `${input.name}-${project.slug}`,
             hostPort: spec.internalPort !== null ? hostPort++ : null,
             status: 'idle',
             reachable: false,

@@ -94,6 +94,8 @@ export const SERVICE: Shape = {
   lastDeployedAt: 'timestamp?',
   createdAt: 'timestamp',
   updatedAt: 'timestamp',
+  // not in the spec: the generated hostname (README, Generated hostnames)
+  generatedHostname: 'string?',
   // not in the spec: the container limits (README, Container limits)
   limits: { object: { memoryMb: 'integer', cpus: 'number', pids: 'integer' } },
 };

@@ -18,7 +18,7 @@ function database(id: string): ServiceRecord {
     id, projectId: 'p', name: id, slug: id, kind: 'database', repoFullName: null, repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
     githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
     detectedBuildMethod: null, runtimeMode: 'web', internalPort: 6379, hostPort: null, databaseEngine: 'redis', databasePublicEnabled: false,
-    databasePublicHostname: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
+    databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
     reachable: false, framework: null, lastDeployedAt: null, createdAt: NOW, updatedAt: NOW,
   };
 }

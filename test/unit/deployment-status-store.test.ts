@@ -20,7 +20,7 @@ function service(id: string): ServiceRecord {
     id, projectId: 'p', name: id, slug: id, kind: 'git', repoFullName: 'a/b', repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
     githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
     detectedBuildMethod: null, runtimeMode: 'web', internalPort: 3000, hostPort: null, databaseEngine: null, databasePublicEnabled: false,
-    databasePublicHostname: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
+    databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
     reachable: false, framework: null, lastDeployedAt: null, createdAt: NOW, updatedAt: NOW,
   };
 }

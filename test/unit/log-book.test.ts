@@ -22,7 +22,7 @@ describe('log book (real SQLite)', () => {
         id: 's', projectId: 'p', name: 's', slug: 's', kind: 'git', repoFullName: 'a/b', repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
         githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
         detectedBuildMethod: null, runtimeMode: 'web', internalPort: 3000, hostPort: null, databaseEngine: null, databasePublicEnabled: false,
-        databasePublicHostname: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle', reachable: false, framework: null, lastDeployedAt: null,
+        databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle', reachable: false, framework: null, lastDeployedAt: null,
         createdAt: now, updatedAt: now,
       },
       [],
