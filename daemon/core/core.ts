@@ -95,17 +95,19 @@ export function buildCore(deps: CoreDeps): Core {
   const { store, clock } = deps;
   const catalog = new Catalog(store, deps.limits);
   const keys = new KeyService(store, clock);
-  const services = new Services({ ...deps, catalog });
+  const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp());
+  const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
+  const services = new Services({ ...deps, catalog, dnsGone });
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events);
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy);
   return {
     keys,
     // console sessions in the store (hashed), so they survive a restart
     sessions: new SessionService(store, keys, clock),
-    projects: new Projects(store, clock, deps.proxy, catalog, deps.engine),
+    projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, dnsGone),
     services,
     env: new EnvVars(store, clock, catalog),
-    domains: new Domains(store, clock, deps.proxy, deps.events),
+    domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
     deployments,
     logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
     webhooks: new Webhooks(store, clock, deployments),
@@ -123,7 +125,7 @@ export function buildCore(deps: CoreDeps): Core {
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
     settings,
     // DNS providers: A records written through the provider's HTTP API
-    dns: new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp()),
+    dns,
     notifications: new NotificationChannels(store.settings, clock, deps.noticeSender),
     // one cached collection shared by every polling client
     metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),

@@ -1,13 +1,23 @@
 // DNS provider connections (a system setting: credentials sealed at rest by the store, never
 // returned; responses say only whether each provider is connected) and the A record of a custom
 // domain, written through the connected provider's API to point at the public IPv4.
+//
+// The provider's account holds the operator's zones, so a key that does not cover every project
+// may write only names of its own project: a generated hostname of one of the project's services
+// (`<service>-<project>.<rootDomain>`) or a name under one (`api.web-shop.apps.example.com`), never
+// a zone's apex, never a record that already answers (integrations/dns/existing.ts). Any other
+// name (`mail.example.com`, a custom domain in the operator's zones) is 403: a key over all
+// projects writes it. A record Berth created is recorded and removed when its domain goes (or its
+// hostname changes); records Berth found or repointed are never removed.
 import type { DnsAction, DnsProvider, DnsProviderId } from './ports/dns-provider.js';
 import { DNS_PROVIDER_IDS } from './ports/dns-provider.js';
 import type { DnsProviderRecord } from './ports/dns-provider-repo.js';
 import { visibleService, type Access } from './access.js';
 import { checkBaseUrl } from './ai-providers.js';
 import type { Clock } from './clock.js';
-import { InvalidInput, NotFound } from './errors.js';
+import { Forbidden, InvalidInput, NotFound } from './errors.js';
+import { generatedHostnameOf, rootDomainOf } from './generated-names.js';
+import type { DomainRecord } from './records.js';
 import type { Store } from './store.js';
 import type { Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
@@ -96,9 +106,13 @@ export class DnsProviders {
     const id = requireDnsProviderId(rawProviderId);
     const record = await this.store.dnsProviders.get(id);
     if (!record) throw new InvalidInput(`${DNS_PROVIDER_NAMES[id]} is not connected: add its credentials with PUT /api/system/dns-providers/${id}`, 'dns_provider_not_connected');
+    if (!access.allProjects) await this.requireOwnName(service.projectId, domain.hostname);
     const targetIp = await this.publicIp();
-    // Only a key over all projects may repoint a record that already exists (409 otherwise).
-    const outcome = await this.factory(record).upsertA(domain.hostname, targetIp, { overwrite: access.allProjects });
+    // Only a key over all projects may repoint a record that already exists (409 otherwise) or write a zone's apex (403).
+    const outcome = await this.factory(record).upsertA(domain.hostname, targetIp, { overwrite: access.allProjects, apex: access.allProjects });
+    if (outcome.action === 'created') {
+      await this.store.dnsProviders.recordCreated({ domainId: domain.id, provider: id, hostname: domain.hostname, zone: outcome.zone, host: outcome.host, address: targetIp, createdAt: this.clock.now() });
+    }
     return {
       result: {
         provider: id,
@@ -112,6 +126,36 @@ export class DnsProviders {
       },
       domain: domainView(domain),
     };
+  }
+
+  /** A selected-projects key writes records only for its project's generated hostnames and names under them. */
+  private async requireOwnName(projectId: string, hostname: string): Promise<void> {
+    const root = await rootDomainOf(this.store);
+    const host = hostname.toLowerCase();
+    const own = (await this.store.services.list([projectId])).map((s) => generatedHostnameOf(s, root)).filter((h): h is string => h !== null);
+    if (own.some((name) => host === name || host.endsWith(`.${name}`))) return;
+    throw new Forbidden(
+      `${hostname} is not under one of this project's own names (${own.length > 0 ? own.join(', ') : 'it has no generated hostname: no root domain is set'}); ` +
+        'a key over all projects writes the DNS records of other names',
+    );
+  }
+
+  /**
+   * Removes the A records Berth created for these domains (being deleted, or renamed), through the
+   * provider that created each; a record that now points elsewhere, and every other record, stays.
+   * A provider that fails (or was disconnected) keeps its row, so nothing is forgotten; the domain change goes on.
+   */
+  async domainsGone(domains: readonly Pick<DomainRecord, 'id'>[]): Promise<void> {
+    for (const created of await this.store.dnsProviders.createdFor(domains.map((d) => d.id))) {
+      const record = await this.store.dnsProviders.get(created.provider);
+      if (!record) continue; // the provider was disconnected: the row stays until it is back
+      try {
+        await this.factory(record).removeA(created.hostname, created.address);
+        await this.store.dnsProviders.forgetCreated(created.domainId, created.provider);
+      } catch {
+        // the row stays: the record is not forgotten, and the domain change goes on
+      }
+    }
   }
 }
 

@@ -13,12 +13,16 @@ import type { EventSink } from './events.js';
 import type { Store } from './store.js';
 import { domainView } from './views.js';
 
+/** Removes the DNS records Berth created for domains that go (core/dns.ts). */
+export type DnsCleanup = (domains: readonly Pick<DomainRecord, 'id'>[]) => Promise<void>;
+
 export class Domains {
   constructor(
     private store: Store,
     private clock: Clock,
     private proxy: ProxyPort,
     private events: EventSink,
+    private dnsGone: DnsCleanup = async () => undefined,
   ) {}
 
   private announce(service: ServiceRecord, domain: DomainRecord, hostname: string, action: 'created' | 'updated' | 'deleted', proxy: ProxyResult): void {
@@ -64,6 +68,8 @@ export class Domains {
     const hostname = normalizeHostname(rawHostname);
     await this.requireFree(hostname, domain.id, service, access);
     await this.guardUnique(hostname, () => this.store.domains.update(domain.id, { hostname, updatedAt: this.clock.now() }));
+    // the record Berth created was for the old name
+    if (hostname !== domain.hostname) await this.dnsGone([domain]);
     const proxy = await this.proxy.apply();
     this.announce(service, domain, hostname, 'updated', proxy);
     return proxy;
@@ -75,6 +81,7 @@ export class Domains {
     const domain = await this.store.domains.get(service.id, domainId);
     if (!domain) throw new NotFound('domain not found');
     await this.store.domains.delete(domain.id);
+    await this.dnsGone([domain]);
     const proxy = await this.proxy.apply();
     this.announce(service, domain, domain.hostname, 'deleted', proxy);
     return proxy;

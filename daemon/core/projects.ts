@@ -1,4 +1,5 @@
 // Projects: create, read, rename, delete (with everything in them).
+import type { DnsCleanup } from './domains.js';
 import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../shared/types.js';
 import { visibleProject, type Access } from './access.js';
 import type { Clock } from './clock.js';
@@ -22,6 +23,7 @@ export class Projects {
     private proxy: ProxyPort,
     private catalog: Catalog,
     private engine: DeploymentEngine,
+    private dnsGone: DnsCleanup = async () => undefined,
   ) {}
 
   async list(access: Access): Promise<Project[]> {
@@ -72,7 +74,9 @@ export class Projects {
     access.requireWrite();
     const project = await visibleProject(this.store, access, idOrSlug);
     const services = await this.store.services.list([project.id]);
+    const domains = await this.store.domains.listByServices(services.map((s) => s.id));
     await this.store.projects.deleteCascade(project.id);
+    await this.dnsGone(domains);
     // The rows go first (the user's intent is recorded even if Docker is down); containers,
     // images and the network follow, and start-up reconciliation removes any that remain.
     await this.engine.projectDeleted(project, services);

@@ -7,6 +7,7 @@ import { referenceName } from './catalog.js';
 import type { Clock } from './clock.js';
 import { initialDatabaseEnv } from './engines.js';
 import { EnvResolver, referencesIn } from './env-references.js';
+import type { DnsCleanup } from './domains.js';
 import { checkDatabaseHostname, freeDatabaseHostname, newGeneratedLabel, rootDomainOf } from './generated-names.js';
 import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
@@ -32,6 +33,8 @@ export interface ServicesDeps {
   probePort: PortProbe;
   publicIp: () => Promise<string>;
   engine: DeploymentEngine;
+  /** Removes the DNS records Berth created for a deleted service's domains. */
+  dnsGone?: DnsCleanup;
 }
 
 export type ServicePatch = Pick<
@@ -265,7 +268,9 @@ export class Services {
   async delete(access: Access, serviceId: string): Promise<ProxyResult> {
     access.requireWrite();
     const service = await visibleService(this.d.store, access, serviceId);
+    const domains = await this.d.store.domains.listByServices([service.id]);
     await this.d.store.services.deleteCascade(service.id);
+    await this.d.dnsGone?.(domains);
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
     await this.d.engine.serviceDeleted(service);
     return this.d.proxy.apply();

@@ -36,5 +36,17 @@ export function dnsProviderRepo(knex: Knex, box: SecretBox): DnsProviderRepo {
     async delete(id) {
       return (await knex<Row>('dns_providers').where({ id }).delete()) > 0;
     },
+    async recordCreated(r) {
+      const row = { domain_id: r.domainId, provider: r.provider, hostname: r.hostname, zone: r.zone, host: r.host, address: r.address, created_at: r.createdAt };
+      await knex('dns_records_created').insert(row).onConflict(['domain_id', 'provider']).merge();
+    },
+    async createdFor(domainIds) {
+      if (domainIds.length === 0) return [];
+      const rows = (await knex('dns_records_created').whereIn('domain_id', [...domainIds]).select('*')) as Record<string, string>[];
+      return rows.map((r) => ({ domainId: r.domain_id!, provider: r.provider as DnsProviderId, hostname: r.hostname!, zone: r.zone!, host: r.host!, address: r.address!, createdAt: r.created_at! }));
+    },
+    async forgetCreated(domainId, provider) {
+      await knex('dns_records_created').where({ domain_id: domainId, provider }).delete();
+    },
   };
 }

@@ -329,6 +329,7 @@ const webhooks: Migration = {
  * recorded with the project it was generated for (core/generated-names.ts). Existing services keep
  * the names they answer to today (`<slug>`), oldest first; a later service of another project that
  * shared a slug (its name was routed to the older one) gets `<slug>-<project slug>`.
+ * Also the record of the DNS records Berth created (core/dns.ts).
  */
 const namesAndHooks: Migration = {
   name: '013_names_and_hooks',
@@ -358,8 +359,21 @@ const namesAndHooks: Migration = {
       await knex('services').where({ id: s.id }).update({ generated_label: label });
       await knex('generated_names').insert({ label, project_id: s.project_id, created_at: s.created_at });
     }
+    // The A records Berth created through a DNS provider, so that they go with their domain (no
+    // foreign key: the row outlives the domain until the record is removed).
+    await knex.schema.createTable('dns_records_created', (t) => {
+      t.string('domain_id').notNullable();
+      t.string('provider').notNullable();
+      t.string('hostname').notNullable();
+      t.string('zone').notNullable();
+      t.string('host').notNullable();
+      t.string('address').notNullable();
+      t.string('created_at').notNullable();
+      t.primary(['domain_id', 'provider']);
+    });
   },
   async down(knex) {
+    await knex.schema.dropTableIfExists('dns_records_created');
     await knex.schema.dropTableIfExists('generated_names');
     await knex.schema.alterTable('services', (t) => {
       t.dropColumn('generated_label');

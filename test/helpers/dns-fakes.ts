@@ -100,6 +100,12 @@ export async function startCloudflareFake(zoneNames: string[], pageSize = 1): Pr
       const found = records.filter((r) => r.zone_id === zone.id && (!type || r.type === type) && (!name || r.name === name));
       return json(res, 200, envelope(found, { result_info: { page: 1, per_page: 100, count: found.length, total_count: found.length, total_pages: 1 } }));
     }
+    if (req.method === 'DELETE' && recordId) {
+      const at = records.findIndex((r) => r.id === recordId && r.zone_id === zone.id);
+      if (at < 0) return failure(res, 404, 81044, 'Record does not exist.');
+      records.splice(at, 1);
+      return json(res, 200, envelope({ id: recordId }));
+    }
     const body = JSON.parse(req.raw || '{}') as Partial<CloudflareRecord>;
     if (!req.headers['content-type']?.startsWith('application/json')) return failure(res, 400, 6003, 'Invalid request headers');
     if (body.type !== 'A' || typeof body.name !== 'string' || typeof body.content !== 'string') return failure(res, 400, 9000, 'DNS name, type and content are required');
@@ -139,6 +145,8 @@ export interface NamecheapFake extends Running {
   emailType: Map<string, string>;
   /** The parameters of every setHosts call. */
   setHostsCalls: Record<string, string>[];
+  /** Called after each getHosts answer (a test plays someone else editing the zone in between). */
+  onGetHosts: ((domain: string) => void) | null;
 }
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -208,6 +216,7 @@ export async function startNamecheapFake(domains: Record<string, Omit<NamecheapH
         if (!list) return xml(ncError(command, '2019166', 'Domain not found'));
         const items = list.map((h) => `      <host HostId="${h.HostId}" Name="${esc(h.Name)}" Type="${h.Type}" Address="${esc(h.Address)}" MXPref="${h.MXPref}" TTL="${h.TTL}" AssociatedAppTitle="" FriendlyName="" IsActive="true" IsDDNSEnabled="false" />`);
         const et = emailType.get(domainOf());
+        queueMicrotask(() => fake.onGetHosts?.(domainOf()));
         return xml(ncResponse(command, `    <DomainDNSGetHostsResult Domain="${domainOf()}"${et ? ` EmailType="${et}"` : ''} IsUsingOurDNS="true">\n${items.join('\n')}\n    </DomainDNSGetHostsResult>`));
       }
       case 'namecheap.domains.dns.setHosts': {
@@ -231,7 +240,8 @@ export async function startNamecheapFake(domains: Record<string, Omit<NamecheapH
         return xml(ncError(command, '1010900', `Invalid Command: ${command}`));
     }
   });
-  return { ...running, apiUser, apiKey, clientIp, hosts, emailType, setHostsCalls };
+  const fake: NamecheapFake = { ...running, apiUser, apiKey, clientIp, hosts, emailType, setHostsCalls, onGetHosts: null };
+  return fake;
 }
 
 // ---------------------------------------------------------------- Spaceship

@@ -10,9 +10,24 @@ export interface DnsProviderRecord {
   updatedAt: string;
 }
 
+/** An A record Berth created (not one it found or repointed): removed when its domain goes. */
+export interface CreatedDnsRecord {
+  domainId: string;
+  provider: DnsProviderId;
+  hostname: string;
+  zone: string;
+  host: string;
+  address: string;
+  createdAt: string;
+}
+
 export interface DnsProviderRepo {
   list(): Promise<DnsProviderRecord[]>;
   get(id: DnsProviderId): Promise<DnsProviderRecord | null>;
   upsert(record: DnsProviderRecord): Promise<void>;
   delete(id: DnsProviderId): Promise<boolean>;
+  recordCreated(record: CreatedDnsRecord): Promise<void>;
+  /** The records Berth created for these domains. */
+  createdFor(domainIds: readonly string[]): Promise<CreatedDnsRecord[]>;
+  forgetCreated(domainId: string, provider: DnsProviderId): Promise<void>;
 }

@@ -14,6 +14,13 @@ export interface ARecordOutcome {
   host: string;
 }
 
+export interface DnsWriteOptions {
+  /** Repoint a record that already answers for the name (keys over all projects only). */
+  overwrite: boolean;
+  /** Write the zone's apex itself (keys over all projects only); otherwise the apex is Forbidden, nothing written. */
+  apex: boolean;
+}
+
 export interface DnsProvider {
   readonly id: DnsProviderId;
   readonly name: string;
@@ -22,5 +29,10 @@ export interface DnsProvider {
    * already does. Without `overwrite`, a record already answering for the name (an A record
    * elsewhere, AAAA, CNAME) is a Conflict naming it and nothing is written.
    */
-  upsertA(hostname: string, ip: string, opts: { overwrite: boolean }): Promise<ARecordOutcome>;
+  upsertA(hostname: string, ip: string, opts: DnsWriteOptions): Promise<ARecordOutcome>;
+  /**
+   * Removes the A record of `hostname` at `ip` (one Berth created), and nothing else: a record
+   * someone changed since (another address) and every other record stay. `absent` when none was left.
+   */
+  removeA(hostname: string, ip: string): Promise<'removed' | 'absent'>;
 }

@@ -4,7 +4,7 @@ import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
 import type { DnsClientOptions } from './types.js';
 import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
-import { refuseExisting } from './existing.js';
+import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com/client/v4';
@@ -62,12 +62,13 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
   return {
     id: 'cloudflare',
     name: 'Cloudflare',
-    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite, apex }): Promise<ARecordOutcome> {
       const owned = await zones();
       const zoneName = longestZone(hostname, owned.map((z) => z.name));
       if (zoneName === null) throw new InvalidInput(`the Cloudflare account has no zone for ${hostname}`, 'no_dns_zone');
       const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
       const host = hostLabel(hostname, zoneName);
+      refuseApex(hostname, zoneName, host, apex);
       const zonePath = `/zones/${encodeURIComponent(zone.id)}/dns_records`;
       // Every type at the name: a CNAME or AAAA there counts as an existing record too.
       const existing = await api<DnsRecord[]>('GET', zonePath, { name: hostname });
@@ -82,6 +83,17 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
       if (records.some((r) => r.content === ip)) return { action: 'unchanged', zone: zoneName, host };
       await api('PUT', `${zonePath}/${encodeURIComponent(records[0]!.id)}`, undefined, body);
       return { action: 'updated', zone: zoneName, host };
+    },
+    async removeA(hostname, ip) {
+      const owned = await zones();
+      const zoneName = longestZone(hostname, owned.map((z) => z.name));
+      if (zoneName === null) return 'absent';
+      const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
+      const zonePath = `/zones/${encodeURIComponent(zone.id)}/dns_records`;
+      const existing = await api<DnsRecord[]>('GET', zonePath, { name: hostname, type: 'A' });
+      const ours = (Array.isArray(existing.result) ? existing.result : []).filter((r) => r.type === 'A' && r.name.toLowerCase() === hostname && r.content === ip);
+      for (const r of ours) await api('DELETE', `${zonePath}/${encodeURIComponent(r.id)}`);
+      return ours.length > 0 ? 'removed' : 'absent';
     },
   };
 }

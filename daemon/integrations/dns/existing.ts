@@ -2,7 +2,7 @@
 // the A record of a name nobody uses yet, never repoint one the administrator (or another tenant)
 // set up: `example.com`, `www`, `mail` of the administrator's zones would otherwise be one custom
 // domain and one call away from being taken over.
-import { Conflict } from '../../core/errors.js';
+import { Conflict, Forbidden } from '../../core/errors.js';
 
 /** Record types that already make a name answer (an A record beside them would change where it goes). */
 const ANSWERING = new Set(['A', 'AAAA', 'CNAME', 'ALIAS']);
@@ -21,5 +21,12 @@ export function refuseExisting(hostname: string, zone: string, records: Existing
       `${hostname} already has a DNS record in ${zone}: ${other.type.toUpperCase()} ${other.value}; only a key over all projects may change an existing record`,
       'dns_record_exists',
     );
+  }
+}
+
+/** Refuses (403) a zone's apex unless the caller may write it: the apex is the zone owner's, never a tenant's. */
+export function refuseApex(hostname: string, zone: string, host: string, apex: boolean): void {
+  if (host === '@' && !apex) {
+    throw new Forbidden(`${hostname} is the apex of the zone ${zone}; only a key over all projects may write its record`);
   }
 }

@@ -2,13 +2,15 @@
 // ClientIp on every call). Zones are the account's domains (namecheap.domains.getList, paged),
 // so a multi-part TLD (example.co.uk) splits into SLD and TLD by the owned name. setHosts
 // REPLACES a domain's whole host list: the list is read (getHosts), the one A record merged in,
-// and every other record written back with its fields (MXPref, TTL, and the EmailType).
-import { InvalidInput, ProviderError } from '../../core/errors.js';
+// and every other record written back with its fields (MXPref, TTL, and the EmailType). The API
+// has no compare-and-set, so the list is read again just before setHosts and nothing is written
+// when it changed in between (409 `dns_changed`): a record someone added meanwhile is not lost.
+import { Conflict, InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, refused, type DnsEndpoint } from './http.js';
 import type { DnsClientOptions } from './types.js';
 import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
 import { elements, first } from './xml.js';
-import { refuseExisting } from './existing.js';
+import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const NAMECHEAP_BASE_URL = 'https://api.namecheap.com/xml.response';
@@ -73,29 +75,61 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
     return names;
   }
 
+  interface HostList {
+    hosts: NamecheapHost[];
+    emailType: string | undefined;
+  }
+
+  async function hostList(zone: string): Promise<HostList> {
+    const dot = zone.indexOf('.');
+    const listed = await command('namecheap.domains.dns.getHosts', { SLD: zone.slice(0, dot), TLD: zone.slice(dot + 1) });
+    const result = first(listed, 'DomainDNSGetHostsResult');
+    if (result?.attrs.IsUsingOurDNS?.toLowerCase() === 'false') {
+      throw new InvalidInput(`${zone} does not use Namecheap's DNS servers, so its records cannot be set through Namecheap`, 'dns_not_hosted');
+    }
+    const hosts = elements(result?.inner ?? listed, 'host').concat(elements(result?.inner ?? listed, 'Host')).map((h) => ({
+      name: h.attrs.Name ?? '',
+      type: (h.attrs.Type ?? '').toUpperCase(),
+      address: h.attrs.Address ?? '',
+      mxPref: h.attrs.MXPref ?? '10',
+      ttl: h.attrs.TTL ?? DEFAULT_TTL,
+    }));
+    return { hosts, emailType: result?.attrs.EmailType };
+  }
+
+  /** setHosts with `next`, unless the list is no longer `seen` (someone wrote in between: 409, nothing written). */
+  async function writeChecked(zone: string, seen: HostList, next: NamecheapHost[]): Promise<void> {
+    const now = await hostList(zone);
+    if (JSON.stringify(now) !== JSON.stringify(seen)) {
+      throw new Conflict(`the host list of ${zone} changed while Berth was writing it; nothing was written, try again`, 'dns_changed');
+    }
+    const dot = zone.indexOf('.');
+    const params: Record<string, string> = { SLD: zone.slice(0, dot), TLD: zone.slice(dot + 1) };
+    next.forEach((h, i) => {
+      const n = i + 1;
+      params[`HostName${n}`] = h.name;
+      params[`RecordType${n}`] = h.type;
+      params[`Address${n}`] = h.address;
+      params[`MXPref${n}`] = h.mxPref;
+      params[`TTL${n}`] = h.ttl;
+    });
+    const emailType = seen.emailType ?? (next.some((h) => h.type === 'MX') ? 'MX' : undefined);
+    if (emailType) params.EmailType = emailType;
+    const set = await command('namecheap.domains.dns.setHosts', params, true);
+    const setResult = first(set, 'DomainDNSSetHostsResult');
+    if (setResult && setResult.attrs.IsSuccess?.toLowerCase() !== 'true') throw new ProviderError(`Namecheap did not confirm the host list of ${zone} (IsSuccess=${setResult.attrs.IsSuccess ?? 'missing'})`);
+  }
+
   return {
     id: 'namecheap',
     name: 'Namecheap',
-    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite, apex }): Promise<ARecordOutcome> {
       const zone = longestZone(hostname, await domains());
       if (zone === null) throw new InvalidInput(`the Namecheap account has no domain for ${hostname}`, 'no_dns_zone');
-      const dot = zone.indexOf('.');
-      const sld = zone.slice(0, dot);
-      const tld = zone.slice(dot + 1);
       const host = hostLabel(hostname, zone);
-
-      const listed = await command('namecheap.domains.dns.getHosts', { SLD: sld, TLD: tld });
-      const result = first(listed, 'DomainDNSGetHostsResult');
-      if (result?.attrs.IsUsingOurDNS?.toLowerCase() === 'false') {
-        throw new InvalidInput(`${zone} does not use Namecheap's DNS servers, so its records cannot be set through Namecheap`, 'dns_not_hosted');
-      }
-      const hosts: NamecheapHost[] = elements(result?.inner ?? listed, 'host').concat(elements(result?.inner ?? listed, 'Host')).map((h) => ({
-        name: h.attrs.Name ?? '',
-        type: (h.attrs.Type ?? '').toUpperCase(),
-        address: h.attrs.Address ?? '',
-        mxPref: h.attrs.MXPref ?? '10',
-        ttl: h.attrs.TTL ?? DEFAULT_TTL,
-      }));
+      refuseApex(hostname, zone, host, apex);
+      const seen = await hostList(zone);
+      const hosts = seen.hosts;
 
       if (!overwrite) refuseExisting(hostname, zone, hosts.filter((h) => h.name.toLowerCase() === host).map((h) => ({ type: h.type, value: h.address })), ip);
       const isTarget = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host;
@@ -112,22 +146,18 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
         }
       }
       if (!placed) merged.push({ name: host, type: 'A', address: ip, mxPref: '10', ttl: DEFAULT_TTL });
-
-      const params: Record<string, string> = { SLD: sld, TLD: tld };
-      merged.forEach((h, i) => {
-        const n = i + 1;
-        params[`HostName${n}`] = h.name;
-        params[`RecordType${n}`] = h.type;
-        params[`Address${n}`] = h.address;
-        params[`MXPref${n}`] = h.mxPref;
-        params[`TTL${n}`] = h.ttl;
-      });
-      const emailType = result?.attrs.EmailType ?? (merged.some((h) => h.type === 'MX') ? 'MX' : undefined);
-      if (emailType) params.EmailType = emailType;
-      const set = await command('namecheap.domains.dns.setHosts', params, true);
-      const setResult = first(set, 'DomainDNSSetHostsResult');
-      if (setResult && setResult.attrs.IsSuccess?.toLowerCase() !== 'true') throw new ProviderError(`Namecheap did not confirm the host list of ${zone} (IsSuccess=${setResult.attrs.IsSuccess ?? 'missing'})`);
+      await writeChecked(zone, seen, merged);
       return { action: placed ? 'updated' : 'created', zone, host };
+    },
+    async removeA(hostname, ip) {
+      const zone = longestZone(hostname, await domains());
+      if (zone === null) return 'absent';
+      const host = hostLabel(hostname, zone);
+      const seen = await hostList(zone);
+      const ours = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host && h.address === ip;
+      if (!seen.hosts.some(ours)) return 'absent';
+      await writeChecked(zone, seen, seen.hosts.filter((h) => !ours(h)));
+      return 'removed';
     },
   };
 }

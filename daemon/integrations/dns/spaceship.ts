@@ -6,7 +6,7 @@ import { InvalidInput, ProviderError } from '../../core/errors.js';
 import { call, excerpt, parseJson, refused, type DnsEndpoint } from './http.js';
 import type { DnsClientOptions } from './types.js';
 import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.js';
-import { refuseExisting } from './existing.js';
+import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
 export const SPACESHIP_BASE_URL = 'https://spaceship.dev/api/v1';
@@ -57,10 +57,11 @@ export function spaceshipProvider(baseUrl: string, creds: SpaceshipCredentials, 
   return {
     id: 'spaceship',
     name: 'Spaceship',
-    async upsertA(hostname, ip, { overwrite }): Promise<ARecordOutcome> {
+    async upsertA(hostname, ip, { overwrite, apex }): Promise<ARecordOutcome> {
       const zone = longestZone(hostname, await domains());
       if (zone === null) throw new InvalidInput(`the Spaceship account has no domain for ${hostname}`, 'no_dns_zone');
       const host = hostLabel(hostname, zone);
+      refuseApex(hostname, zone, host, apex);
       const path = `/dns/records/${encodeURIComponent(zone)}`;
       const res = (await api('GET', path, { take: '500', skip: '0' })) as Page<SpaceshipRecord> | undefined;
       const records = Array.isArray(res?.items) ? res.items : [];
@@ -74,6 +75,17 @@ export function spaceshipProvider(baseUrl: string, creds: SpaceshipCredentials, 
       if (stale.length > 0) await api('DELETE', path, undefined, stale.map((r) => ({ type: 'A', name: r.name, address: r.address })));
       if (!current.some((r) => r.address === ip)) await api('PUT', path, undefined, { force: true, items: [{ type: 'A', name: host, address: ip, ttl: TTL }] });
       return { action: current.length > 0 ? 'updated' : 'created', zone, host };
+    },
+    async removeA(hostname, ip) {
+      const zone = longestZone(hostname, await domains());
+      if (zone === null) return 'absent';
+      const host = hostLabel(hostname, zone);
+      const path = `/dns/records/${encodeURIComponent(zone)}`;
+      const res = (await api('GET', path, { take: '500', skip: '0' })) as Page<SpaceshipRecord> | undefined;
+      const ours = (Array.isArray(res?.items) ? res.items : []).filter((r) => r.type?.toUpperCase() === 'A' && r.name?.toLowerCase() === host && r.address === ip);
+      if (ours.length === 0) return 'absent';
+      await api('DELETE', path, undefined, ours.map((r) => ({ type: 'A', name: r.name, address: r.address })));
+      return 'removed';
     },
   };
 }
