@@ -1,9 +1,10 @@
 // A hostile tenant with a key for its own project adds the apex, `www` and `mail` of the
 // administrator's zones as custom domains, then asks the DNS endpoint to point them at this
-// server. Records that already exist (an A record elsewhere, a CNAME) are never changed: 409
-// `dns_record_exists` naming the record, the provider's zone byte for byte as before, the store
-// unchanged. A name with no record is still created; one already at publicIp is `unchanged`; a
-// key over all projects may still repoint. Through the local fakes of the providers' real APIs.
+// server. They are not the project's own names (403, see dns-scope.test.ts); under its own names,
+// records that already exist (an A record elsewhere, a CNAME) are never changed: 409
+// `dns_record_exists` naming the record; either way the provider's zone byte for byte as before, the
+// store unchanged. A name of its own with no record is still created; one already at publicIp is
+// `unchanged`; a key over all projects may still repoint. Through the local fakes of the providers' real APIs.
 import { expect } from 'chai';
 import type { BerthClient } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
@@ -74,7 +75,7 @@ describe('hostile tenant: existing DNS records of the administrator', function (
   }
 
   for (const [providerId, zone] of [['cloudflare', 'corp.example'], ['namecheap', 'corp.org'], ['spaceship', 'corp.net']] as const) {
-    it(`${providerId}: the apex, www and mail that exist answer 409 naming the record, and nothing changes`, async () => {
+    it(`${providerId}: the apex, www and mail that exist are refused (not the project's names), and nothing changes`, async () => {
       for (const hostname of [zone, `www.${zone}`, `mail.${zone}`]) {
         const { domain } = await hostile.addDomain(web.id, hostname);
         const zonesBefore = zones();
@@ -82,24 +83,36 @@ describe('hostile tenant: existing DNS records of the administrator', function (
         const watch = watchDaemon(t.anonymous);
         const res = await hostile.request<Answer>('POST', `/api/services/${web.id}/domains/${domain.id}/dns-records`, { providerId });
         expect((await watch.stop()).slowestHealthMs).to.be.below(1000);
-        expect(res.status, `${hostname}: ${JSON.stringify(res.body)}`).to.equal(409);
-        expect(res.body.error!.code).to.equal('dns_record_exists');
+        expect(res.status, `${hostname}: ${JSON.stringify(res.body)}`).to.equal(403);
         expect(res.body.error!.message).to.include(hostname);
-        expect(res.body.error!.message).to.match(new RegExp(`${ADMIN_IP.replace(/\./g, '\\.')}|CNAME|AAAA`));
         expect(zones(), hostname).to.equal(zonesBefore);
         expect(await snapshotStore(t.dataDir)).to.deep.equal(storeBefore);
       }
     });
 
-    it(`${providerId}: a name with no record is created for the project key`, async () => {
-      const res = await point(hostile, `${uniq('new')}.${zone}`, providerId);
+    it(`${providerId}: a name of the project's own with no record is created for the project key`, async () => {
+      await t.admin.patchSystemSettings({ rootDomain: `apps.${zone}` });
+      const own = (await hostile.overview(web.id)).service.generatedHostname!;
+      const res = await point(hostile, `${uniq('new')}.${own}`, providerId);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.result!.action).to.equal('created');
     });
   }
 
-  it('a record already pointing at publicIp is unchanged for the project key', async () => {
-    const res = await point(hostile, 'here.corp.example', 'cloudflare');
+  it('under its own names, an existing record elsewhere is 409 naming it, and one already at publicIp is unchanged', async () => {
+    await t.admin.patchSystemSettings({ rootDomain: 'apps.corp.example' });
+    const own = (await hostile.overview(web.id)).service.generatedHostname!;
+    const zone = cf.zones[0]!;
+    for (const [name, content] of [[`here.${own}`, PUBLIC_IP], [`mail.${own}`, ADMIN_IP]] as const) {
+      cf.records.push({ id: uniq('rec'), zone_id: zone.id, zone_name: zone.name, name, type: 'A', content, ttl: 1, proxied: false });
+    }
+    const before = zones();
+    const taken = await point(hostile, `mail.${own}`, 'cloudflare');
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(409);
+    expect(taken.body.error!.code).to.equal('dns_record_exists');
+    expect(taken.body.error!.message).to.include(ADMIN_IP);
+    expect(zones()).to.equal(before);
+    const res = await point(hostile, `here.${own}`, 'cloudflare');
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     expect(res.body.result!.action).to.equal('unchanged');
   });

@@ -1,5 +1,5 @@
 // A hostile tenant with a key for its own project tries to take names the daemon generated for
-// someone else: another project's `<slug>.<rootDomain>`, the dashboard hostname, a database's
+// someone else: another project's `<service>-<project>.<rootDomain>`, the dashboard hostname, a database's
 // public hostname. Each is a 409 that changes nothing; and when the root domain or the
 // dashboard hostname changes later so that an existing custom domain becomes another service's
 // generated name, the routing keeps that name with the service it is generated for.
@@ -45,8 +45,9 @@ describe('hostile tenant: generated hostnames of others', function () {
     return err.message;
   }
 
-  it("refuses another project's generated <slug>.<rootDomain> as a custom domain (409), also by PATCH", async () => {
-    const name = `${victim.slug}.apps.example.com`;
+  it("refuses another project's generated <service>-<project>.<rootDomain> as a custom domain (409), also by PATCH", async () => {
+    const name = victim.generatedHostname!;
+    expect(name).to.match(/\.apps\.example\.com$/);
     expect(await refusedUnchanged(() => hostile.addDomain(mine.id, name), 409)).to.match(/generated hostname/);
     expect(await refusedUnchanged(() => hostile.addDomain(mine.id, name.toUpperCase() + '.'), 409)).to.match(/generated hostname/);
     await refusedUnchanged(() => hostile.patchDomain(mine.id, mineDomainId, name), 409);
@@ -65,18 +66,19 @@ describe('hostile tenant: generated hostnames of others', function () {
   it('keeps one-label names under the root domain from a selected-projects key (a later service would get them)', async () => {
     await refusedUnchanged(() => hostile.addDomain(mine.id, 'not-yet-a-service.apps.example.com'), 409);
     // its own generated name, and deeper names, stay allowed
-    await hostile.addDomain(mine.id, `${mine.slug}.apps.example.com`);
+    await hostile.addDomain(mine.id, mine.generatedHostname!);
     await hostile.addDomain(mine.id, 'a.b.apps.example.com');
   });
 
   it('when the root domain changes later, an existing custom domain never takes over a generated name', async () => {
     // The tenant holds shop.other.example today, legitimately (it is nobody's generated name yet).
-    await hostile.addDomain(mine.id, `${victim.slug}.other.example`);
+    const label = victim.generatedHostname!.split('.')[0]!;
+    await hostile.addDomain(mine.id, `${label}.other.example`);
     await t.admin.patchSystemSettings({ rootDomain: 'other.example' });
     const { routes } = await routingFromStore(t.daemon.store, null);
-    const route = routes.find((r) => r.hostname === `${victim.slug}.other.example`);
+    const route = routes.find((r) => r.hostname === `${label}.other.example`);
     expect(route?.serviceId).to.equal(victim.id);
-    expect(routes.filter((r) => r.hostname === `${victim.slug}.other.example`)).to.have.length(1);
+    expect(routes.filter((r) => r.hostname === `${label}.other.example`)).to.have.length(1);
     await t.admin.patchSystemSettings({ rootDomain: 'apps.example.com' });
   });
 

@@ -56,7 +56,7 @@ describe('hostile tenant: names the Berth CA signs for databases', function () {
 
   it("refuses another service's custom domain, generated hostname and the dashboard hostname (409)", async () => {
     expect(await refusedUnchanged('shop.victim.apps.example.com', 409)).to.match(/custom domain/);
-    expect(await refusedUnchanged(`${victimWeb.slug}.apps.example.com`, 409)).to.match(/generated hostname/);
+    expect(await refusedUnchanged(victimWeb.generatedHostname!, 409)).to.match(/generated hostname/);
     expect(await refusedUnchanged('berth.apps.example.com', 409)).to.match(/dashboard/);
   });
 
@@ -74,8 +74,9 @@ describe('hostile tenant: names the Berth CA signs for databases', function () {
   });
 
   it("gives a generated default that would be another service's name a suffix instead", async () => {
-    // A web service whose generated name is what the database's default would be.
-    await hostile.createService(ownProjectId, { name: `store-${ownSlug}`, repoFullName: 'evil/store', internalPort: 3000 });
+    // A custom domain (an all-projects key's) that is what the database's default would be.
+    const web = await hostile.createService(ownProjectId, { name: uniq('store'), repoFullName: 'evil/store', internalPort: 3000 });
+    await t.admin.addDomain(web.service.id, `store-${ownSlug}.apps.example.com`);
     const { service } = await hostile.createService(ownProjectId, { name: 'store', repoFullName: 'database:redis' });
     expect(service.databasePublicHostname).to.equal(`store-${ownSlug}-2.apps.example.com`);
   });
