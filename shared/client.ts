@@ -12,6 +12,7 @@ import type {
   BuildPlanPreview,
   DatabaseVariableSuggestion,
   Deployment,
+  GeneratedName,
   DeploymentLogLine,
   Explanation,
   Health,
@@ -238,6 +239,14 @@ export class BerthClient {
   }
   deleteDomain(serviceId: string, domainId: string): Promise<{ ok: true; proxy: ProxyResult }> {
     return this.call('DELETE', `/api/services/${enc(serviceId)}/domains/${enc(domainId)}`);
+  }
+  /** Every generated hostname label handed out, with the project that keeps it (keys over all projects). */
+  generatedNames(): Promise<{ names: GeneratedName[] }> {
+    return this.call('GET', '/api/generated-names');
+  }
+  /** Releases a kept generated name (a label or its hostname) so that another project may get it. */
+  releaseGeneratedName(labelOrHostname: string): Promise<{ ok: true }> {
+    return this.call('DELETE', `/api/generated-names/${enc(labelOrHostname)}`);
   }
 
   // Deployments

@@ -1,4 +1,5 @@
-// domains list|add|rm, and dns (an A record for a domain through a connected DNS provider).
+// domains list|add|rm, names list|release (generated hostnames kept per project), and dns (an A
+// record for a domain through a connected DNS provider).
 import type { Command } from 'commander';
 import { DNS_PROVIDER_IDS } from '../../shared/constants.js';
 import type { DnsProviderId, Domain } from '../../shared/types.js';
@@ -43,6 +44,29 @@ export function registerDomainCommands(program: Command): void {
       const { proxy } = await s.client.deleteDomain(service.id, d.id);
       s.out.result({ ok: true, domain: d, proxy }, () => '');
       s.out.success(`removed ${d.hostname}`);
+    });
+
+  const names = program.command('names').description('generated hostnames and the projects that keep them (a key over all projects)');
+
+  names
+    .command('list')
+    .action(async (_o, cmd: Command) => {
+      const s = openSession(cmd);
+      const list = (await s.client.generatedNames()).names;
+      if (s.out.json) return list.forEach((n) => s.out.event(n));
+      if (list.length === 0) return s.out.info('no generated names');
+      s.out.line(table(['LABEL', 'HOSTNAME', 'PROJECT', 'SERVICE'], list.map((n) => [n.label, n.hostname ?? '-', n.projectId, n.serviceId ?? '(kept)'])));
+    });
+
+  names
+    .command('release')
+    .description('let another project get a name kept for the project that used it')
+    .argument('<name>', 'the label or the full hostname')
+    .action(async (name: string, _o, cmd: Command) => {
+      const s = openSession(cmd);
+      const r = await s.client.releaseGeneratedName(name);
+      s.out.result(r, () => '');
+      s.out.success(`released ${name}`);
     });
 
   program
