@@ -226,6 +226,15 @@ describe('berth CLI: login, contexts, exit codes, --json, env files, pinned cert
       const rm = await cli.run(['domains', 'rm', world.web.id, hostname], { env });
       expect(rm.code, rm.stderr).to.equal(0);
       expect((await t.admin.overview(world.web.id)).domains.map((d) => d.hostname)).to.not.include(hostname);
+      // the record Berth created went with its domain
+      expect(cf.records.filter((r) => r.name === hostname)).to.deep.equal([]);
+
+      await t.admin.patchSystemSettings({ rootDomain: 'apps.example.com' });
+      const names = await cli.run(['names', 'list', '--json'], { env });
+      expect(names.code, names.stderr).to.equal(0);
+      expect(names.json<{ label: string; projectId: string }>().map((n) => n.projectId)).to.include(world.project.id);
+      const released = await cli.run(['names', 'release', 'no-such-label'], { env });
+      expect(released.code).to.equal(1);
     } finally {
       await cf.stop();
     }
