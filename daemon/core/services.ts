@@ -17,7 +17,7 @@ import { serial } from './serial.js';
 import { checkLimits, type LimitsInput } from './limits.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
-import { checkBranch, checkGitUrl, checkRelativePath } from './source.js';
+import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
@@ -48,6 +48,7 @@ export type ServicePatch = Pick<
   | 'runtimeMode'
   | 'internalPort'
   | 'repoUrl'
+  | 'dockerImage'
 > & { name?: string | undefined; limits?: LimitsInput | undefined };
 
 export class Services {
@@ -170,6 +171,7 @@ export class Services {
     };
     // repoUrl is not a patchable field; a local path or non-http(s) URL in a patch is still refused, never ignored.
     if (patch.repoUrl != null && patch.repoUrl !== service.repoUrl) checkGitUrl(patch.repoUrl);
+    if (patch.dockerImage != null && patch.dockerImage !== service.dockerImage) checkImageRef(patch.dockerImage);
     if (patch.name !== undefined && patch.name !== service.name) {
       await this.requireUniqueName(service.projectId, patch.name);
       change.name = patch.name; // the slug stays: URLs and references keep working

@@ -13,6 +13,9 @@ import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../builder/doc
 import { AUTOBUILD_DOCKERFILE, autobuildFor, describePlan, frameworkOf, writeAutobuildDockerfile } from '../builder/autobuild/generate.js';
 import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
 import { buildImage, imageExists, pullImage, removeOwnedImage } from '../docker/images.js';
+import { readyImage } from '../docker/image-guard.js';
+import { imageRefProblem } from '../core/image-refs.js';
+import { readyBuildImages } from './build-images.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
@@ -125,11 +128,10 @@ async function produceImage(
   }
   if (service.kind === 'image') {
     const ref = service.dockerImage!;
-    if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally)`);
-    else {
-      say(`Pulling ${ref}`);
-      await pullImage(d.docker, ref, say, signal);
-    }
+    // a row stored before the rule is refused like a new one (core/image-refs.ts)
+    const problem = imageRefProblem(ref);
+    if (problem) throw new BuildError(`dockerImage ${ref.slice(0, 200)} ${problem}`);
+    await readyImage(d.docker, d.own, ref, service.id, say, signal);
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
   }
@@ -183,6 +185,8 @@ async function produceImage(
   }
   const labels = d.own.layerLabels({ projectId: service.projectId, serviceId: service.id });
   const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
+  const buildArgs: Record<string, string> = {};
+  await readyBuildImages(d, service.id, root, dockerfile, buildArgs, say, signal);
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
@@ -191,6 +195,7 @@ async function produceImage(
     dockerfile,
     tag,
     labels,
+    buildArgs,
     limits: d.buildLimits,
     signal,
     onLine: (line, stream) => say(line, stream),
