@@ -18,6 +18,7 @@ import { checkLimits, type LimitsInput } from './limits.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './source.js';
+import { cloneReachOfKey, cloneReachSetting, recordCloneReach, type CloneReachCheck } from './clone-reach.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
@@ -32,6 +33,7 @@ export interface ServicesDeps {
   probePort: PortProbe;
   publicIp: () => Promise<string>;
   engine: DeploymentEngine;
+  cloneReach: CloneReachCheck;
 }
 
 export type ServicePatch = Pick<
@@ -78,6 +80,9 @@ export class Services {
       given.set(key, value);
     }
     const vars = spec.databaseEngine ? initialDatabaseEnv(spec.databaseEngine, given) : given;
+    // a repository only where the key's own apps could reach it too (core/clone-reach.ts)
+    const reach = spec.kind === 'git' ? await cloneReachOfKey(this.d.store, access) : null;
+    if (reach) await this.d.cloneReach.check(spec, reach);
 
     return this.allocate(async () => {
       await this.requireUniqueName(project.id, spec.name);
@@ -110,6 +115,7 @@ export class Services {
       const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
       await this.checkReferences(project.id, record, envRecords);
       await this.d.store.services.insert(record, envRecords);
+      if (reach) await recordCloneReach(this.d.store, record.id, reach, now);
       await this.d.store.projects.update(project.id, { updatedAt: now });
       return record;
     }).then(async (record) => {
@@ -261,6 +267,7 @@ export class Services {
     access.requireWrite();
     const service = await visibleService(this.d.store, access, serviceId);
     await this.d.store.services.deleteCascade(service.id);
+    await this.d.store.settings.delete(cloneReachSetting(service.id));
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
     await this.d.engine.serviceDeleted(service);
     return this.d.proxy.apply();

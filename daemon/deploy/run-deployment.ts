@@ -16,6 +16,10 @@ import { buildImage, imageExists, pullImage, removeOwnedImage } from '../docker/
 import { readyImage } from '../docker/image-guard.js';
 import { imageRefProblem } from '../core/image-refs.js';
 import { readyBuildImages } from './build-images.js';
+import { pinCloneAddress, type ClonePin } from '../builder/clone-reach.js';
+import { cloneReachOfService } from '../core/clone-reach.js';
+import { BerthError } from '../core/errors.js';
+import { isHttpGitUrl } from '../core/source.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
@@ -153,7 +157,8 @@ async function produceImage(
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
   const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
-  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  const pin = await clonePin(d, service, url);
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -184,9 +189,11 @@ async function produceImage(
     dockerfileToBuild = choice.dockerfile;
   }
   const labels = d.own.layerLabels({ projectId: service.projectId, serviceId: service.id });
-  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
+  // the Dockerfile as the repository (or autobuild) wrote it, so the lines named are its own;
+  // prepareContext only adds LABEL, COPY and ARG lines naming no image
   const buildArgs: Record<string, string> = {};
-  await readyBuildImages(d, service.id, root, dockerfile, buildArgs, say, signal);
+  await readyBuildImages(d, service.id, root, dockerfileToBuild, buildArgs, say, signal);
+  const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
@@ -210,6 +217,17 @@ async function produceImage(
   await d.store.deployments.update(dep.id, { imageTag: tag });
   say(`Built image ${tag}`);
   return tag;
+}
+
+/** The clone's pinned address when the service's source came from a key over selected projects (core/clone-reach.ts). */
+async function clonePin(d: DeployDeps, service: ServiceRecord, url: string): Promise<ClonePin | null> {
+  if (!isHttpGitUrl(url)) return null; // checkout refuses it with its own reason
+  try {
+    return await pinCloneAddress(url, await cloneReachOfService(d.store, service), d.reachFacts, d.gitBaseUrl);
+  } catch (err) {
+    if (err instanceof BerthError) throw new BuildError(`${err.message}; the clone was not started`);
+    throw err;
+  }
 }
 
 async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {
