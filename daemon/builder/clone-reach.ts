@@ -6,6 +6,7 @@ import { isIP } from 'node:net';
 import type { CloneReach, CloneReachCheck } from '../core/clone-reach.js';
 import { InvalidInput } from '../core/errors.js';
 import { isHttpGitUrl } from '../core/source.js';
+import { parseImageRef } from '../core/image-refs.js';
 import { cloneUrlFor } from './checkout.js';
 import { pinReachableAddress, type ReachFacts } from '../backups/source-reach.js';
 
@@ -41,6 +42,25 @@ export async function pinCloneAddress(repoUrl: string, reach: CloneReach, facts:
   return { resolve: `${hostname}:${port}:${isIP(address) === 6 ? `[${address}]` : address}` };
 }
 
+const REGISTRY_WORDING = {
+  subject: 'the image reference\'s registry',
+  rule: 'a key over selected projects pulls only from registries on other servers',
+};
+
+/**
+ * Checks the registry an image reference names (Docker Hub when none) against a reach: the
+ * Engine, on this host, connects to it to pull. The Engine resolves the name itself, so this
+ * cannot pin the address; it refuses what resolves here now.
+ */
+export async function checkRegistryReach(ref: string, reach: CloneReach, facts: ReachFacts): Promise<void> {
+  if (reach.anywhere) return;
+  const registry = parseImageRef(ref)?.registry ?? null;
+  if (registry === null) return;
+  const m = /^(\[[^\]]+\]|[^:]+)(?::([0-9]+))?$/.exec(registry);
+  if (!m) throw new InvalidInput(`the image reference's registry ${registry} is not a host`, 'invalid_image_reference');
+  await pinReachableAddress(m[1]!.replace(/^\[(.*)\]$/, '$1'), m[2] ? Number(m[2]) : 443, reach, facts, REGISTRY_WORDING);
+}
+
 function originOf(url: string): string | null {
   try {
     return new URL(url).origin;
@@ -56,5 +76,6 @@ export function cloneReachCheck(facts: ReachFacts, gitBaseUrl: string): CloneRea
       const url = cloneUrlFor(source, gitBaseUrl);
       if (isHttpGitUrl(url)) await pinCloneAddress(url, reach, facts, gitBaseUrl);
     },
+    checkImage: (ref, reach) => checkRegistryReach(ref, reach, facts),
   };
 }

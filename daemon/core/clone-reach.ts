@@ -22,6 +22,8 @@ export type CloneReach = ImportReach;
  */
 export interface CloneReachCheck {
   check(source: Pick<ServiceRecord, 'repoFullName' | 'repoUrl'>, reach: CloneReach): Promise<void>;
+  /** The registry an image reference names (none: Docker Hub), checked the same way: the Engine on this host connects to it. */
+  checkImage(ref: string, reach: CloneReach): Promise<void>;
 }
 
 const SETTING_PREFIX = 'clone-reach/';

@@ -81,8 +81,9 @@ export class Services {
     }
     const vars = spec.databaseEngine ? initialDatabaseEnv(spec.databaseEngine, given) : given;
     // a repository only where the key's own apps could reach it too (core/clone-reach.ts)
-    const reach = spec.kind === 'git' ? await cloneReachOfKey(this.d.store, access) : null;
-    if (reach) await this.d.cloneReach.check(spec, reach);
+    const reach = spec.kind === 'git' || spec.kind === 'image' ? await cloneReachOfKey(this.d.store, access) : null;
+    if (reach && spec.kind === 'git') await this.d.cloneReach.check(spec, reach);
+    if (reach && spec.kind === 'image') await this.d.cloneReach.checkImage(spec.dockerImage!, reach);
 
     return this.allocate(async () => {
       await this.requireUniqueName(project.id, spec.name);

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { imageRefProblem } from '../core/image-refs.js';
+import { BerthError } from '../core/errors.js';
 import { BuildError } from '../builder/build-error.js';
 import { imageRefsOf, instructionsOf, type DockerfileImageRef } from '../builder/dockerfile-refs.js';
 import { readyImage } from '../docker/image-guard.js';
@@ -27,11 +28,19 @@ export async function readyBuildImages(
   buildArgs: Readonly<Record<string, string>>,
   say: LineSink,
   signal: AbortSignal,
+  /** Throws when the reference's registry is out of the service's reach (core/clone-reach.ts). */
+  checkRegistry: (ref: string) => Promise<void>,
 ): Promise<void> {
   const refs = imageRefsOf(readFileSync(join(root, dockerfile), 'utf8'), buildArgs);
   for (const r of refs) {
     const problem = imageRefProblem(r.ref);
     if (problem) throw new BuildError(`${describe(r)} ${problem}; the build was not started`);
+    try {
+      await checkRegistry(r.ref);
+    } catch (err) {
+      if (err instanceof BerthError) throw new BuildError(`${describe(r)}: ${err.message}; the build was not started`);
+      throw err;
+    }
   }
   const done = new Set<string>();
   for (const r of refs) {

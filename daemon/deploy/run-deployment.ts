@@ -16,8 +16,8 @@ import { buildImage, imageExists, pullImage, removeOwnedImage } from '../docker/
 import { readyImage } from '../docker/image-guard.js';
 import { imageRefProblem } from '../core/image-refs.js';
 import { readyBuildImages } from './build-images.js';
-import { pinCloneAddress, type ClonePin } from '../builder/clone-reach.js';
-import { cloneReachOfService } from '../core/clone-reach.js';
+import { checkRegistryReach, pinCloneAddress, type ClonePin } from '../builder/clone-reach.js';
+import { cloneReachOfService, type CloneReach } from '../core/clone-reach.js';
 import { BerthError } from '../core/errors.js';
 import { isHttpGitUrl } from '../core/source.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
@@ -135,6 +135,7 @@ async function produceImage(
     // a row stored before the rule is refused like a new one (core/image-refs.ts)
     const problem = imageRefProblem(ref);
     if (problem) throw new BuildError(`dockerImage ${ref.slice(0, 200)} ${problem}`);
+    await registryWithinReach(d, service, ref);
     await readyImage(d.docker, d.own, ref, service.id, say, signal);
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
@@ -157,7 +158,9 @@ async function produceImage(
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
   const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
-  const pin = await clonePin(d, service, url);
+  // where this service's clone and registries may be (the key that created it: core/clone-reach.ts)
+  const reach = await cloneReachOfService(d.store, service);
+  const pin = await clonePin(d, reach, url);
   const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
@@ -192,7 +195,7 @@ async function produceImage(
   // the Dockerfile as the repository (or autobuild) wrote it, so the lines named are its own;
   // prepareContext only adds LABEL, COPY and ARG lines naming no image
   const buildArgs: Record<string, string> = {};
-  await readyBuildImages(d, service.id, root, dockerfileToBuild, buildArgs, say, signal);
+  await readyBuildImages(d, service.id, root, dockerfileToBuild, buildArgs, say, signal, (ref) => checkRegistryReach(ref, reach, d.reachFacts));
   const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
@@ -219,11 +222,21 @@ async function produceImage(
   return tag;
 }
 
+/** An image service's registry within the reach of the key that created it. */
+async function registryWithinReach(d: DeployDeps, service: ServiceRecord, ref: string): Promise<void> {
+  try {
+    await checkRegistryReach(ref, await cloneReachOfService(d.store, service), d.reachFacts);
+  } catch (err) {
+    if (err instanceof BerthError) throw new BuildError(`dockerImage ${ref.slice(0, 200)}: ${err.message}`);
+    throw err;
+  }
+}
+
 /** The clone's pinned address when the service's source came from a key over selected projects (core/clone-reach.ts). */
-async function clonePin(d: DeployDeps, service: ServiceRecord, url: string): Promise<ClonePin | null> {
+async function clonePin(d: DeployDeps, reach: CloneReach, url: string): Promise<ClonePin | null> {
   if (!isHttpGitUrl(url)) return null; // checkout refuses it with its own reason
   try {
-    return await pinCloneAddress(url, await cloneReachOfService(d.store, service), d.reachFacts, d.gitBaseUrl);
+    return await pinCloneAddress(url, reach, d.reachFacts, d.gitBaseUrl);
   } catch (err) {
     if (err instanceof BerthError) throw new BuildError(`${err.message}; the clone was not started`);
     throw err;
