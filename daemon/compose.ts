@@ -12,6 +12,7 @@ import { backupTool, openAdapter } from './databases/engines.js';
 import { importPostgresUrl } from './databases/postgres/import.js';
 import { hostReachFacts } from './backups/source-reach.js';
 import { BuildPlanPreviewer } from './builder/autobuild/preview.js';
+import { cloneReachCheck } from './builder/clone-reach.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
 import { probeFree } from './core/host-ports.js';
@@ -85,6 +86,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     log,
     storeVersion: store.version,
   });
+  // this host's addresses and Docker's networks: what redis imports and clones of keys over selected projects may not reach
+  const reachFacts = hostReachFacts(docker);
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -97,6 +100,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       dataPlane: proxy,
       events: new DaemonEvents(hub),
       gitBaseUrl: config.gitBaseUrl,
+      reachFacts,
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
       cloneLimits: config.cloneLimits,
@@ -141,7 +145,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     importTimeoutMs: config.importTimeoutMs,
     // ioredis loads only when a redis import runs
     importRedis: async (...args) => (await import('./databases/redis/import.js')).importRedisUrl(...args),
-    reach: hostReachFacts(docker),
+    reach: reachFacts,
     log,
     events: hub,
   });
@@ -174,7 +178,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       workDir: join(config.dataDir, 'builds'),
       cloneLimits: config.cloneLimits,
       concurrency: config.buildPlanConcurrency,
+      reachFacts,
     }),
+    cloneReach: cloneReachCheck(reachFacts, config.gitBaseUrl),
     metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
     noticeSender: sender,
   });

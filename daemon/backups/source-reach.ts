@@ -47,7 +47,27 @@ const LOOPBACK = [
 export async function pinSourceAddress(url: URL, reach: ImportReach, facts: ReachFacts): Promise<string | null> {
   if (reach.anywhere) return null;
   const { host: hostname, port } = redisEndpoint(url);
-  const addresses = isIP(hostname) ? [hostname] : await resolve(hostname, facts);
+  return pinReachableAddress(hostname, port, reach, facts, {
+    subject: 'sourceUrl',
+    rule: 'a key over selected projects imports only from another server, or from a database of its own projects on this server\'s host port',
+  });
+}
+
+/** How a refusal reads: whose host it is, and the rule. */
+export interface ReachWording {
+  /** e.g. `sourceUrl` or `repoUrl`: "<subject>'s host ..." */
+  subject: string;
+  rule: string;
+}
+
+/**
+ * The one reach check, shared by everything that connects from the daemon to an address a key
+ * over selected projects chose (redis imports, git clones): the address to connect to, resolved
+ * once and checked. Throws 400 when the name does not resolve, 403 when it names this host (other
+ * than one of `ownHostPorts`), one of its containers or a link-local address.
+ */
+export async function pinReachableAddress(hostname: string, port: number, reach: ImportReach & { anywhere: false }, facts: ReachFacts, wording: ReachWording): Promise<string> {
+  const addresses = isIP(hostname) ? [hostname] : await resolve(hostname, facts, wording.subject);
   const never = new BlockList();
   for (const [net, prefix, type] of NEVER) never.addSubnet(net, prefix, type);
   for (const subnet of await facts.dockerSubnets()) addCidr(never, subnet);
@@ -58,27 +78,25 @@ export async function pinSourceAddress(url: URL, reach: ImportReach, facts: Reac
     const address = unmapped(raw);
     const type = isIP(address) === 6 ? 'ipv6' : 'ipv4';
     const onHost = self.check(address, type);
-    if (never.check(address, type) && !onHost) throw refused(hostname, address, 'one of its containers or a link-local address');
-    if (onHost && !reach.ownHostPorts.has(port)) throw refused(hostname, address, 'this server');
+    if (never.check(address, type) && !onHost) throw refused(hostname, address, 'one of its containers or a link-local address', wording);
+    if (onHost && !reach.ownHostPorts.has(port)) throw refused(hostname, address, 'this server', wording);
   }
   return unmapped(addresses[0]!);
 }
 
-function refused(hostname: string, address: string, what: string): Forbidden {
+function refused(hostname: string, address: string, what: string, wording: ReachWording): Forbidden {
   const via = hostname === address ? '' : ` (${address})`;
-  return new Forbidden(
-    `sourceUrl's host ${hostname}${via} is ${what}: a key over selected projects imports only from another server, or from a database of its own projects on this server's host port`,
-  );
+  return new Forbidden(`${wording.subject}'s host ${hostname}${via} is ${what}: ${wording.rule}`);
 }
 
-async function resolve(hostname: string, facts: ReachFacts): Promise<string[]> {
+async function resolve(hostname: string, facts: ReachFacts, subject: string): Promise<string[]> {
   let addresses: string[];
   try {
     addresses = await facts.lookup(hostname);
   } catch (err) {
-    throw new InvalidInput(`sourceUrl's host ${hostname} does not resolve (${(err as Error).message})`);
+    throw new InvalidInput(`${subject}'s host ${hostname} does not resolve (${(err as Error).message})`);
   }
-  if (addresses.length === 0) throw new InvalidInput(`sourceUrl's host ${hostname} does not resolve (no address)`);
+  if (addresses.length === 0) throw new InvalidInput(`${subject}'s host ${hostname} does not resolve (no address)`);
   return addresses;
 }
 

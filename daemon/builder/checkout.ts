@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRepoFullName, isHttpGitUrl } from '../core/source.js';
 import { BuildError } from './build-error.js';
+import type { ClonePin } from './clone-reach.js';
 import { MAX_LINE_CHARS } from '../docker/output-lines.js';
 
 export interface CloneLimits {
@@ -34,6 +35,11 @@ export interface CheckoutRequest {
   signal?: AbortSignal; // abort kills git and rejects with BuildError('checkout aborted')
   log: (line: string) => void; // progress lines for the user's build log
   limits?: CloneLimits; // DEFAULT_CLONE_LIMITS when omitted
+  /**
+   * For a clone within a reach (builder/clone-reach.ts): the checked address git must connect to
+   * (http.curloptResolve) and no redirects. Null or omitted: the URL as given (a key over all projects).
+   */
+  pin?: ClonePin | null;
 }
 
 export interface CheckoutResult {
@@ -77,7 +83,7 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
   const limits = req.limits ?? DEFAULT_CLONE_LIMITS;
   const home = mkdtempSync(join(tmpdir(), 'berth-git-home-'));
   try {
-    const env = gitEnvironment(req.repoUrl, req.token, home);
+    const env = gitEnvironment(req.repoUrl, req.token, home, req.pin ?? null);
     req.log(`Cloning ${redact(req.repoUrl)} (branch ${req.branch})`);
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), limits.timeoutMs);
@@ -210,17 +216,20 @@ function basicCredentials(token: string): string {
  * system or global gitconfig, and HOME an empty directory, so neither ~/.gitconfig, ~/.netrc,
  * ~/.git-credentials nor ~/.ssh of the host can lend the clone an identity.
  */
-export function gitEnvironment(url: string, token: string | null, home: string): NodeJS.ProcessEnv {
+export function gitEnvironment(url: string, token: string | null, home: string, pin: ClonePin | null = null): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [key, value] of Object.entries(process.env)) if (KEPT_ENV.test(key)) env[key] = value;
   const config: [string, string][] = [];
   if (token && isHttpGitUrl(url)) {
     config.push(['http.extraHeader', `Authorization: Basic ${basicCredentials(token)}`]);
-    // After a redirect git re-bases every later request on the new host and sends the extra
-    // header there too (curl only drops it on the redirected GET itself): with a token, no
-    // redirects, so the token only ever goes to the host the user configured.
-    config.push(['http.followRedirects', 'false']);
   }
+  // After a redirect git re-bases every later request on the new host and sends the extra
+  // header there too (curl only drops it on the redirected GET itself): with a token, no
+  // redirects, so the token only ever goes to the host the user configured. Within a reach, no
+  // redirects either: the checked host is the only one the clone talks to.
+  if ((token && isHttpGitUrl(url)) || pin) config.push(['http.followRedirects', 'false']);
+  // the address checked for the reach, so a second lookup (DNS rebinding) cannot move the clone
+  if (pin?.resolve) config.push(['http.curloptResolve', pin.resolve]);
   // An empty helper resets the list: the host's stored credentials are never offered to a user's URL.
   config.push(['credential.helper', '']);
   config.forEach(([key, value], i) => {
@@ -382,7 +391,7 @@ function cloneFailure(run: GitRun, redact: (line: string) => string): string {
   const last = fatal ?? run.stderrLines[run.stderrLines.length - 1];
   if (run.stderrLines.some((l) => ACCESS_DENIED.some((re) => re.test(l)))) return 'repository not found or access denied';
   if (run.stderrLines.some((l) => /returned error: 30[1278]/.test(l))) {
-    return 'git clone failed: the repository URL redirects elsewhere; with an access token Berth clones only from the exact URL given, so use the new URL';
+    return 'git clone failed: the repository URL redirects elsewhere; with an access token, or for a key over selected projects, Berth clones only from the exact URL given, so use the new URL';
   }
   if (last) return `git clone failed: ${redact(last.replace(/^(fatal|error):\s*/i, ''))}`;
   if (run.signal) return `git clone was killed by ${run.signal}`;

@@ -6,10 +6,11 @@ import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
+import { cloneReachOfKey, cloneReachOfService, widerReach, type CloneReach } from './clone-reach.js';
 
 export interface BuildPlanner {
-  /** `keyId`: previews are limited per key as well as in all. */
-  preview(service: ServiceRecord, keyId: string): Promise<BuildPlanPreview>;
+  /** `keyId`: previews are limited per key as well as in all. `reach`: where its clone may connect. */
+  preview(service: ServiceRecord, keyId: string, reach: CloneReach): Promise<BuildPlanPreview>;
 }
 
 export class BuildPlans {
@@ -23,6 +24,8 @@ export class BuildPlans {
     if (service.kind !== 'git') {
       throw new InvalidInput(`only git services have a build plan; this is ${service.kind === 'image' ? 'an image' : 'a database'} service`, 'not_a_git_service');
     }
-    return this.planner.preview(service, access.key.id);
+    // the key's reach, or the service's own when wider (its source came from a key over all projects)
+    const reach = widerReach(await cloneReachOfKey(this.store, access), await cloneReachOfService(this.store, service));
+    return this.planner.preview(service, access.key.id, reach);
   }
 }

@@ -23,6 +23,7 @@ import { LogStreams } from './log-streams.js';
 import { MetricsCollector, SystemMetricsView, type MetricsSources } from './metrics.js';
 import { NotificationChannels } from './notification-channels.js';
 import type { BackupJobs } from './ports/backup-jobs.js';
+import type { CloneReachCheck } from './clone-reach.js';
 import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
 import type { Sender } from './ports/notice-sender.js';
 import { Projects } from './projects.js';
@@ -62,6 +63,8 @@ export interface CoreDeps {
   remoteStoreFor: RemoteStoreFactory;
   backupJobs: BackupJobs;
   buildPlanner: BuildPlanner;
+  /** Where a clone may connect for a key over selected projects (core/clone-reach.ts). */
+  cloneReach: CloneReachCheck;
   metricsSources: MetricsSources;
   noticeSender: Sender;
 }

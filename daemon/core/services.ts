@@ -18,7 +18,8 @@ import { serial } from './serial.js';
 import { checkLimits, type LimitsInput } from './limits.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
-import { checkBranch, checkGitUrl, checkRelativePath } from './source.js';
+import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './source.js';
+import { cloneReachOfKey, cloneReachSetting, recordCloneReach, type CloneReachCheck } from './clone-reach.js';
 import type { Store } from './store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
@@ -35,6 +36,7 @@ export interface ServicesDeps {
   engine: DeploymentEngine;
   /** Removes the DNS records Berth created for a deleted service's domains. */
   dnsGone?: DnsCleanup;
+  cloneReach: CloneReachCheck;
 }
 
 export type ServicePatch = Pick<
@@ -51,6 +53,7 @@ export type ServicePatch = Pick<
   | 'runtimeMode'
   | 'internalPort'
   | 'repoUrl'
+  | 'dockerImage'
 > & { name?: string | undefined; limits?: LimitsInput | undefined };
 
 export class Services {
@@ -80,6 +83,10 @@ export class Services {
       given.set(key, value);
     }
     const vars = spec.databaseEngine ? initialDatabaseEnv(spec.databaseEngine, given) : given;
+    // a repository only where the key's own apps could reach it too (core/clone-reach.ts)
+    const reach = spec.kind === 'git' || spec.kind === 'image' ? await cloneReachOfKey(this.d.store, access) : null;
+    if (reach && spec.kind === 'git') await this.d.cloneReach.check(spec, reach);
+    if (reach && spec.kind === 'image') await this.d.cloneReach.checkImage(spec.dockerImage!, reach);
 
     return this.allocate(async () => {
       await this.requireUniqueName(project.id, spec.name);
@@ -115,6 +122,7 @@ export class Services {
       const envRecords: EnvRecord[] = [...vars].map(([key, value]) => ({ id: newId(), serviceId: record.id, key, value, createdAt: now, updatedAt: now }));
       await this.checkReferences(project.id, record, envRecords);
       await this.d.store.services.insert(record, envRecords);
+      if (reach) await recordCloneReach(this.d.store, record.id, reach, now);
       await this.d.store.projects.update(project.id, { updatedAt: now });
       return record;
     }).then(async (record) => {
@@ -176,6 +184,7 @@ export class Services {
     };
     // repoUrl is not a patchable field; a local path or non-http(s) URL in a patch is still refused, never ignored.
     if (patch.repoUrl != null && patch.repoUrl !== service.repoUrl) checkGitUrl(patch.repoUrl);
+    if (patch.dockerImage != null && patch.dockerImage !== service.dockerImage) checkImageRef(patch.dockerImage);
     if (patch.name !== undefined && patch.name !== service.name) {
       await this.requireUniqueName(service.projectId, patch.name);
       change.name = patch.name; // the slug stays: URLs and references keep working
@@ -271,6 +280,7 @@ export class Services {
     const domains = await this.d.store.domains.listByServices([service.id]);
     await this.d.store.services.deleteCascade(service.id);
     await this.d.dnsGone?.(domains);
+    await this.d.store.settings.delete(cloneReachSetting(service.id));
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
     await this.d.engine.serviceDeleted(service);
     return this.d.proxy.apply();

@@ -14,6 +14,7 @@ import type { LogBook } from './log-book.js';
 import type { ProxyResult } from '../../shared/types.js';
 import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
+import type { ReachFacts } from '../backups/source-reach.js';
 
 export interface DeployDeps {
   store: Store;
@@ -29,6 +30,8 @@ export interface DeployDeps {
   dataPlane: DataPlane;
   events: DaemonEvents;
   gitBaseUrl: string;
+  /** This host's addresses and Docker's networks: where a clone within a reach may not connect. */
+  reachFacts: ReachFacts;
   buildCaFile: string | null;
   /** Where checkouts live while they build (removed afterwards). */
   buildsDir: string;

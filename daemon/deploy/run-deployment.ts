@@ -13,6 +13,13 @@ import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../builder/doc
 import { AUTOBUILD_DOCKERFILE, autobuildFor, describePlan, frameworkOf, writeAutobuildDockerfile } from '../builder/autobuild/generate.js';
 import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
 import { buildImage, imageExists, pullImage, removeOwnedImage } from '../docker/images.js';
+import { readyImage } from '../docker/image-guard.js';
+import { imageRefProblem } from '../core/image-refs.js';
+import { readyBuildImages } from './build-images.js';
+import { checkRegistryReach, pinCloneAddress, type ClonePin } from '../builder/clone-reach.js';
+import { cloneReachOfService, type CloneReach } from '../core/clone-reach.js';
+import { BerthError } from '../core/errors.js';
+import { isHttpGitUrl } from '../core/source.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
@@ -125,11 +132,11 @@ async function produceImage(
   }
   if (service.kind === 'image') {
     const ref = service.dockerImage!;
-    if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally)`);
-    else {
-      say(`Pulling ${ref}`);
-      await pullImage(d.docker, ref, say, signal);
-    }
+    // a row stored before the rule is refused like a new one (core/image-refs.ts)
+    const problem = imageRefProblem(ref);
+    if (problem) throw new BuildError(`dockerImage ${ref.slice(0, 200)} ${problem}`);
+    await registryWithinReach(d, service, ref);
+    await readyImage(d.docker, d.own, ref, service.id, say, signal);
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
   }
@@ -151,7 +158,10 @@ async function produceImage(
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
   const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
-  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  // where this service's clone and registries may be (the key that created it: core/clone-reach.ts)
+  const reach = await cloneReachOfService(d.store, service);
+  const pin = await clonePin(d, reach, url);
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -182,6 +192,10 @@ async function produceImage(
     dockerfileToBuild = choice.dockerfile;
   }
   const labels = d.own.layerLabels({ projectId: service.projectId, serviceId: service.id });
+  // the Dockerfile as the repository (or autobuild) wrote it, so the lines named are its own;
+  // prepareContext only adds LABEL, COPY and ARG lines naming no image
+  const buildArgs: Record<string, string> = {};
+  await readyBuildImages(d, service.id, root, dockerfileToBuild, buildArgs, say, signal, (ref) => checkRegistryReach(ref, reach, d.reachFacts));
   const dockerfile = prepareContext(root, dockerfileToBuild, { caFile: d.buildCaFile, labels, log: say });
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
@@ -191,6 +205,7 @@ async function produceImage(
     dockerfile,
     tag,
     labels,
+    buildArgs,
     limits: d.buildLimits,
     signal,
     onLine: (line, stream) => say(line, stream),
@@ -205,6 +220,27 @@ async function produceImage(
   await d.store.deployments.update(dep.id, { imageTag: tag });
   say(`Built image ${tag}`);
   return tag;
+}
+
+/** An image service's registry within the reach of the key that created it. */
+async function registryWithinReach(d: DeployDeps, service: ServiceRecord, ref: string): Promise<void> {
+  try {
+    await checkRegistryReach(ref, await cloneReachOfService(d.store, service), d.reachFacts);
+  } catch (err) {
+    if (err instanceof BerthError) throw new BuildError(`dockerImage ${ref.slice(0, 200)}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The clone's pinned address when the service's source came from a key over selected projects (core/clone-reach.ts). */
+async function clonePin(d: DeployDeps, reach: CloneReach, url: string): Promise<ClonePin | null> {
+  if (!isHttpGitUrl(url)) return null; // checkout refuses it with its own reason
+  try {
+    return await pinCloneAddress(url, reach, d.reachFacts, d.gitBaseUrl);
+  } catch (err) {
+    if (err instanceof BerthError) throw new BuildError(`${err.message}; the clone was not started`);
+    throw err;
+  }
 }
 
 async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {

@@ -78,6 +78,8 @@ export const servicePatch = z.object({
   internalPort: serviceFields.internalPort,
   // Not patchable (the spec's PATCH fields leave it out): read only so a non-http(s) one is refused with 400.
   repoUrl: serviceFields.repoUrl,
+  // Not patchable either: read only so an image ID, a bare digest or berth/ is refused with 400, never ignored.
+  dockerImage: serviceFields.dockerImage,
   limits: limits.optional(),
 });
 

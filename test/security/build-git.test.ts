@@ -140,6 +140,9 @@ describe('security: git sources, clone limits and build-plan previews', function
     });
   });
 
+  // Services on a second git server on this host are the operator's (a key over all projects gives
+  // them): a key over selected projects clones only from BERTH_GIT_BASE_URL or another server
+  // (test/security/clone-reach.test.ts). The tenant deploys and previews them.
   describe("the host's git identity", () => {
     const saved: Record<string, string | undefined> = {};
     let home: string;
@@ -167,7 +170,7 @@ describe('security: git sources, clone limits and build-plan previews', function
       // (asynchronously: the git server runs in this process)
       const plain = await promisify(execFile)('git', ['ls-remote', privateGit.urlOf('tenant/private')], { env: { PATH: process.env.PATH, HOME: home, GIT_TERMINAL_PROMPT: '0' } });
       expect(plain.stdout).to.include('refs/heads/main');
-      const { service } = await tenant.createService(project.id, { name: uniq('priv'), repoUrl: privateGit.urlOf('tenant/private') });
+      const { service } = await t.admin.createService(project.id, { name: uniq('priv'), repoUrl: privateGit.urlOf('tenant/private') });
       const seen = privateGit.requests.length;
       const err = await apiError(tenant.buildPlan(service.id));
       expect(err.status).to.equal(502);
@@ -195,7 +198,7 @@ describe('security: git sources, clone limits and build-plan previews', function
     });
 
     it('a clone over BERTH_CLONE_TIMEOUT fails the deployment with a clear line and leaves nothing behind', async () => {
-      const { service } = await tenant.createService(project.id, { name: uniq('slow'), repoUrl: stall.url('tenant/slow') });
+      const { service } = await t.admin.createService(project.id, { name: uniq('slow'), repoUrl: stall.url('tenant/slow') });
       const { status, log, slowestHealthMs } = await deployAndWait(tenant, service);
       expect(status).to.equal('failed');
       expect(log).to.include('git clone took longer than 3 s (BERTH_CLONE_TIMEOUT) and was stopped');
@@ -206,7 +209,7 @@ describe('security: git sources, clone limits and build-plan previews', function
 
   describe('build-plan previews (a read key is enough)', () => {
     it('run at most BERTH_BUILD_PLAN_PER_KEY per key and BERTH_BUILD_PLAN_CONCURRENCY in all; one more answers 429 at once', async () => {
-      const { service } = await tenant.createService(project.id, { name: uniq('plan'), repoUrl: stall.url('tenant/plan') });
+      const { service } = await t.admin.createService(project.id, { name: uniq('plan'), repoUrl: stall.url('tenant/plan') });
       const [a, b, c] = await Promise.all([1, 2, 3].map(() => t.clientWith('read', [project.id])));
       const health = watchHealth(t.url);
       const opened = stall.connections();

@@ -15,6 +15,9 @@ import { BuildError } from '../build-error.js';
 import { checkout, cloneUrlFor, DEFAULT_CLONE_LIMITS, type CloneLimits } from '../checkout.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../dockerfile-choice.js';
 import type { BaseImages } from './base-images.js';
+import type { CloneReach } from '../../core/clone-reach.js';
+import type { ReachFacts } from '../../backups/source-reach.js';
+import { pinCloneAddress } from '../clone-reach.js';
 import { autobuildFor, frameworkOf } from './generate.js';
 
 /** The repository could not be cloned: git's reason, answered as 502 (the git host is upstream of Berth). */
@@ -38,6 +41,8 @@ export interface BuildPlanDeps {
   cloneLimits?: CloneLimits;
   /** Previews running at once: in all, and per key. */
   concurrency?: { total: number; perKey: number };
+  /** This host's addresses and Docker's networks, for the clone's reach. */
+  reachFacts: ReachFacts;
 }
 
 export class BuildPlanPreviewer implements BuildPlanner {
@@ -46,7 +51,7 @@ export class BuildPlanPreviewer implements BuildPlanner {
 
   constructor(private readonly d: BuildPlanDeps) {}
 
-  async preview(service: ServiceRecord, keyId: string): Promise<BuildPlanPreview> {
+  async preview(service: ServiceRecord, keyId: string, reach: CloneReach): Promise<BuildPlanPreview> {
     const limit = this.d.concurrency ?? { total: 2, perKey: 1 };
     const mine = this.runningByKey.get(keyId) ?? 0;
     if (mine >= limit.perKey) {
@@ -61,7 +66,7 @@ export class BuildPlanPreviewer implements BuildPlanner {
       mkdirSync(this.d.workDir, { recursive: true });
       const dir = mkdtempSync(join(this.d.workDir, 'plan-'));
       try {
-        return await this.inspect(service, dir);
+        return await this.inspect(service, dir, reach);
       } finally {
         rmSync(dir, { recursive: true, force: true });
       }
@@ -73,7 +78,7 @@ export class BuildPlanPreviewer implements BuildPlanner {
     }
   }
 
-  private async inspect(service: ServiceRecord, dir: string): Promise<BuildPlanPreview> {
+  private async inspect(service: ServiceRecord, dir: string, reach: CloneReach): Promise<BuildPlanPreview> {
     let commitSha: string;
     let repoUrl: string;
     try {
@@ -84,11 +89,14 @@ export class BuildPlanPreviewer implements BuildPlanner {
     }
     // a row stored before only http(s) was accepted: refused like a new one, before any git runs
     if (!isHttpGitUrl(repoUrl)) checkGitUrl(repoUrl);
+    // 403 before git runs when the host is out of the key's reach (core/clone-reach.ts)
+    const pin = await pinCloneAddress(repoUrl, reach, this.d.reachFacts, this.d.gitBaseUrl);
     try {
       ({ commitSha } = await checkout({
         repoUrl,
         branch: service.branch,
         token: service.githubToken,
+        pin,
         dest: dir,
         log: () => undefined,
         limits: this.d.cloneLimits ?? DEFAULT_CLONE_LIMITS,
