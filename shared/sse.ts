@@ -32,47 +32,53 @@ export async function* readSse(body: ReadableStream<Uint8Array>, opts: SseReadOp
   const limit = opts.maxEventChars ?? SSE_MAX_EVENT_CHARS;
   const decoder = new TextDecoder();
   const reader = body.getReader();
-  let buffer = '';
-  /** Where the search for the next line end resumes in `buffer` (what is before it has none). */
-  let scanned = 0;
+  // the unfinished line, kept as the chunks it came in (joined once, when it ends)
+  let pending: string[] = [];
+  let pendingChars = 0;
+  /** The last chunk ended with CR: a LF starting the next one is the rest of that line break. */
+  let afterCr = false;
   let event = '';
   let data: string[] = [];
   let dataChars = 0;
   let id: string | undefined;
+  const lineBreak = /\r\n|\r|\n/g;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      buffer += decoder.decode(value, { stream: true });
-      for (;;) {
-        const rest = buffer.slice(scanned).search(/[\r\n]/);
-        if (rest < 0) break;
-        const nl = scanned + rest;
-        // a CR at the very end may be the first half of CRLF: wait for the next chunk
-        if (buffer[nl] === '\r' && nl === buffer.length - 1) break;
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + (buffer.startsWith('\r\n', nl) ? 2 : 1));
-        scanned = 0;
+      const text = decoder.decode(value, { stream: true });
+      let from: number = afterCr && text.startsWith('\n') ? 1 : 0;
+      if (text.length > 0) afterCr = false;
+      lineBreak.lastIndex = from;
+      for (let m: RegExpExecArray | null = lineBreak.exec(text); m; m = lineBreak.exec(text)) {
+        const line = (pendingChars > 0 ? pending.join('') : '') + text.slice(from, m.index);
+        pending = [];
+        pendingChars = 0;
+        from = m.index + m[0].length;
+        afterCr = m[0] === '\r' && from === text.length;
         if (line === '') {
           if (data.length > 0) yield { event: event || 'message', data: data.join('\n'), id };
           event = '';
           data = [];
           dataChars = 0;
-          continue;
+        } else if (!line.startsWith(':')) {
+          const colon = line.indexOf(':');
+          const field = colon < 0 ? line : line.slice(0, colon);
+          let val = colon < 0 ? '' : line.slice(colon + 1);
+          if (val.startsWith(' ')) val = val.slice(1);
+          if (field === 'event') event = val;
+          else if (field === 'data') {
+            data.push(val);
+            dataChars += val.length + 1;
+          } else if (field === 'id' && !val.includes('\0')) id = val;
         }
-        if (line.startsWith(':')) continue;
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        let val = colon < 0 ? '' : line.slice(colon + 1);
-        if (val.startsWith(' ')) val = val.slice(1);
-        if (field === 'event') event = val;
-        else if (field === 'data') {
-          data.push(val);
-          dataChars += val.length + 1;
-        } else if (field === 'id' && !val.includes('\0')) id = val;
+        lineBreak.lastIndex = from;
       }
-      scanned = Math.max(0, buffer.length - 1);
-      if (buffer.length + dataChars > limit) throw new SseTooLargeError(limit);
+      if (from < text.length) {
+        pending.push(text.slice(from));
+        pendingChars += text.length - from;
+      }
+      if (pendingChars + dataChars > limit) throw new SseTooLargeError(limit);
     }
   } finally {
     reader.releaseLock();

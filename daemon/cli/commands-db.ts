@@ -176,6 +176,8 @@ export function registerDatabaseCommands(program: Command): void {
       if (o.output === '-' && process.stdout.isTTY) throw usageError('-o - writes the backup to stdout, which is a terminal here: redirect it to a file or a pipe');
       const s = openSession(cmd);
       const res = await s.client.openBackupDownload((await s.service(ref)).id, backupId);
+      // a name the server gives is used only without control characters
+      // eslint-disable-next-line no-control-regex
       const given = /filename="([^"/\\\x00-\x1f\x7f-\x9f]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
       const file = o.output ?? given ?? `${backupId}.backup`;
       if (!res.body) throw new CliError('the server sent no body');

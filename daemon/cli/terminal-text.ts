@@ -4,8 +4,10 @@
 // and C1 control is shown as a visible escape instead. The CLI's own colours are added after this.
 
 /** C0 controls except newline and tab, DEL, C1 controls. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL_KEEPING_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
 /** Every C0 control (newline and tab too), DEL, C1 controls: for one table cell or one progress line. */
+// eslint-disable-next-line no-control-regex -- as above
 const CONTROL_ALL = /[\x00-\x1f\x7f-\x9f]/g;
 /** What JSON.stringify leaves raw but a terminal may still act on: DEL and the C1 controls (U+009B is CSI). */
 const CONTROL_JSON_LEAVES = /[\x7f-\x9f]/g;

@@ -21,6 +21,7 @@ const HOSTILE = `grab ${CLIPBOARD} title ${TITLE} erase ${ERASE} csi ${CSI8} end
 /** How HOSTILE shows on a terminal once escaped. */
 const SHOWN = 'grab \\x1b]52;c;aGVsbG8=\\x07 title \\x1b]0;pwned\\x07 erase \\x1b[2J csi \\x9b2J end';
 /** ESC, BEL and the C1 controls: none may reach the terminal raw. */
+// eslint-disable-next-line no-control-regex -- looking for them is the test
 const RAW_CONTROL = /[\x07\x1b\x80-\x9f]/;
 
 /** busybox printf: the same sequences as octal escapes (the 8-bit CSI as its two UTF-8 bytes). */
