@@ -533,7 +533,8 @@ write_units() {
 env_value() { sed -n "s/^$1=//p" "$ETC/berth.env" | tail -n 1 | tr -d "\"'"; }
 apply_firewall() {
   step "firewall for Berth's networks (metadata service, host, private network)"
-  run env BERTH_EGRESS_ALLOW="$(env_value BERTH_EGRESS_ALLOW)" BERTH_FIREWALL="$(env_value BERTH_FIREWALL)" \
+  # BERTH_FIREWALL in the installer's own environment wins (the test suite sets it off: a shared host)
+  run env BERTH_EGRESS_ALLOW="$(env_value BERTH_EGRESS_ALLOW)" BERTH_FIREWALL="${BERTH_FIREWALL:-$(env_value BERTH_FIREWALL)}" \
     bash "$OPT/current/installers/berth-firewall.sh" apply
 }
 
