@@ -526,6 +526,18 @@ write_units() {
   if [ -n "$caddy_changed" ]; then run systemctl restart caddy; else run systemctl start caddy; fi
 }
 
+# Containers on Berth's networks must not reach the metadata service, the host or the private
+# network (installers/berth-firewall.sh says what and how). The unit (ExecStartPre) and
+# run-daemon.sh apply it again at every start, so it holds after a reboot; here it is applied at
+# once, rules included for networks made by an earlier release. Idempotent.
+env_value() { sed -n "s/^$1=//p" "$ETC/berth.env" | tail -n 1 | tr -d "\"'"; }
+apply_firewall() {
+  step "firewall for Berth's networks (metadata service, host, private network)"
+  # BERTH_FIREWALL in the installer's own environment wins (the test suite sets it off: a shared host)
+  run env BERTH_EGRESS_ALLOW="$(env_value BERTH_EGRESS_ALLOW)" BERTH_FIREWALL="${BERTH_FIREWALL:-$(env_value BERTH_FIREWALL)}" \
+    bash "$OPT/current/installers/berth-firewall.sh" apply
+}
+
 supervisor_alive() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
 
 start_supervised() {
@@ -732,6 +744,7 @@ do_install() {
   fi
   write_entrypoints
   write_units
+  apply_firewall
   ensure_caddy
   if [ "$action" = fresh ] || [ "$action" = reinstall ] || [ "$action" = repair ] || ! daemon_running; then
     stop_daemon
@@ -783,6 +796,12 @@ do_uninstall() {
     # Caddy was started by Berth's installer and nothing else would ever manage it.
     stop_supervised caddy
   fi
+
+  step "remove the firewall rules for Berth's networks"
+  local firewall
+  firewall="$(dirname "${BASH_SOURCE[0]}")/berth-firewall.sh"
+  [ -f "$firewall" ] || firewall="$OPT/current/installers/berth-firewall.sh"
+  if [ -f "$firewall" ]; then run bash "$firewall" remove; else say "skipped: no berth-firewall.sh (a release from before it)"; fi
 
   if [ "$purge" = 1 ]; then
     step "remove this Berth's Docker objects"

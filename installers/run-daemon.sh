@@ -13,6 +13,12 @@
 #   request's objects die young in a server like this one, so the decision is only ever wrong.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# As root without systemd (`npm start`, the installer's supervisor): the firewall for Berth's
+# networks, applied before every start (berth.service does it in ExecStartPre, with the privileges
+# its sandbox takes from this process). BERTH_FIREWALL=off skips it.
+if [ "$(id -u)" = 0 ] && [ -z "${INVOCATION_ID:-}" ] && [ "${BERTH_FIREWALL:-on}" != off ]; then
+  bash installers/berth-firewall.sh apply >&2
+fi
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-1}"
 node=node
 [ -x node/bin/node ] && node=node/bin/node   # a release bundle carries its own Node.js

@@ -172,9 +172,13 @@ export function registerDatabaseCommands(program: Command): void {
     .argument('<backup>', 'backup id')
     .option('-o, --output <file>', 'where to write it (- for stdout; default: the name the server gives)')
     .action(async (ref: string, backupId: string, o: { output?: string }, cmd: Command) => {
+      // a backup is bytes for a file or a pipe: on a terminal its control characters would act
+      if (o.output === '-' && process.stdout.isTTY) throw usageError('-o - writes the backup to stdout, which is a terminal here: redirect it to a file or a pipe');
       const s = openSession(cmd);
       const res = await s.client.openBackupDownload((await s.service(ref)).id, backupId);
-      const given = /filename="([^"/\\]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
+      // a name the server gives is used only without control characters
+      // eslint-disable-next-line no-control-regex
+      const given = /filename="([^"/\\\x00-\x1f\x7f-\x9f]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
       const file = o.output ?? given ?? `${backupId}.backup`;
       if (!res.body) throw new CliError('the server sent no body');
       const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);

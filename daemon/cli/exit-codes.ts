@@ -2,6 +2,7 @@
 import { CommanderError } from 'commander';
 import { ApiError } from '../../shared/client.js';
 import { FingerprintMismatchError } from '../../shared/pinned-tls.js';
+import { SseTooLargeError } from '../../shared/sse.js';
 
 export const EXIT = {
   ok: 0,
@@ -85,6 +86,7 @@ export function describeError(err: unknown, server?: string): { message: string;
   if (mismatch) return { message: (mismatch as Error).message, exitCode: EXIT.auth };
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
   if (err instanceof CommanderError) return { message: err.message, exitCode: EXIT.usage };
+  if (err instanceof SseTooLargeError) return { message: err.message, exitCode: EXIT.failed };
   if (isGatewayError(err)) return { message: `cannot reach the daemon behind ${server ?? 'the server'}: its proxy answered ${(err as ApiError).status}`, exitCode: EXIT.unreachable };
   if (err instanceof ApiError) {
     const exitCode = err.status === 401 || err.status === 403 ? EXIT.auth : EXIT.failed;

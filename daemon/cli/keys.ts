@@ -8,6 +8,7 @@ import { systemClock } from '../core/clock.js';
 import { KeyService } from '../core/keys.js';
 import { keyView } from '../core/views.js';
 import { openDataDir } from '../runtime.js';
+import { terminalSafe } from './terminal-text.js';
 
 const USAGE = `usage:
   berth keys create --access read|write --projects all|ID,ID [--name NAME] [--json]
@@ -18,7 +19,7 @@ const USAGE = `usage:
 Environment: BERTH_DATA_DIR selects the data dir (default /var/lib/berth for root).`;
 
 function fail(message: string, code = 2): never {
-  process.stderr.write(`berth: ${message}\n`);
+  process.stderr.write(`berth: ${terminalSafe(message)}\n`);
   process.exit(code);
 }
 
@@ -52,7 +53,8 @@ async function main(argv: string[]): Promise<void> {
           continue;
         }
         const scope = k.projects === 'all' ? 'all' : k.projects.join(',');
-        process.stdout.write(`${k.id}\t${k.access}\t${scope}\t${k.name}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\n`);
+        // a key's name is text someone typed: shown with its control characters escaped
+        process.stdout.write(`${k.id}\t${k.access}\t${scope}\t${terminalSafe(k.name, true)}\tcreated ${k.createdAt}\tlast used ${k.lastUsedAt ?? 'never'}\n`);
       }
     } else if (command === 'revoke') {
       const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });

@@ -2,7 +2,7 @@
 // exponential backoff and Last-Event-ID, drops a connection that stays silent past the heartbeat
 // timeout (the daemon pings every 15 s), reconnects at once when asked (resume from sleep), and
 // reports the server offline "since" the first failure, never connected while it is not.
-import { readSse } from '../../shared/sse.js';
+import { readSse, SSE_SMALL_EVENT_CHARS } from '../../shared/sse.js';
 import type { FetchLike } from '../../shared/pinned-tls.js';
 import { connectionError } from './connection.js';
 
@@ -113,7 +113,8 @@ export class EventStream {
       if (gen !== this.generation) return;
       this.attempt = 0;
       this.setState({ status: 'online' });
-      for await (const e of readSse(res.body as ReadableStream<Uint8Array>)) {
+      // events here are small (ids, statuses): a larger one is a hostile or broken server
+      for await (const e of readSse(res.body as ReadableStream<Uint8Array>, { maxEventChars: SSE_SMALL_EVENT_CHARS })) {
         beat();
         if (gen !== this.generation) return;
         if (e.id !== undefined) this.lastEventId = e.id;

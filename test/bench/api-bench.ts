@@ -160,6 +160,8 @@ function startDaemonProcess(port: number, dataDir: string, key: string, env: Rec
     BERTH_BOOTSTRAP_KEY: key,
     BERTH_PORT_RANGE: PORT_RANGES.apiBench,
     BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+    // a shared test machine: host-wide firewall rules are test/security/container-egress.test.ts's
+    BERTH_FIREWALL: 'off',
     ...env,
   });
 }

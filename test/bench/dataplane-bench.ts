@@ -51,7 +51,7 @@ async function startDaemon(env: Record<string, string>): Promise<{ client: Berth
   const port = await freePort();
   const key = randomBytes(24).toString('hex');
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
-    env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'), BERTH_BOOTSTRAP_KEY: key, BERTH_PORT_RANGE: PORT_RANGES.dataplaneBench, ...env },
+    env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'), BERTH_BOOTSTRAP_KEY: key, BERTH_PORT_RANGE: PORT_RANGES.dataplaneBench, BERTH_FIREWALL: 'off', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

@@ -85,7 +85,7 @@ async function startDaemon(git: GitServer, caddy: TestCaddy): Promise<BerthClien
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
     env: {
       ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'),
-      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_PORT_RANGE: PORT_RANGES.deployBench, ...caddy.env,
+      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_FIREWALL: 'off', BERTH_PORT_RANGE: PORT_RANGES.deployBench, ...caddy.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });

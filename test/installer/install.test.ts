@@ -122,6 +122,10 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
 
   before(function () {
     if (process.getuid?.() !== 0) this.skip();
+    // The firewall for Berth's networks is host-wide and would match every Berth network on this
+    // shared dockerd (other suites' too): the installs here run without it
+    // (test/security/container-egress.test.ts applies it to a network of its own).
+    process.env.BERTH_FIREWALL = 'off';
     const found = [OPT, ETC, DATA, RUN].filter((p) => existsSync(p));
     const busy = PORTS.filter((p) => listening().has(p));
     if (found.length > 0 || busy.length > 0) {
@@ -149,6 +153,7 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
   });
 
   after(function () {
+    delete process.env.BERTH_FIREWALL;
     if (!work) return;
     // Whatever a failed test left: purge through the installer, then anything of ours still running.
     if (started && (existsSync(OPT) || existsSync(ETC) || existsSync(DATA) || existsSync(RUN))) {
