@@ -20,6 +20,7 @@ import type { Store } from './core/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
+import { DeployLimitSettings } from './core/deploy-limits.js';
 import { DaemonEvents } from './deploy/events.js';
 import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
@@ -85,6 +86,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     log,
     storeVersion: store.version,
   });
+  // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
+  const deployLimits = new DeployLimitSettings(store.settings, { cloneTimeoutSeconds: Math.round(config.cloneLimits.timeoutMs / 1000) });
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -100,6 +103,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
       cloneLimits: config.cloneLimits,
+      deployLimits: () => deployLimits.read(),
       healthTimeoutMs: config.healthTimeoutMs,
       autobuildImages: config.autobuildImages,
       databaseImages: config.images,
@@ -155,6 +159,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp: publicIpSource(store.settings),
     detectedIp: detectInterfaceIpv4(),
     engine,
+    deployLimits,
     buildLogs,
     runtimeLogs: runtimeBook,
     runtime: runtimeLogs,

@@ -9,6 +9,7 @@ import { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
 import type { DeploymentEngine } from './deployment-engine.js';
+import type { DeployLimitSettings } from './deploy-limits.js';
 import { Deployments } from './deployments.js';
 import { DnsProviders, type DnsProviderFactory } from './dns.js';
 import { Domains } from './domains.js';
@@ -44,6 +45,8 @@ export interface CoreDeps {
   /** The first non-internal IPv4 of this host, found at start. */
   detectedIp: string;
   engine: DeploymentEngine;
+  /** Build, pull and clone timeouts and the per-project queue cap (system settings the engine reads too). */
+  deployLimits: DeployLimitSettings;
   buildLogs: LogFeed;
   runtimeLogs: LogFeed;
   runtime: RuntimeLogState;
@@ -94,8 +97,8 @@ export function buildCore(deps: CoreDeps): Core {
   const catalog = new Catalog(store, deps.limits);
   const keys = new KeyService(store, clock);
   const services = new Services({ ...deps, catalog });
-  const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events);
-  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy);
+  const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
+  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits);
   return {
     keys,
     // console sessions in the store (hashed), so they survive a restart

@@ -85,6 +85,8 @@ export class Webhooks {
     const commitSha = (typeof payload.checkout_sha === 'string' && provider === 'gitlab' ? payload.checkout_sha : after).toLowerCase();
     if (!COMMIT_SHA.test(commitSha)) throw new InvalidInput('the push names no 40-character commit sha in `after`', 'invalid_payload');
 
+    // Over the project's queue cap: refused (429) before the delivery is remembered, so a redelivery can still deploy.
+    await this.deployments.requireQueueRoom(service as ServiceRecord);
     // A delivery without an id (older GitLab) is known by its body: an identical replay is still caught.
     const deliveryId = deliveryIdOf(provider, h) ?? `sha256:${createHash('sha256').update(delivery.body).digest('hex')}`;
     const forgetBefore = new Date(Date.parse(now) - DELIVERY_MEMORY_MS).toISOString();

@@ -23,6 +23,7 @@ import { publishFor } from './publish.js';
 import { isRoutedWeb } from '../proxy/caddy.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
+import { withStepTimeout } from './step-timeout.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 /** How long an old container may keep finishing requests after a swap. */
@@ -128,7 +129,7 @@ async function produceImage(
     if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally)`);
     else {
       say(`Pulling ${ref}`);
-      await pullImage(d.docker, ref, say, signal);
+      await pull(d, ref, say, signal);
     }
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
@@ -138,7 +139,7 @@ async function produceImage(
     if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally) for ${service.databaseEngine}`);
     else {
       say(`Pulling ${ref} for ${service.databaseEngine}`);
-      await pullImage(d.docker, ref, say, signal);
+      await pull(d, ref, say, signal);
     }
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
@@ -151,7 +152,10 @@ async function produceImage(
   const url = cloneUrlFor(service, d.gitBaseUrl);
   const branch = dep.branch ?? service.branch;
   const commit = dep.trigger === 'webhook' ? dep.commitSha : null;
-  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  const limits = await d.deployLimits();
+  // the clone's time limit is a system setting; when none is stored, BERTH_CLONE_TIMEOUT's value
+  const cloneLimits = { ...d.cloneLimits, timeoutMs: limits.cloneTimeoutSeconds * 1000, ...(limits.stored.has('cloneTimeoutSeconds') ? { timeoutSource: 'the limit set in settings, cloneTimeoutSeconds' } : {}) };
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, dest: checkoutDir, signal, log: (l) => say(l), limits: cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -186,16 +190,19 @@ async function produceImage(
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
-  const outcome = await buildImage(d.docker, {
-    context: tarContext(root),
-    dockerfile,
-    tag,
-    labels,
-    limits: d.buildLimits,
-    signal,
-    onLine: (line, stream) => say(line, stream),
-    busy: () => d.buildLogs.busy(),
-  });
+  const buildLimit = { seconds: (await d.deployLimits()).buildTimeoutSeconds, what: 'the build', setting: 'buildTimeoutSeconds' };
+  const outcome = await withStepTimeout(signal, buildLimit, (stepSignal) =>
+    buildImage(d.docker, {
+      context: tarContext(root),
+      dockerfile,
+      tag,
+      labels,
+      limits: d.buildLimits,
+      signal: stepSignal,
+      onLine: (line, stream) => say(line, stream),
+      busy: () => d.buildLogs.busy(),
+    }),
+  );
   // the tag exists now; cleanUp still removes it only if its labels prove it ours
   created.builtImage = true;
   if (choice.method === 'autobuild' && outcome.stageIds.length > 1) {
@@ -205,6 +212,12 @@ async function produceImage(
   await d.store.deployments.update(dep.id, { imageTag: tag });
   say(`Built image ${tag}`);
   return tag;
+}
+
+/** Pulls an image within the pull time limit (a system setting). */
+async function pull(d: DeployDeps, ref: string, say: (line: string, stream?: 'stdout' | 'stderr') => void, signal: AbortSignal): Promise<void> {
+  const limit = { seconds: (await d.deployLimits()).pullTimeoutSeconds, what: `pulling ${ref}`, setting: 'pullTimeoutSeconds' };
+  await withStepTimeout(signal, limit, (stepSignal) => pullImage(d.docker, ref, (line, stream) => say(line, stream), stepSignal));
 }
 
 async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {
