@@ -80,7 +80,7 @@ export class Deployments {
     const waiting = (await this.store.deployments.listByStatus(['queued'])).filter((d) => ofProject.has(d.serviceId) && d.serviceId !== service.id);
     if (waiting.length >= cap) {
       throw new TooMany(
-        `this project already has ${waiting.length} deployments queued, the most one project may have waiting (maxQueuedPerProject, a system setting, is ${cap}); wait until some have started, or abort one`,
+        `this project already has ${waiting.length} queued deployment${waiting.length === 1 ? '' : 's'}, the most one project may have waiting (maxQueuedPerProject, a system setting, is ${cap}); wait until some have started, or abort one`,
         'deploy_queue_full',
       );
     }
