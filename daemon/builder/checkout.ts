@@ -49,6 +49,8 @@ const SIZE_CHECK_INTERVAL_MS = 500;
 /** Variables of the daemon's environment a clone keeps: the search path, locale, temp dir, CA bundle and the host's HTTP proxy. Nothing else (no HOME, SSH_AUTH_SOCK, GIT_*, XDG_*). */
 const KEPT_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|all_proxy|ALL_PROXY)$/;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
+/** What a git run stopped by the signal (an abort or the time limit) rejects with. */
+const CHECKOUT_ABORTED = 'checkout aborted';
 /** Progress updates (lines ending in a bare \r) are forwarded at most this often. */
 const PROGRESS_INTERVAL_MS = 2000;
 const ACCESS_DENIED = [
@@ -88,7 +90,8 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
     try {
       return await cloneAndCheckOut(req, env, signal, limits, redact);
     } catch (err) {
-      if (timeout.signal.aborted && !req.signal?.aborted) {
+      // only the run the limit stopped: a clone that failed on its own (too large) keeps its reason
+      if (timeout.signal.aborted && !req.signal?.aborted && err instanceof BuildError && err.message === CHECKOUT_ABORTED) {
         emptyDir(req.dest);
         throw new BuildError(`git clone took longer than ${Math.round(limits.timeoutMs / 1000)} s (${limits.timeoutSource ?? 'BERTH_CLONE_TIMEOUT'}) and was stopped`);
       }
@@ -301,7 +304,7 @@ function runGit(
 ): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new BuildError('checkout aborted'));
+      reject(new BuildError(CHECKOUT_ABORTED));
       return;
     }
     const child = spawn('git', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -344,7 +347,7 @@ function runGit(
       clearTimeout(sizeTimer);
       signal?.removeEventListener('abort', onAbort);
       splitter.end();
-      if (aborted) reject(new BuildError('checkout aborted'));
+      if (aborted) reject(new BuildError(CHECKOUT_ABORTED));
       else resolve({ exitCode, signal: exitSignal, stdout, stderrLines, tooLarge });
     });
   });
