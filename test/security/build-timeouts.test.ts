@@ -76,14 +76,14 @@ describe('security: builds, pulls and clones end at the time limits set in setti
     await until('the first build to reach its sleep', async () => (await logOf(held[0]!.id)).includes('holding a build slot'), 60_000);
     expect(buildContainersOf(holders[0]!.id), 'the step container while it sleeps').to.have.length(1);
     for (const [i, dep] of held.entries()) {
-      const done = await waitForDeployment(tenant, holders[i]!.id, dep.id, ['failed', 'running', 'aborted'], 60_000);
+      const done = await waitForDeployment(tenant, holders[i]!.id, dep.id, ['failed', 'running', 'aborted'], 90_000);
       expect(done.status).to.equal('failed');
       expect(await logOf(dep.id)).to.include(`Deployment failed: the build exceeded the ${BUILD_LIMIT_S} s limit set in settings (buildTimeoutSeconds) and was stopped`);
-      await until('the step container to be gone', async () => buildContainersOf(holders[i]!.id).length === 0, 20_000);
+      await until('the step container to be gone', async () => buildContainersOf(holders[i]!.id).length === 0, 30_000);
     }
     // both builds took their limit, one after the other (a project holds one of the two slots)
     expect(Date.now() - started).to.be.greaterThan(2 * BUILD_LIMIT_S * 1000);
-    expect((await waitForDeployment(tenant, web.id, next.id, ['running', 'failed'], 60_000)).status).to.equal('running');
+    expect((await waitForDeployment(tenant, web.id, next.id, ['running', 'failed'], 90_000)).status).to.equal('running');
   });
 
   it('an image pull from a registry that never answers fails at the pull limit', async () => {
