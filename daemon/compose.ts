@@ -21,6 +21,7 @@ import type { Store } from './core/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
+import { DeployLimitSettings } from './core/deploy-limits.js';
 import { DaemonEvents } from './deploy/events.js';
 import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
@@ -88,6 +89,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   });
   // this host's addresses and Docker's networks: what redis imports and clones of keys over selected projects may not reach
   const reachFacts = hostReachFacts(docker);
+  // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
+  const deployLimits = new DeployLimitSettings(store.settings, { cloneTimeoutSeconds: Math.round(config.cloneLimits.timeoutMs / 1000) });
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -104,6 +107,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
       cloneLimits: config.cloneLimits,
+      deployLimits: () => deployLimits.read(),
       healthTimeoutMs: config.healthTimeoutMs,
       autobuildImages: config.autobuildImages,
       databaseImages: config.images,
@@ -159,6 +163,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp: publicIpSource(store.settings),
     detectedIp: detectInterfaceIpv4(),
     engine,
+    deployLimits,
     buildLogs,
     runtimeLogs: runtimeBook,
     runtime: runtimeLogs,

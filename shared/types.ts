@@ -264,15 +264,25 @@ export interface SystemSettings {
   /** null: not chosen (the proxy's default applies). */
   httpsMode: HttpsMode | null;
   dashboardHostname: string | null;
+  /** Wall-clock limits on deployment work, in seconds (5 to 86400): a step over its limit is stopped and the deployment fails. */
+  buildTimeoutSeconds: number;
+  pullTimeoutSeconds: number;
+  cloneTimeoutSeconds: number;
+  /** Deployments one project may have queued at once (1 to 1000); one more is refused with 429. */
+  maxQueuedPerProject: number;
 }
 
-/** Any subset; null clears a field (publicIp: back to the detected address). */
+/** Any subset; null clears a field (publicIp: back to the detected address; a limit: back to its default). */
 export interface SystemSettingsPatch {
   rootDomain?: string | null;
   publicIp?: string | null;
   acmeEmail?: string | null;
   httpsMode?: HttpsMode;
   dashboardHostname?: string | null;
+  buildTimeoutSeconds?: number | null;
+  pullTimeoutSeconds?: number | null;
+  cloneTimeoutSeconds?: number | null;
+  maxQueuedPerProject?: number | null;
 }
 
 export type DnsProviderId = 'cloudflare' | 'namecheap' | 'spaceship';

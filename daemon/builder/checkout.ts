@@ -18,8 +18,10 @@ import { MAX_LINE_CHARS } from '../docker/output-lines.js';
 export interface CloneLimits {
   /** Bytes the clone (objects and checked-out files) may take on disk (BERTH_CLONE_MAX_MB). */
   maxBytes: number;
-  /** How long the clone may take (BERTH_CLONE_TIMEOUT). */
+  /** How long the checkout (the clone, and fetching a pushed commit) may take. */
   timeoutMs: number;
+  /** Where that limit comes from, for the failure line; BERTH_CLONE_TIMEOUT when omitted. */
+  timeoutSource?: string;
 }
 
 export const DEFAULT_CLONE_LIMITS: CloneLimits = { maxBytes: 2048 * 1024 * 1024, timeoutMs: 600_000 };
@@ -53,6 +55,8 @@ const SIZE_CHECK_INTERVAL_MS = 500;
 /** Variables of the daemon's environment a clone keeps: the search path, locale, temp dir, CA bundle and the host's HTTP proxy. Nothing else (no HOME, SSH_AUTH_SOCK, GIT_*, XDG_*). */
 const KEPT_ENV = /^(PATH|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|SSL_CERT_FILE|SSL_CERT_DIR|https?_proxy|HTTPS?_PROXY|no_proxy|NO_PROXY|all_proxy|ALL_PROXY)$/;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
+/** What a git run stopped by the signal (an abort or the time limit) rejects with. */
+const CHECKOUT_ABORTED = 'checkout aborted';
 /** Progress updates (lines ending in a bare \r) are forwarded at most this often. */
 const PROGRESS_INTERVAL_MS = 2000;
 const ACCESS_DENIED = [
@@ -85,53 +89,66 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
   try {
     const env = gitEnvironment(req.repoUrl, req.token, home, req.pin ?? null);
     req.log(`Cloning ${redact(req.repoUrl)} (branch ${req.branch})`);
+    // one wall-clock limit over every git run of the checkout: over it, git's process group is killed
     const timeout = new AbortController();
     const timer = setTimeout(() => timeout.abort(), limits.timeoutMs);
     const signal = req.signal ? AbortSignal.any([req.signal, timeout.signal]) : timeout.signal;
-    let clone: GitRun;
     try {
-      clone = await runGit(
-        ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
-        env,
-        signal,
-        forwardTo(req.log, redact),
-        { dir: req.dest, maxBytes: limits.maxBytes },
-      );
-      if (clone.exitCode === 0 && (await sizeOver(req.dest, limits.maxBytes))) clone.tooLarge = true;
+      return await cloneAndCheckOut(req, env, signal, limits, redact);
     } catch (err) {
-      emptyDir(req.dest);
-      if (timeout.signal.aborted && !req.signal?.aborted) throw new BuildError(`git clone took longer than ${Math.round(limits.timeoutMs / 1000)} s (BERTH_CLONE_TIMEOUT) and was stopped`);
+      // only the run the limit stopped: a clone that failed on its own (too large) keeps its reason
+      if (timeout.signal.aborted && !req.signal?.aborted && err instanceof BuildError && err.message === CHECKOUT_ABORTED) {
+        emptyDir(req.dest);
+        throw new BuildError(`git clone took longer than ${Math.round(limits.timeoutMs / 1000)} s (${limits.timeoutSource ?? 'BERTH_CLONE_TIMEOUT'}) and was stopped`);
+      }
       throw err;
     } finally {
       clearTimeout(timer);
     }
-    if (clone.tooLarge) {
-      emptyDir(req.dest);
-      throw new BuildError(`the repository is larger than ${megabytes(limits.maxBytes)} MB on disk (BERTH_CLONE_MAX_MB); the clone was stopped and removed`);
-    }
-    if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
-
-    // the clone just wrote HEAD and its branch's ref: read them instead of running git once more
-    let head = headOfClone(req.dest) ?? (await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined));
-    if (req.commit && head.exitCode === 0 && head.stdout.trim() !== req.commit) {
-      // the branch moved on since the push: fetch exactly the pushed commit
-      if (!COMMIT_SHA.test(req.commit)) throw new BuildError(`${req.commit.slice(0, 80)} is not a commit sha`);
-      req.log(`The branch is at ${head.stdout.trim()} now; fetching the pushed commit ${req.commit}`);
-      const fetched = await runGit(['-C', req.dest, 'fetch', '--quiet', '--depth', '1', 'origin', req.commit], env, req.signal, forwardTo(req.log, redact));
-      if (fetched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be fetched from the repository`);
-      const switched = await runGit(['-C', req.dest, 'checkout', '--quiet', '--detach', req.commit], env, req.signal, forwardTo(req.log, redact));
-      if (switched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be checked out`);
-      head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, req.signal, () => undefined);
-    }
-    const commitSha = head.stdout.trim();
-    if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
-      throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');
-    }
-    req.log(`Checked out ${commitSha}`);
-    return { commitSha };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+}
+
+async function cloneAndCheckOut(req: CheckoutRequest, env: NodeJS.ProcessEnv, signal: AbortSignal, limits: CloneLimits, redact: (line: string) => string): Promise<CheckoutResult> {
+  let clone: GitRun;
+  try {
+    clone = await runGit(
+      ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
+      env,
+      signal,
+      forwardTo(req.log, redact),
+      { dir: req.dest, maxBytes: limits.maxBytes },
+    );
+    if (clone.exitCode === 0 && (await sizeOver(req.dest, limits.maxBytes))) clone.tooLarge = true;
+  } catch (err) {
+    emptyDir(req.dest);
+    throw err;
+  }
+  if (clone.tooLarge) {
+    emptyDir(req.dest);
+    throw new BuildError(`the repository is larger than ${megabytes(limits.maxBytes)} MB on disk (BERTH_CLONE_MAX_MB); the clone was stopped and removed`);
+  }
+  if (clone.exitCode !== 0) throw new BuildError(cloneFailure(clone, redact));
+
+  // the clone just wrote HEAD and its branch's ref: read them instead of running git once more
+  let head = headOfClone(req.dest) ?? (await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, signal, () => undefined));
+  if (req.commit && head.exitCode === 0 && head.stdout.trim() !== req.commit) {
+    // the branch moved on since the push: fetch exactly the pushed commit
+    if (!COMMIT_SHA.test(req.commit)) throw new BuildError(`${req.commit.slice(0, 80)} is not a commit sha`);
+    req.log(`The branch is at ${head.stdout.trim()} now; fetching the pushed commit ${req.commit}`);
+    const fetched = await runGit(['-C', req.dest, 'fetch', '--quiet', '--depth', '1', 'origin', req.commit], env, signal, forwardTo(req.log, redact));
+    if (fetched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be fetched from the repository`);
+    const switched = await runGit(['-C', req.dest, 'checkout', '--quiet', '--detach', req.commit], env, signal, forwardTo(req.log, redact));
+    if (switched.exitCode !== 0) throw new BuildError(`the pushed commit ${req.commit} could not be checked out`);
+    head = await runGit(['-C', req.dest, 'rev-parse', 'HEAD'], env, signal, () => undefined);
+  }
+  const commitSha = head.stdout.trim();
+  if (head.exitCode !== 0 || !COMMIT_SHA.test(commitSha)) {
+    throw new BuildError('git rev-parse HEAD did not return a commit sha after the clone');
+  }
+  req.log(`Checked out ${commitSha}`);
+  return { commitSha };
 }
 
 /**
@@ -296,7 +313,7 @@ function runGit(
 ): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
-      reject(new BuildError('checkout aborted'));
+      reject(new BuildError(CHECKOUT_ABORTED));
       return;
     }
     const child = spawn('git', args, { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -339,7 +356,7 @@ function runGit(
       clearTimeout(sizeTimer);
       signal?.removeEventListener('abort', onAbort);
       splitter.end();
-      if (aborted) reject(new BuildError('checkout aborted'));
+      if (aborted) reject(new BuildError(CHECKOUT_ABORTED));
       else resolve({ exitCode, signal: exitSignal, stdout, stderrLines, tooLarge });
     });
   });

@@ -9,6 +9,7 @@ import { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
 import type { DeploymentEngine } from './deployment-engine.js';
+import type { DeployLimitSettings } from './deploy-limits.js';
 import { Deployments } from './deployments.js';
 import { DnsProviders, type DnsProviderFactory } from './dns.js';
 import { Domains } from './domains.js';
@@ -46,6 +47,8 @@ export interface CoreDeps {
   /** The first non-internal IPv4 of this host, found at start. */
   detectedIp: string;
   engine: DeploymentEngine;
+  /** Build, pull and clone timeouts and the per-project queue cap (system settings the engine reads too). */
+  deployLimits: DeployLimitSettings;
   buildLogs: LogFeed;
   runtimeLogs: LogFeed;
   runtime: RuntimeLogState;
@@ -101,8 +104,8 @@ export function buildCore(deps: CoreDeps): Core {
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp());
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
   const services = new Services({ ...deps, catalog, dnsGone });
-  const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events);
-  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy);
+  const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
+  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits);
   return {
     keys,
     // console sessions in the store (hashed), so they survive a restart

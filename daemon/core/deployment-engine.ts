@@ -2,8 +2,8 @@
 import type { ProjectRecord, ServiceRecord } from './records.js';
 
 export interface DeploymentEngine {
-  /** Queues a deployment already stored as `queued`. */
-  enqueue(deploymentId: string, serviceId: string): void;
+  /** Queues a deployment already stored as `queued` (the project: slots are shared fairly between projects). */
+  enqueue(deploymentId: string, serviceId: string, projectId: string): void;
   /** Stops a queued or building deployment; false when it is not in the engine's hands. */
   abort(deploymentId: string): Promise<boolean>;
   /** Whether an image is still on the Engine (a rollback needs its deployment's image). */

@@ -4,13 +4,15 @@ import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
 import { INITIAL_STATUS, predecessorsOf } from './deployment-states.js';
+import type { DeployLimitSettings } from './deploy-limits.js';
 import type { EventSink } from './events.js';
-import { Conflict, NotFound } from './errors.js';
+import { Conflict, NotFound, TooMany } from './errors.js';
 import { newId } from './ids.js';
 import type { LogReader } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.js';
 
 export type { LogReader } from './ports/log-feeds.js';
+import { serial } from './serial.js';
 import { checkBranch } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView } from './views.js';
@@ -20,12 +22,16 @@ export const TERMINAL_STATUSES: readonly DeploymentRecord['status'][] = ['runnin
 const ABORTABLE = predecessorsOf('aborted');
 
 export class Deployments {
+  /** Counting a project's queued deployments and adding one do not interleave (the cap holds under parallel POSTs). */
+  private admit = serial();
+
   constructor(
     private store: Store,
     private clock: Clock,
     private engine: DeploymentEngine,
     private buildLogs: LogReader,
     private events: EventSink,
+    private limits: DeployLimitSettings,
   ) {}
 
   async create(access: Access, serviceId: string, input: { branch?: string | undefined }): Promise<Deployment> {
@@ -63,7 +69,31 @@ export class Deployments {
     return this.queue(service, { trigger: 'webhook', commitSha });
   }
 
-  private async queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+  /**
+   * Refuses (429, nothing created) a new deployment of `service` when its project already has
+   * `maxQueuedPerProject` deployments waiting. A queued deployment of the same service does not
+   * count: the new one replaces it in the queue.
+   */
+  async requireQueueRoom(service: ServiceRecord): Promise<void> {
+    const { maxQueuedPerProject: cap } = await this.limits.read();
+    const ofProject = new Set((await this.store.services.list([service.projectId])).map((s) => s.id));
+    const waiting = (await this.store.deployments.listByStatus(['queued'])).filter((d) => ofProject.has(d.serviceId) && d.serviceId !== service.id);
+    if (waiting.length >= cap) {
+      throw new TooMany(
+        `this project already has ${waiting.length} queued deployment${waiting.length === 1 ? '' : 's'}, the most one project may have waiting (maxQueuedPerProject, a system setting, is ${cap}); wait until some have started, or abort one`,
+        'deploy_queue_full',
+      );
+    }
+  }
+
+  private queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+    return this.admit(async () => {
+      await this.requireQueueRoom(service);
+      return this.insertAndEnqueue(service, fields);
+    });
+  }
+
+  private async insertAndEnqueue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
     const record: DeploymentRecord = {
       id: newId(),
       serviceId: service.id,
@@ -83,7 +113,7 @@ export class Deployments {
     };
     await this.store.deployments.insert(record);
     this.events.publish({ type: 'deployment', projectId: service.projectId, data: { deploymentId: record.id, serviceId: service.id, projectId: service.projectId, status: record.status } });
-    this.engine.enqueue(record.id, service.id);
+    this.engine.enqueue(record.id, service.id, service.projectId);
     return deploymentView(record);
   }
 

@@ -1,10 +1,12 @@
 // System settings: the root domain, the public IPv4 (detected at start, overridable), the ACME
-// e-mail, the HTTPS mode and the dashboard hostname. Stored as plain strings in the settings
+// e-mail, the HTTPS mode, the dashboard hostname, and the limits on deployment work (timeouts and
+// the per-project queue cap, core/deploy-limits.ts). Stored as plain strings in the settings
 // table under fixed keys, which the proxy reads. Reading needs a key over all projects; changing
 // them a write key over all projects. A PATCH is checked whole before anything is written.
 import { isIPv4 } from 'node:net';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
+import { DEPLOY_LIMIT_NAMES, type DeployLimits, type DeployLimitSettings, type DeployLimitsPatch } from './deploy-limits.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import type { ProxyPort } from './proxy.js';
@@ -23,7 +25,7 @@ export const SETTING_KEYS = {
   dashboardHostname: 'dashboardHostname',
 } as const;
 
-export interface SystemSettingsView {
+export interface SystemSettingsView extends DeployLimits {
   rootDomain: string | null;
   /** The address DNS records point at: the stored override, else the detected one. */
   publicIp: string;
@@ -35,7 +37,7 @@ export interface SystemSettingsView {
   dashboardHostname: string | null;
 }
 
-export interface SystemSettingsPatch {
+export interface SystemSettingsPatch extends DeployLimitsPatch {
   rootDomain?: string | null | undefined;
   publicIp?: string | null | undefined;
   acmeEmail?: string | null | undefined;
@@ -59,6 +61,7 @@ export class SystemSettings {
     private detectedIp: string,
     /** Re-applied after a change, since routing and certificates depend on these settings. */
     private proxy: ProxyPort,
+    private deployLimits: DeployLimitSettings,
   ) {}
 
   /** The public IPv4 to point DNS records at. */
@@ -83,7 +86,8 @@ export class SystemSettings {
     if (input.publicIp !== undefined) writes.push([SETTING_KEYS.publicIp, input.publicIp === null ? null : checkIpv4(input.publicIp, 'publicIp')]);
     if (input.acmeEmail !== undefined) writes.push([SETTING_KEYS.acmeEmail, input.acmeEmail === null ? null : email(input.acmeEmail)]);
     if (input.httpsMode !== undefined) writes.push([SETTING_KEYS.httpsMode, input.httpsMode]);
-    if (writes.length === 0) throw new InvalidInput('give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname');
+    writes.push(...this.deployLimits.writes(input));
+    if (writes.length === 0) throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}`);
     const now = this.clock.now();
     for (const [key, value] of writes) {
       if (value === null) await this.settings.delete(key);
@@ -97,6 +101,7 @@ export class SystemSettings {
     const stored = async (key: string) => this.settings.get(key);
     const ip = await stored(SETTING_KEYS.publicIp);
     const mode = await stored(SETTING_KEYS.httpsMode);
+    const { buildTimeoutSeconds, pullTimeoutSeconds, cloneTimeoutSeconds, maxQueuedPerProject } = await this.deployLimits.read();
     return {
       rootDomain: await stored(SETTING_KEYS.rootDomain),
       publicIp: ip ?? this.detectedIp,
@@ -104,6 +109,10 @@ export class SystemSettings {
       acmeEmail: await stored(SETTING_KEYS.acmeEmail),
       httpsMode: (HTTPS_MODES as readonly string[]).includes(mode ?? '') ? (mode as HttpsMode) : null,
       dashboardHostname: await stored(SETTING_KEYS.dashboardHostname),
+      buildTimeoutSeconds,
+      pullTimeoutSeconds,
+      cloneTimeoutSeconds,
+      maxQueuedPerProject,
     };
   }
 }

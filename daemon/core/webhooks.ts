@@ -99,6 +99,8 @@ export class Webhooks {
     const commitSha = (typeof payload.checkout_sha === 'string' && provider === 'gitlab' ? payload.checkout_sha : after).toLowerCase();
     if (!COMMIT_SHA.test(commitSha)) throw new InvalidInput('the push names no 40-character commit sha in `after`', 'invalid_payload');
 
+    // Over the project's queue cap: refused (429) before the delivery is remembered, so a redelivery can still deploy.
+    await this.deployments.requireQueueRoom(service as ServiceRecord);
     // Every key is recorded in one transaction: a delivery whose id, body or (ref, commit) was seen before is a replay.
     const deliveryId = deliveryIdOf(provider, h);
     const keys: DeliveryKey[] = [

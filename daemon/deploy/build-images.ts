@@ -13,6 +13,7 @@ import { imageRefsOf, instructionsOf, type DockerfileImageRef } from '../builder
 import { readyImage } from '../docker/image-guard.js';
 import type { LineSink } from '../docker/images.js';
 import type { DeployDeps } from './context.js';
+import { withStepTimeout } from './step-timeout.js';
 
 function describe(r: DockerfileImageRef): string {
   const expanded = r.written === r.ref ? '' : ` (${r.ref.slice(0, 200)} after ARG expansion)`;
@@ -21,7 +22,7 @@ function describe(r: DockerfileImageRef): string {
 
 /** Checks and readies the images of the Dockerfile at `root/dockerfile`; throws BuildError on the first refused one. */
 export async function readyBuildImages(
-  d: Pick<DeployDeps, 'docker' | 'own'>,
+  d: Pick<DeployDeps, 'docker' | 'own' | 'deployLimits'>,
   serviceId: string,
   root: string,
   dockerfile: string,
@@ -46,7 +47,8 @@ export async function readyBuildImages(
   for (const r of refs) {
     if (done.has(r.ref)) continue;
     done.add(r.ref);
-    const { onBuild } = await readyImage(d.docker, d.own, r.ref, serviceId, say, signal, ` (${r.instruction} on line ${r.line})`);
+    const limit = { seconds: (await d.deployLimits()).pullTimeoutSeconds, what: `pulling ${r.ref.slice(0, 200)}`, setting: 'pullTimeoutSeconds' };
+    const { onBuild } = await withStepTimeout(signal, limit, (stepSignal) => readyImage(d.docker, d.own, r.ref, serviceId, say, stepSignal, ` (${r.instruction} on line ${r.line})`));
     if (r.instruction !== 'FROM') continue;
     // a base image's ONBUILD triggers run in this build: one copying from another image is not followed
     const copies = instructionsOf(onBuild.join('\n')).instructions.filter((i) => /(^|\s)--(from|mount)\b/i.test(i.rest));

@@ -4,6 +4,7 @@ import type { DatabaseEngine } from '../../shared/types.js';
 import type { OpenAdapter } from '../core/database-adapter.js';
 import type { BerthCa } from '../databases/tls.js';
 import type { Clock } from '../core/clock.js';
+import type { DeployLimitsRead } from '../core/deploy-limits.js';
 import type { BaseImages } from '../builder/autobuild/base-images.js';
 import type { CloneLimits } from '../builder/checkout.js';
 import type { Store } from '../core/store.js';
@@ -35,8 +36,10 @@ export interface DeployDeps {
   buildCaFile: string | null;
   /** Where checkouts live while they build (removed afterwards). */
   buildsDir: string;
-  /** Size and time a clone may take. */
+  /** Size a clone may take (its time: `deployLimits`). */
   cloneLimits: CloneLimits;
+  /** Build, pull and clone time limits (system settings), read when a step starts. */
+  deployLimits: () => Promise<DeployLimitsRead>;
   /** How long a new container gets to answer on its port. */
   healthTimeoutMs: number;
   /** The images autobuild's generated Dockerfiles start from (BERTH_AUTOBUILD_IMAGE_<KEY>). */

@@ -60,8 +60,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     }
   }
 
-  enqueue(deploymentId: string, serviceId: string): void {
-    this.queue.enqueue(deploymentId, serviceId);
+  enqueue(deploymentId: string, serviceId: string, projectId: string): void {
+    this.queue.enqueue(deploymentId, serviceId, projectId);
   }
 
   async abort(deploymentId: string): Promise<boolean> {

@@ -30,6 +30,7 @@ import { publishFor } from './publish.js';
 import { isRoutedWeb } from '../proxy/caddy.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
+import { withStepTimeout } from './step-timeout.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 /** How long an old container may keep finishing requests after a swap. */
@@ -136,7 +137,7 @@ async function produceImage(
     const problem = imageRefProblem(ref);
     if (problem) throw new BuildError(`dockerImage ${ref.slice(0, 200)} ${problem}`);
     await registryWithinReach(d, service, ref);
-    await readyImage(d.docker, d.own, ref, service.id, say, signal);
+    await pull(d, ref, service.id, say, signal);
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
   }
@@ -145,7 +146,8 @@ async function produceImage(
     if (await imageExists(d.docker, ref)) say(`Using image ${ref} (present locally) for ${service.databaseEngine}`);
     else {
       say(`Pulling ${ref} for ${service.databaseEngine}`);
-      await pullImage(d.docker, ref, say, signal);
+      const limit = { seconds: (await d.deployLimits()).pullTimeoutSeconds, what: `pulling ${ref}`, setting: 'pullTimeoutSeconds' };
+      await withStepTimeout(signal, limit, (stepSignal) => pullImage(d.docker, ref, (line, stream) => say(line, stream), stepSignal));
     }
     await d.store.deployments.update(dep.id, { imageTag: ref, buildMethod: 'image' });
     return ref;
@@ -161,7 +163,10 @@ async function produceImage(
   // where this service's clone and registries may be (the key that created it: core/clone-reach.ts)
   const reach = await cloneReachOfService(d.store, service);
   const pin = await clonePin(d, reach, url);
-  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: d.cloneLimits });
+  const limits = await d.deployLimits();
+  // the clone's time limit is a system setting; when none is stored, BERTH_CLONE_TIMEOUT's value
+  const cloneLimits = { ...d.cloneLimits, timeoutMs: limits.cloneTimeoutSeconds * 1000, ...(limits.stored.has('cloneTimeoutSeconds') ? { timeoutSource: 'the limit set in settings, cloneTimeoutSeconds' } : {}) };
+  const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 
   const root = serviceRoot(checkoutDir, service.rootDir);
@@ -200,17 +205,20 @@ async function produceImage(
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
-  const outcome = await buildImage(d.docker, {
-    context: tarContext(root),
-    dockerfile,
-    tag,
-    labels,
-    buildArgs,
-    limits: d.buildLimits,
-    signal,
-    onLine: (line, stream) => say(line, stream),
-    busy: () => d.buildLogs.busy(),
-  });
+  const buildLimit = { seconds: (await d.deployLimits()).buildTimeoutSeconds, what: 'the build', setting: 'buildTimeoutSeconds' };
+  const outcome = await withStepTimeout(signal, buildLimit, (stepSignal) =>
+    buildImage(d.docker, {
+      context: tarContext(root),
+      dockerfile,
+      tag,
+      labels,
+      buildArgs,
+      limits: d.buildLimits,
+      signal: stepSignal,
+      onLine: (line, stream) => say(line, stream),
+      busy: () => d.buildLogs.busy(),
+    }),
+  );
   // the tag exists now; cleanUp still removes it only if its labels prove it ours
   created.builtImage = true;
   if (choice.method === 'autobuild' && outcome.stageIds.length > 1) {
@@ -241,6 +249,12 @@ async function clonePin(d: DeployDeps, reach: CloneReach, url: string): Promise<
     if (err instanceof BerthError) throw new BuildError(`${err.message}; the clone was not started`);
     throw err;
   }
+}
+
+/** Readies an image (docker/image-guard.ts) within the pull time limit (a system setting). */
+async function pull(d: DeployDeps, ref: string, serviceId: string, say: (line: string, stream?: 'stdout' | 'stderr') => void, signal: AbortSignal): Promise<void> {
+  const limit = { seconds: (await d.deployLimits()).pullTimeoutSeconds, what: `pulling ${ref}`, setting: 'pullTimeoutSeconds' };
+  await withStepTimeout(signal, limit, (stepSignal) => readyImage(d.docker, d.own, ref, serviceId, say, stepSignal));
 }
 
 async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {

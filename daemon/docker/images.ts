@@ -53,9 +53,12 @@ export async function buildImage(docker: Docker, req: BuildImageRequest): Promis
     memswap: req.limits.memoryMb * 1024 * 1024,
     cpuperiod: CPU_PERIOD_US,
     cpuquota: Math.round(req.limits.cpus * CPU_PERIOD_US),
+    // also while the context uploads, before the Engine answers
+    abortSignal: req.signal,
   })) as unknown as Readable;
   const onAbort = () => body.destroy(new BuildError('build aborted'));
   req.signal.addEventListener('abort', onAbort, { once: true });
+  if (req.signal.aborted) onAbort();
   let outcome: BuildOutcome;
   try {
     outcome = await parseBuildStream(body, req.onLine, req.busy);
@@ -83,15 +86,19 @@ async function requireLabels(docker: Docker, tag: string, labels: Labels): Promi
   throw new BuildError(`the Dockerfile sets ${changed.join(' and ')}, labels Berth keeps for itself; remove them from the Dockerfile`);
 }
 
+/** Pulls `ref`. Aborting closes the connection (also before the Engine answers, while it reaches the registry), which stops the pull. */
 export async function pullImage(docker: Docker, ref: string, onLine: LineSink, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) throw new BuildError('pull aborted');
   let stream: Readable;
   try {
-    stream = (await docker.pull(ref)) as Readable;
+    stream = (await docker.pull(ref, { abortSignal: signal })) as Readable;
   } catch (err) {
+    if (signal.aborted) throw new BuildError('pull aborted');
     throw new BuildError(`image ${ref} is not present locally and could not be pulled: ${(err as Error).message}`);
   }
   const onAbort = () => stream.destroy(new BuildError('pull aborted'));
   signal.addEventListener('abort', onAbort, { once: true });
+  if (signal.aborted) onAbort();
   try {
     await new Promise<void>((resolve, reject) => {
       docker.modem.followProgress(

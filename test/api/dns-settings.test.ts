@@ -37,6 +37,9 @@ async function withKnex<T>(dataDir: string, fn: (knex: ReturnType<typeof knexFac
 const IP1 = '203.0.113.10';
 const IP2 = '203.0.113.20';
 
+/** The deployment limits (core/deploy-limits.ts) as a new server answers them. */
+const DEPLOY_LIMIT_DEFAULTS = { buildTimeoutSeconds: 1800, pullTimeoutSeconds: 600, cloneTimeoutSeconds: 600, maxQueuedPerProject: 20 };
+
 describe('system settings and DNS providers', function () {
   this.timeout(60_000);
   let t: TestDaemon;
@@ -96,7 +99,7 @@ describe('system settings and DNS providers', function () {
         dashboardHostname: 'berth.example.com',
       });
       expect(res.status).to.equal(200);
-      const expected = { rootDomain: 'apps.example.com', publicIp: '198.51.100.4', publicIpDetected: false, acmeEmail: 'ops@example.com', httpsMode: 'internal', dashboardHostname: 'berth.example.com' };
+      const expected = { rootDomain: 'apps.example.com', publicIp: '198.51.100.4', publicIpDetected: false, acmeEmail: 'ops@example.com', httpsMode: 'internal', dashboardHostname: 'berth.example.com', ...DEPLOY_LIMIT_DEFAULTS };
       expect(res.body.settings).to.deep.equal(expected);
       expect((await t.admin.request<SettingsBody>('GET', '/api/system/settings')).body.settings).to.deep.equal(expected);
       const rows = await withKnex(t.dataDir, (k) => k('settings').whereIn('key', ['rootDomain', 'publicIp', 'acmeEmail', 'httpsMode', 'dashboardHostname']).select('key', 'value'));

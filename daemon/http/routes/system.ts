@@ -1,5 +1,6 @@
-// System settings (root domain, public IPv4, ACME e-mail, HTTPS mode, dashboard hostname), DNS
-// provider connections, and writing a custom domain's A record through a connected provider.
+// System settings (root domain, public IPv4, ACME e-mail, HTTPS mode, dashboard hostname, deployment
+// timeouts and the per-project queue cap), DNS provider connections, and writing a custom domain's
+// A record through a connected provider.
 import type Router from '@koa/router';
 import { isIPv4 } from 'node:net';
 import { z } from 'zod';
@@ -10,6 +11,8 @@ import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';
 
 const nullableText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullable().optional();
+// whole numbers; core/deploy-limits.ts checks the bounds (null: back to the default)
+const nullableLimit = z.number().int('must be a whole number').nullable().optional();
 
 // Strict: a misspelt field (rootdomain) must not pass silently.
 const settingsPatch = z.strictObject({
@@ -18,6 +21,10 @@ const settingsPatch = z.strictObject({
   acmeEmail: nullableText(254),
   httpsMode: z.enum(HTTPS_MODES).optional(),
   dashboardHostname: nullableText(253),
+  buildTimeoutSeconds: nullableLimit,
+  pullTimeoutSeconds: nullableLimit,
+  cloneTimeoutSeconds: nullableLimit,
+  maxQueuedPerProject: nullableLimit,
 });
 
 const secret = z.string().trim().min(1, 'must not be empty').max(4096);

@@ -1,8 +1,9 @@
-// System settings: domains and HTTPS, DNS providers, AI providers, notifications, remote backup storage.
+// System settings: domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
 import { useEffect, useState } from 'react';
 import type { AiProvider, AiProviderKind, BackupStorageStatus, DnsProviderId, DnsProviderStatus, HttpsMode, ProxyResult, SystemSettings } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Loading, Modal } from '../../ui/kit';
+import { DeployLimits } from './deploy-limits';
 import { Notifications } from './notifications';
 
 interface SettingsAnswer {
@@ -23,6 +24,7 @@ export default function SettingsPage() {
       <ErrorNote error={q.error} />
       {q.isPending ? <Loading what="settings" /> : null}
       {q.data ? <General settings={q.data.settings} /> : null}
+      {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
       <AiProviders />
       <Notifications />
