@@ -22,6 +22,7 @@ import { drained } from './drain.js';
 import { publishFor } from './publish.js';
 import { isRoutedWeb } from '../proxy/caddy.js';
 import { waitUntilAnswering } from './health.js';
+import { LogGate } from './log-gate.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
 const DATABASE_MIN_START_MS = 180_000;
@@ -186,6 +187,8 @@ async function produceImage(
   const tag = `berth/${service.slug}:${dep.id.slice(0, 12)}`;
   created.imageTag = tag;
   created.built = true;
+  // a build printing faster than the rate loses lines, and its log says so
+  const gate = new LogGate(d.logRate, (marker) => say(marker, 'stderr'), 'this build');
   const outcome = await buildImage(d.docker, {
     context: tarContext(root),
     dockerfile,
@@ -193,9 +196,11 @@ async function produceImage(
     labels,
     limits: d.buildLimits,
     signal,
-    onLine: (line, stream) => say(line, stream),
+    onLine: (line, stream) => {
+      if (gate.admit(line)) say(line, stream);
+    },
     busy: () => d.buildLogs.busy(),
-  });
+  }).finally(() => gate.close());
   // the tag exists now; cleanUp still removes it only if its labels prove it ours
   created.builtImage = true;
   if (choice.method === 'autobuild' && outcome.stageIds.length > 1) {

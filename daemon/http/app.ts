@@ -29,6 +29,7 @@ import { serviceRoutes } from './routes/services.js';
 import { systemRoutes } from './routes/system.js';
 import { hookRoutes, webhookRoutes } from './routes/webhooks.js';
 import type { SseStreams } from './sse-streams.js';
+import { HeavyReads } from './heavy-reads.js';
 
 const HEALTH_PATH = '/api/health';
 
@@ -84,6 +85,7 @@ export function createApp(deps: AppDeps): Koa {
     cache,
     sse: deps.sse,
     pingMs: deps.pingMs,
+    heavyReads: new HeavyReads(),
     hookBase: deps.hookBase ?? (async (ctx) => `${ctx.protocol}://${ctx.host}`),
   };
   const api = new Router();
