@@ -123,6 +123,8 @@ export interface LogsRepo {
   tailOfDeployment(table: LogTable, owner: string, deploymentId: string, limit: number): Promise<LogLineRecord[]>;
   /** Keeps the newest `keep` lines per owner; returns how many were removed. */
   trim(table: LogTable, keep: number): Promise<number>;
+  /** Hands the file's free pages back to the file system (where the store's auto_vacuum allows it). */
+  releaseFreePages(): Promise<void>;
 }
 
 export interface SettingsRepo {

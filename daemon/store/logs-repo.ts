@@ -117,6 +117,9 @@ export function logsRepo(knex: Knex): LogsRepo {
         .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
+    async releaseFreePages() {
+      await knex.raw('PRAGMA incremental_vacuum');
+    },
     async trim(table, keep) {
       const column = OWNER[table];
       return knex(table)
