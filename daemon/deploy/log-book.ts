@@ -16,7 +16,7 @@ const BACKLOG_CHARS = 1024 * 1024;
 /** Owners whose written size is remembered (each costs one query when first seen again). */
 const SIZES_KEPT = 10_000;
 /** Build logs: bytes a deployment writes between two checks of its service's budget. */
-const SERVICE_CHECK_BYTES = 1024 * 1024;
+const SERVICE_CHECK_BYTES = 256 * 1024;
 
 export type LogListener = (line: LogLineRecord) => void;
 
