@@ -67,12 +67,13 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const store = await openDataDir(config.dataDir);
   const docker = connectDocker(config.dockerSocket);
   const onLogError = (err: unknown) => log('writing log lines', err);
-  const buildLogs = new LogBook(store.logs, 'deployment_logs', clock, onLogError);
-  const runtimeBook = new LogBook(store.logs, 'runtime_logs', clock, onLogError);
+  const { retention, rate: logRate } = config.logBudgets;
+  const buildLogs = new LogBook(store.logs, 'deployment_logs', clock, onLogError, retention);
+  const runtimeBook = new LogBook(store.logs, 'runtime_logs', clock, onLogError, { perOwner: retention.perOwner });
   await buildLogs.init();
   await runtimeBook.init();
   const hub = new EventHub(clock);
-  const runtimeLogs = new RuntimeLogs(docker, runtimeBook);
+  const runtimeLogs = new RuntimeLogs(docker, runtimeBook, logRate);
   const own = new Ownership(await instanceId(store));
   const ca = new BerthCa(join(config.dataDir, 'tls'));
   // the engine removes a deleted service's folder of backups
@@ -100,6 +101,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       log,
       buildLogs,
       runtimeLogs,
+      logRate,
       dataPlane: proxy,
       events: new DaemonEvents(hub),
       gitBaseUrl: config.gitBaseUrl,

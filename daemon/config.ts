@@ -7,7 +7,17 @@ import type { DatabaseEngine } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
 import type { CloneLimits } from './builder/checkout.js';
 import type { LimitPolicy, LimitValues } from './core/limits.js';
+import type { LogRetention } from './deploy/log-book.js';
+import type { LogRate } from './deploy/log-gate.js';
 import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages } from './builder/autobuild/base-images.js';
+
+const MIB = 1024 * 1024;
+
+export interface LogBudgets {
+  retention: LogRetention;
+  /** Per source: a service's running container, a deployment's build. */
+  rate: LogRate;
+}
 
 export interface Config {
   host: string;
@@ -37,6 +47,8 @@ export interface Config {
   reachabilityIntervalMs: number;
   /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
   logRetentionLines: number;
+  /** Log budgets: what is kept as lines are written, and how fast one source may write. */
+  logBudgets: LogBudgets;
   /** Container limits: defaults per kind, what selected-projects keys may set (BERTH_DEFAULT_*, BERTH_MAX_*). */
   limits: LimitPolicy;
   /** What one image build may use (BERTH_BUILD_MEMORY_MB, BERTH_BUILD_CPUS). */
@@ -166,6 +178,7 @@ export function readConfig(env: Env = process.env): Config {
     hostCpus,
   };
   // a build may use most of the host, never all of it: the daemon and the live apps keep a share
+  const logRetentionLines = int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000);
   const buildLimits = { memoryMb: int('BERTH_BUILD_MEMORY_MB', 4096, 64, 1024 * 1024), cpus: cpus('BERTH_BUILD_CPUS', Math.max(0.5, hostCpus - 0.5)) };
 
   return {
@@ -194,7 +207,14 @@ export function readConfig(env: Env = process.env): Config {
     },
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
-    logRetentionLines: int('BERTH_LOG_RETENTION_LINES', 5000, 100, 10_000_000),
+    logRetentionLines,
+    logBudgets: {
+      retention: {
+        perOwner: { lines: logRetentionLines, bytes: int('BERTH_LOG_RETENTION_MB', 8, 1, 1_048_576) * MIB },
+        perService: { lines: logRetentionLines * 10, bytes: int('BERTH_LOG_SERVICE_BUILD_MB', 32, 1, 1_048_576) * MIB },
+      },
+      rate: { linesPerSecond: int('BERTH_LOG_RATE_LINES', 1000, 1, 1_000_000), bytesPerSecond: int('BERTH_LOG_RATE_KB', 512, 1, 1_048_576) * 1024 },
+    },
     limits,
     buildLimits,
     keepImages: int('BERTH_KEEP_IMAGES', 3, 1, 100),

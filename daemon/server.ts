@@ -70,6 +70,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   const trim = async () => {
     await store.logs.trim('deployment_logs', config.logRetentionLines);
     await store.logs.trim('runtime_logs', config.logRetentionLines);
+    await store.logs.releaseFreePages();
   };
   await trim().catch((err: unknown) => log('trimming old log lines', err));
   const trimTimer = setInterval(() => void trim().catch((err: unknown) => log('trimming old log lines', err)), LOG_TRIM_INTERVAL_MS);

@@ -13,7 +13,7 @@ import type {
   DatabaseVariableSuggestion,
   Deployment,
   GeneratedName,
-  DeploymentLogLine,
+  DeploymentLogPage,
   Explanation,
   Health,
   KeyAccess,
@@ -273,8 +273,23 @@ export class BerthClient {
   rollbackDeployment(deploymentId: string): Promise<{ deployment: Deployment }> {
     return this.call('POST', `/api/deployments/${enc(deploymentId)}/rollback`);
   }
-  deploymentLogs(deploymentId: string): Promise<{ logs: DeploymentLogLine[] }> {
-    return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs`);
+  /**
+   * One page of a build log: at most 1,000 lines and about 1 MiB. From the start by default;
+   * `after` a page's nextCursor reads on, `before` a page's prevCursor reads back, `tail` gives the
+   * newest lines.
+   */
+  deploymentLogs(deploymentId: string, page: { after?: string | number; before?: string | number; tail?: boolean; limit?: number } = {}): Promise<DeploymentLogPage> {
+    return this.call('GET', `/api/deployments/${enc(deploymentId)}/logs${qs({ after: page.after, before: page.before, tail: page.tail ? 'true' : undefined, limit: page.limit })}`);
+  }
+  /** Every page of a build log after line `after` (0: from the start), oldest first. */
+  async *deploymentLogPages(deploymentId: string, after: string | number = 0): AsyncGenerator<DeploymentLogPage> {
+    let cursor: string | number = after;
+    for (;;) {
+      const page = await this.deploymentLogs(deploymentId, { after: cursor });
+      yield page;
+      if (page.nextCursor === null) return;
+      cursor = page.nextCursor;
+    }
   }
 
   // System

@@ -131,6 +131,20 @@ export interface DeploymentLogLine {
 
 export type RuntimeLogLine = Omit<DeploymentLogLine, 'deploymentId'>;
 
+/**
+ * `GET /api/deployments/:id/logs`: one page, at most 1,000 lines and about 1 MiB (from the start
+ * by default; `?after=<id>`, `?before=<id>`, `?tail=true`, `?limit=<n>`).
+ */
+export interface DeploymentLogPage {
+  logs: DeploymentLogLine[];
+  /** Pass as `after` for the lines that follow this page; null when no later line is stored now. */
+  nextCursor: string | null;
+  /** Pass as `before` for the lines that precede this page; null when this page starts the log. */
+  prevCursor: string | null;
+  /** nextCursor !== null: later lines are stored. */
+  hasMore: boolean;
+}
+
 export interface ProxyResult {
   ok: boolean;
   detail: string;

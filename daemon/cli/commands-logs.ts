@@ -30,6 +30,32 @@ function select<T extends { createdAt: string }>(lines: T[], o: LogsOptions): T[
   return o.lines === undefined ? after : after.slice(Math.max(0, after.length - o.lines));
 }
 
+/**
+ * Prints a build log page by page (the daemon answers at most 1,000 lines / 1 MiB at a time):
+ * every line from the start, or with -n the last n read back from the tail; returns the id of the
+ * newest line read.
+ */
+async function printBuildLog(s: Session, deploymentId: string, o: LogsOptions, print: (l: DeploymentLogLine) => void): Promise<number> {
+  if (o.lines !== undefined) {
+    const last: DeploymentLogLine[] = [];
+    let page = await s.client.deploymentLogs(deploymentId, { tail: true, limit: Math.min(Math.max(o.lines, 1), 1000) });
+    const newest = page.logs.at(-1)?.id ?? 0;
+    for (;;) {
+      last.unshift(...page.logs);
+      if (last.length >= o.lines || page.prevCursor === null) break;
+      page = await s.client.deploymentLogs(deploymentId, { before: page.prevCursor, limit: Math.min(o.lines - last.length, 1000) });
+    }
+    select(last, o).forEach(print);
+    return newest;
+  }
+  let newest = 0;
+  for await (const page of s.client.deploymentLogPages(deploymentId)) {
+    select(page.logs, o).forEach(print);
+    newest = page.logs.at(-1)?.id ?? newest;
+  }
+  return newest;
+}
+
 async function buildLogs(s: Session, serviceId: string, o: LogsOptions): Promise<void> {
   let deploymentId: string;
   if (typeof o.build === 'string') deploymentId = o.build;
@@ -39,16 +65,13 @@ async function buildLogs(s: Session, serviceId: string, o: LogsOptions): Promise
     deploymentId = latest.id;
   }
   const print = printer(s);
-  const all = (await s.client.deploymentLogs(deploymentId)).logs;
-  select(all, o).forEach(print);
+  const readUpTo = await printBuildLog(s, deploymentId, o, print);
   if (!o.follow) return;
-  // the stream replays from the start: skip what was read above (shown, or cut by -n / --since)
-  const readUpTo = all.at(-1)?.id ?? 0;
+  // the stream resumes after what was read above (shown, or cut by -n / --since)
   const end = await followDeployment(s, serviceId, deploymentId, {
     deadline: Infinity,
-    onLine: (l) => {
-      if (l.id > readUpTo) print(l);
-    },
+    afterLineId: readUpTo,
+    onLine: print,
     onDrop: (d) => s.out.warn(`log stream: ${d}`),
   });
   s.out.info(`deployment ${deploymentId} ${end}`);

@@ -18,6 +18,8 @@ export interface FollowOptions {
   /** Absolute time (ms) after which following stops with 'timeout'; Infinity for none. */
   deadline: number;
   onLine(line: DeploymentLogLine): void;
+  /** Lines up to this id were read already (the stream resumes after it); 0 for the whole log. */
+  afterLineId?: number;
   /** Told about each drop and what happens next (for a message on stderr). */
   onDrop?(detail: string): void;
 }
@@ -25,8 +27,8 @@ export interface FollowOptions {
 export type FollowEnd = DeploymentStatus | 'deleted' | 'timeout';
 
 export async function followDeployment(s: Session, serviceId: string, deploymentId: string, o: FollowOptions): Promise<FollowEnd> {
-  let lastEventId: string | undefined;
-  let lastLineId = 0;
+  let lastLineId = o.afterLineId ?? 0;
+  let lastEventId: string | undefined = lastLineId > 0 ? String(lastLineId) : undefined;
   let unreachableSince: number | null = null;
   let attempt = 0;
   const emit = (line: DeploymentLogLine) => {
@@ -74,10 +76,13 @@ export async function followDeployment(s: Session, serviceId: string, deployment
       unreachableSince = null;
       if (!dep) return 'deleted';
       if (TERMINAL.includes(dep.status)) {
-        for (const l of (await s.client.deploymentLogs(deploymentId)).logs) emit(l);
+        for await (const page of s.client.deploymentLogPages(deploymentId, lastLineId)) for (const l of page.logs) emit(l);
         o.onDrop?.(`${drop}; the deployment is ${dep.status}`);
         return dep.status;
       }
+      // a resumed stream's snapshot holds only the newest lines: what was missed comes page by page first
+      for await (const page of s.client.deploymentLogPages(deploymentId, lastLineId)) for (const l of page.logs) emit(l);
+      if (lastLineId > 0) lastEventId = String(lastLineId);
       o.onDrop?.(`${drop}; the deployment is still ${dep.status}, resuming the log after line ${lastEventId ?? 0}`);
     } catch (err) {
       if (!isNetworkError(err)) throw err;

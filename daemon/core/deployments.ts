@@ -1,5 +1,5 @@
 // Deployments as the API sees them: queue one, list, abort, read its log.
-import type { Deployment, DeploymentLogLine } from '../../shared/types.js';
+import type { Deployment, DeploymentLogLine, DeploymentLogPage } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import type { DeploymentEngine } from './deployment-engine.js';
@@ -8,6 +8,7 @@ import type { DeployLimitSettings } from './deploy-limits.js';
 import type { EventSink } from './events.js';
 import { Conflict, NotFound, TooMany } from './errors.js';
 import { newId } from './ids.js';
+import { readLogPage, type LogPageQuery } from './log-pages.js';
 import type { LogReader } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.js';
 
@@ -138,9 +139,20 @@ export class Deployments {
     }
   }
 
-  async logs(access: Access, deploymentId: string): Promise<DeploymentLogLine[]> {
+  /** One bounded page of a deployment's build log (core/log-pages.ts); from the start by default. */
+  async logs(access: Access, deploymentId: string, query: LogPageQuery = { after: 0 }, limit?: number): Promise<DeploymentLogPage> {
     const { deployment } = await this.visible(access, deploymentId);
-    return (await this.buildLogs.read(deployment.id, 0, 100_000)).map((l) => ({ ...logLineView(l), deploymentId: deployment.id }));
+    const id = deployment.id;
+    const page = await readLogPage(
+      {
+        after: (afterId, n) => this.buildLogs.read(id, afterId, n),
+        before: (beforeId, n) => this.buildLogs.before(id, beforeId, n),
+        tail: (n) => this.buildLogs.tail(id, n),
+      },
+      query,
+      limit,
+    );
+    return { logs: page.lines.map((l) => ({ ...logLineView(l), deploymentId: id })), nextCursor: page.nextCursor, prevCursor: page.prevCursor, hasMore: page.nextCursor !== null };
   }
 }
 

@@ -6,12 +6,23 @@ import { Access } from './access.js';
 import { TERMINAL_STATUSES, type Deployments } from './deployments.js';
 import type { EventFeed } from './events.js';
 import type { KeyService } from './keys.js';
+import { LOG_PAGE_LINES, withinBytes } from './log-pages.js';
 import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
 import type { DeploymentRecord, LogLineRecord } from './records.js';
 import type { Services } from './services.js';
 
 /** The lines a runtime stream starts with when the client brings no Last-Event-ID. */
 export const RUNTIME_SNAPSHOT_LINES = 500;
+
+/**
+ * A stream's `snapshot`: the newest lines after `afterId`, at most `lines` and one page's bytes.
+ * When more was missed than that, the oldest missed lines are left out (a client reads them with
+ * `GET /api/deployments/:id/logs?before=<the snapshot's first id>`); live lines follow the snapshot
+ * without a gap.
+ */
+async function boundedSnapshot(feed: LogFeed, owner: string, afterId: number, lines: number): Promise<LogLineRecord[]> {
+  return withinBytes((await feed.tail(owner, lines)).filter((l) => l.id > afterId), 'last');
+}
 
 export interface LogStreamDeps {
   keys: KeyService;
@@ -30,8 +41,8 @@ export interface DeploymentLogStream {
   /** False once the key is revoked or can no longer see the deployment. */
   stillAllowed(): Promise<boolean>;
   subscribe(fn: (line: LogLineRecord) => void): Unsubscribe;
-  /** Lines after `afterId`, oldest first. */
-  read(afterId: number): Promise<LogLineRecord[]>;
+  /** The newest lines after `afterId` within one page's bounds (core/log-pages.ts), oldest first. */
+  snapshot(afterId: number): Promise<LogLineRecord[]>;
   /** Called with the status when the deployment reaches a terminal one. */
   onEnd(fn: (status: DeploymentStatus) => void): Unsubscribe;
   /** The terminal status the deployment has now, `deleted` when it is gone, else null. */
@@ -42,7 +53,7 @@ export interface RuntimeLogStream {
   serviceId: string;
   stillAllowed(): Promise<boolean>;
   subscribe(fn: (line: LogLineRecord) => void): Unsubscribe;
-  /** After `afterId` when the client resumes, else the newest lines. */
+  /** The newest lines (after `afterId` when the client resumes), within one page's bounds. */
   snapshot(afterId: number): Promise<LogLineRecord[]>;
   /** Whether the followed container's log is open (null: nothing followed). */
   isOpen(): boolean | null;
@@ -68,7 +79,7 @@ export class LogStreams {
         return now !== null && (await this.d.deployments.visible(now, id).then(() => true, () => false));
       },
       subscribe: (fn) => this.d.buildLogs.subscribe(id, fn),
-      read: (afterId) => this.d.buildLogs.read(id, afterId),
+      snapshot: (afterId) => boundedSnapshot(this.d.buildLogs, id, afterId, LOG_PAGE_LINES),
       onEnd: (fn) =>
         this.d.events.subscribe((e) => {
           if (e.type === 'deployment' && e.data.deploymentId === id && TERMINAL_STATUSES.includes(e.data.status)) fn(e.data.status);
@@ -90,7 +101,7 @@ export class LogStreams {
         return now !== null && (await this.d.services.visible(now, id).then(() => true, () => false));
       },
       subscribe: (fn) => this.d.runtimeLogs.subscribe(id, fn),
-      snapshot: (afterId) => (afterId > 0 ? this.d.runtimeLogs.read(id, afterId) : this.d.runtimeLogs.tail(id, RUNTIME_SNAPSHOT_LINES)),
+      snapshot: (afterId) => boundedSnapshot(this.d.runtimeLogs, id, afterId, afterId > 0 ? LOG_PAGE_LINES : RUNTIME_SNAPSHOT_LINES),
       isOpen: () => this.d.runtime.isOpen(id),
       onClosed: (fn) => this.d.runtime.onClosed(id, fn),
     };

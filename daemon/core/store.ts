@@ -100,6 +100,11 @@ export interface LogLineInsert extends LogLineRecord {
   deploymentId: string;
 }
 
+export interface LogSize {
+  lines: number;
+  bytes: number;
+}
+
 /** Build and runtime log lines; ids are assigned by the writer. */
 export interface LogsRepo {
   maxId(table: LogTable): Promise<number>;
@@ -108,10 +113,26 @@ export interface LogsRepo {
   list(table: LogTable, owner: string, afterId: number, limit: number): Promise<LogLineRecord[]>;
   /** The newest `limit` lines of an owner, oldest first. */
   tail(table: LogTable, owner: string, limit: number): Promise<LogLineRecord[]>;
+  /** The newest `limit` lines of an owner with id < beforeId, oldest first. */
+  before(table: LogTable, owner: string, beforeId: number, limit: number): Promise<LogLineRecord[]>;
+  /** How many lines an owner has and the bytes of their text. */
+  sizeOf(table: LogTable, owner: string): Promise<LogSize>;
+  /**
+   * Removes an owner's oldest lines until at most `keep.lines` lines and `keep.bytes` bytes of text
+   * are left; returns what is left.
+   */
+  trimOwner(table: LogTable, owner: string, keep: LogSize): Promise<LogSize>;
+  /**
+   * Build logs: removes the oldest lines over every deployment of the service `deploymentId`
+   * belongs to until at most `keep.lines` lines and `keep.bytes` bytes are left; returns how many went.
+   */
+  trimServiceBuildLogs(deploymentId: string, keep: LogSize): Promise<number>;
   /** The newest `limit` lines of an owner that belong to one deployment, oldest first. */
   tailOfDeployment(table: LogTable, owner: string, deploymentId: string, limit: number): Promise<LogLineRecord[]>;
   /** Keeps the newest `keep` lines per owner; returns how many were removed. */
   trim(table: LogTable, keep: number): Promise<number>;
+  /** Hands the file's free pages back to the file system (where the store's auto_vacuum allows it). */
+  releaseFreePages(): Promise<void>;
 }
 
 export interface SettingsRepo {

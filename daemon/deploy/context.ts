@@ -12,6 +12,7 @@ import type { LimitPolicy, LimitValues } from '../core/limits.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
 import type { LogBook } from './log-book.js';
+import type { LogRate } from './log-gate.js';
 import type { ProxyResult } from '../../shared/types.js';
 import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
@@ -27,6 +28,8 @@ export interface DeployDeps {
   log: (message: string, err?: unknown) => void;
   buildLogs: LogBook;
   runtimeLogs: RuntimeLogs;
+  /** How fast one build may write its log (lines past it are dropped and counted in a marker line). */
+  logRate: LogRate;
   /** Caddy: routes each web service's host port and hostnames to its live container. */
   dataPlane: DataPlane;
   events: DaemonEvents;

@@ -1,16 +1,31 @@
 // Log lines with ids, persisted in batches and published live. A line gets its id (increasing, one
 // counter per table) when it is appended, reaches subscribers at once, and reaches SQLite within
-// FLUSH_MS; `read` sees unflushed lines too, so a reader never misses one.
+// FLUSH_MS; `read` sees unflushed lines too, so a reader never misses one. Retention is enforced as
+// lines are written (after each batch): an owner keeps its newest lines within a line and a byte
+// budget, and build logs also within a budget per service over all its deployments, so a tenant's
+// output cannot grow the store between the periodic trims.
 import type { Clock } from '../core/clock.js';
 import type { LogLineRecord } from '../core/records.js';
-import type { LogLineInsert, LogsRepo, LogTable } from '../core/store.js';
+import type { LogLineInsert, LogSize, LogsRepo, LogTable } from '../core/store.js';
 
 const FLUSH_MS = 100;
 const MAX_LINE = 16_384;
 /** Characters appended and not yet written past which writers are asked to wait (see `busy`). */
 const BACKLOG_CHARS = 1024 * 1024;
 
+/** Owners whose written size is remembered (each costs one query when first seen again). */
+const SIZES_KEPT = 10_000;
+/** Build logs: bytes a deployment writes between two checks of its service's budget. */
+const SERVICE_CHECK_BYTES = 256 * 1024;
+
 export type LogListener = (line: LogLineRecord) => void;
+
+export interface LogRetention {
+  /** Per owner (a deployment's build log, a service's runtime log): its newest lines and bytes. */
+  perOwner: LogSize;
+  /** Build logs only: over every deployment of one service. */
+  perService?: LogSize;
+}
 
 export class LogBook {
   private nextId = 0;
@@ -24,12 +39,17 @@ export class LogBook {
   /** Characters of lines appended and not yet written. */
   private backlog = 0;
   private drained: { promise: Promise<void>; resolve: () => void } | null = null;
+  /** Written size per owner, as far as this process knows it. */
+  private sizes = new Map<string, LogSize>();
+  /** Build logs: bytes written per deployment since its service's budget was checked. */
+  private sinceServiceCheck = new Map<string, number>();
 
   constructor(
     private repo: LogsRepo,
     private table: LogTable,
     private clock: Clock,
     private onError: (err: unknown) => void,
+    private retention: LogRetention | null = null,
   ) {}
 
   async init(): Promise<void> {
@@ -82,6 +102,13 @@ export class LogBook {
     return merge(stored, [...before, ...this.pendingOf(owner)].filter((l) => l.id > afterId)).slice(0, limit);
   }
 
+  /** The newest `limit` lines of `owner` with id < beforeId, oldest first, flushed or not. */
+  async before(owner: string, beforeId: number, limit: number): Promise<LogLineRecord[]> {
+    const pendingBefore = this.pendingOf(owner);
+    const stored = await this.repo.before(this.table, owner, beforeId, limit);
+    return merge(stored, [...pendingBefore, ...this.pendingOf(owner)].filter((l) => l.id < beforeId)).slice(-limit);
+  }
+
   /** The newest `n` lines of `owner`, oldest first. */
   async tail(owner: string, n: number): Promise<LogLineRecord[]> {
     const before = this.pendingOf(owner);
@@ -125,8 +152,39 @@ export class LogBook {
           this.drained = null;
         }
       }
+      await this.enforceRetention(batch).catch((err: unknown) => this.onError(err));
     });
     return this.flushing;
+  }
+
+  /** Trims the owners of a written batch back to their budgets (see LogRetention). */
+  private async enforceRetention(batch: readonly LogLineInsert[]): Promise<void> {
+    const r = this.retention;
+    if (!r) return;
+    const added = new Map<string, LogSize>();
+    for (const l of batch) {
+      const a = added.get(l.owner) ?? { lines: 0, bytes: 0 };
+      a.lines += 1;
+      a.bytes += Buffer.byteLength(l.line);
+      added.set(l.owner, a);
+    }
+    if (this.sizes.size > SIZES_KEPT) this.sizes.clear();
+    for (const [owner, a] of added) {
+      const known = this.sizes.get(owner);
+      // first seen: read its size (this batch included); then add what each batch writes
+      let size = known ? { lines: known.lines + a.lines, bytes: known.bytes + a.bytes } : await this.repo.sizeOf(this.table, owner);
+      if (size.lines > r.perOwner.lines || size.bytes > r.perOwner.bytes) size = await this.repo.trimOwner(this.table, owner, r.perOwner);
+      this.sizes.set(owner, size);
+      if (r.perService && this.table === 'deployment_logs') {
+        // checked when a deployment first writes, then after every SERVICE_CHECK_BYTES it writes
+        const since = (this.sinceServiceCheck.get(owner) ?? SERVICE_CHECK_BYTES) + a.bytes;
+        if (since >= SERVICE_CHECK_BYTES) {
+          if ((await this.repo.trimServiceBuildLogs(owner, r.perService)) > 0) this.sizes.delete(owner);
+          this.sinceServiceCheck.set(owner, 0);
+        } else this.sinceServiceCheck.set(owner, since);
+        if (this.sinceServiceCheck.size > SIZES_KEPT) this.sinceServiceCheck.clear();
+      }
+    }
   }
 }
 

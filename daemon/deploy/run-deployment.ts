@@ -29,6 +29,7 @@ import { drained } from './drain.js';
 import { publishFor } from './publish.js';
 import { isRoutedWeb } from '../proxy/caddy.js';
 import { waitUntilAnswering } from './health.js';
+import { LogGate } from './log-gate.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 import { withStepTimeout } from './step-timeout.js';
 
@@ -206,6 +207,8 @@ async function produceImage(
   created.imageTag = tag;
   created.built = true;
   const buildLimit = { seconds: (await d.deployLimits()).buildTimeoutSeconds, what: 'the build', setting: 'buildTimeoutSeconds' };
+  // a build printing faster than the rate loses lines, and its log says so
+  const gate = new LogGate(d.logRate, (marker) => say(marker, 'stderr'), 'this build');
   const outcome = await withStepTimeout(signal, buildLimit, (stepSignal) =>
     buildImage(d.docker, {
       context: tarContext(root),
@@ -215,10 +218,12 @@ async function produceImage(
       buildArgs,
       limits: d.buildLimits,
       signal: stepSignal,
-      onLine: (line, stream) => say(line, stream),
+      onLine: (line, stream) => {
+        if (gate.admit(line)) say(line, stream);
+      },
       busy: () => d.buildLogs.busy(),
     }),
-  );
+  ).finally(() => gate.close());
   // the tag exists now; cleanUp still removes it only if its labels prove it ours
   created.builtImage = true;
   if (choice.method === 'autobuild' && outcome.stageIds.length > 1) {

@@ -3,11 +3,13 @@
 import type Docker from 'dockerode';
 import { followContainerLogs, type LogFollower } from '../docker/containers.js';
 import type { LogBook } from './log-book.js';
+import { LogGate, type LogRate } from './log-gate.js';
 
 interface Followed {
   deploymentId: string;
   containerId: string;
   follower: LogFollower;
+  gate: LogGate;
   closed: boolean;
 }
 
@@ -18,12 +20,15 @@ export class RuntimeLogs {
   constructor(
     private docker: Docker,
     readonly book: LogBook,
+    private rate: LogRate,
   ) {}
 
   /** Starts following a service's new container (and stops following its previous one). */
   async follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0): Promise<void> {
     this.stop(serviceId);
-    const entry: Followed = { deploymentId, containerId, follower: { stop() {} }, closed: false };
+    // lines over the service's rate are dropped; a marker line says how many
+    const gate = new LogGate(this.rate, (marker) => this.book.append(serviceId, deploymentId, marker, 'stderr'));
+    const entry: Followed = { deploymentId, containerId, follower: { stop() {} }, gate, closed: false };
     this.followed.set(serviceId, entry);
     entry.follower = await followContainerLogs(
       this.docker,
@@ -31,10 +36,11 @@ export class RuntimeLogs {
       sinceSeconds,
       (line, stream) => {
         // a line read after the service stopped being followed (deleted, redeployed) is dropped
-        if (this.followed.get(serviceId) === entry) this.book.append(serviceId, deploymentId, line, stream);
+        if (this.followed.get(serviceId) === entry && gate.admit(line)) this.book.append(serviceId, deploymentId, line, stream);
       },
       () => {
         entry.closed = true;
+        gate.close();
         for (const fn of this.closedListeners.get(serviceId) ?? []) fn();
       },
       () => this.book.busy(),
@@ -46,6 +52,7 @@ export class RuntimeLogs {
     if (!entry) return;
     this.followed.delete(serviceId);
     entry.follower.stop();
+    entry.gate.close();
   }
 
   /** Whether the followed container's log is still open; null when nothing is followed. */

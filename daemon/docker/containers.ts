@@ -2,6 +2,7 @@
 // ownership, and follow their logs.
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
+import { BOUNDED_LOG_CONFIG } from './log-config.js';
 import { DockerLogLines } from './output-lines.js';
 import type { Labels, Owner, Ownership } from './labels.js';
 
@@ -47,6 +48,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     ExposedPorts: port ? { [port]: {} } : {},
     HostConfig: {
       RestartPolicy: { Name: 'unless-stopped' },
+      LogConfig: BOUNDED_LOG_CONFIG,
       Memory: spec.limits.memoryMb * 1024 * 1024,
       MemorySwap: spec.limits.memoryMb * 1024 * 1024,
       NanoCpus: Math.round(spec.limits.cpus * 1e9),
@@ -64,7 +66,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     await container.start();
   } catch (err) {
     // never leave a created container behind (its labels would make it debris anyway)
-    await container.remove({ force: true, v: false }).catch(() => undefined);
+    await container.remove({ force: true, v: true }).catch(() => undefined);
     throw err;
   }
   // A fixed host port is where the Engine published it once start returned (it fails otherwise):
@@ -96,7 +98,9 @@ export async function removeOwnedContainer(docker: Docker, own: Ownership, id: s
   if (!state || !own.owns(state.labels, owner)) return false;
   const container = docker.getContainer(id);
   if (state.running) await container.stop({ t: graceSeconds }).catch(() => undefined);
-  await container.remove({ force: true, v: false }).catch(() => undefined);
+  // v: its anonymous volumes (an image's VOLUME the service mounts nothing on) go with it; named
+  // volumes (a database's data) are never removed by this
+  await container.remove({ force: true, v: true }).catch(() => undefined);
   return true;
 }
 

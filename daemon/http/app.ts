@@ -31,6 +31,7 @@ import { hookRoutes, webhookRoutes } from './routes/webhooks.js';
 import { generatedNameRoutes } from './routes/generated-names.js';
 import type { SseStreams } from './sse-streams.js';
 import { requestOrigin } from './request-origin.js';
+import { HeavyReads } from './heavy-reads.js';
 
 const HEALTH_PATH = '/api/health';
 
@@ -88,6 +89,7 @@ export function createApp(deps: AppDeps): Koa {
     sse: deps.sse,
     pingMs: deps.pingMs,
     hookBase: deps.hookBase ?? (async (ctx) => requestOrigin(ctx)),
+    heavyReads: new HeavyReads(),
   };
   const api = new Router();
   api.get(HEALTH_PATH, (ctx) => {

@@ -5,6 +5,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Core } from '../core/core.js';
 import type { ResponseCache } from './response-cache.js';
+import type { HeavyReads } from './heavy-reads.js';
 import type { SseStreams } from './sse-streams.js';
 
 /** Where git hosts should send deliveries: the dashboard hostname when one is set, else the scheme and host the request came to. */
@@ -19,6 +20,8 @@ export interface AppServices {
   sse: SseStreams;
   /** How often an idle stream sends a comment line. */
   pingMs: number;
+  /** Large reads (log pages) in flight per key: the cap. */
+  heavyReads: HeavyReads;
   hookBase: HookBase;
 }
 

@@ -3,11 +3,23 @@
 // a line has its id before it reaches the disk and live streams can use it at once.
 import type { Knex } from 'knex';
 import type { LogLineRecord } from '../core/records.js';
-import type { LogsRepo, LogTable } from '../core/store.js';
+import type { LogSize, LogsRepo, LogTable } from '../core/store.js';
 
 const OWNER: Record<LogTable, string> = { deployment_logs: 'deployment_id', runtime_logs: 'service_id' };
+/** A line's size in bytes (UTF-8), as retention counts it. */
+const BYTES = 'length(CAST(line AS BLOB))';
+
+type Row = { id: number; line: string; stream: LogLineRecord['stream']; created_at: string };
+const toRecord = (r: Row): LogLineRecord => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at });
 
 export function logsRepo(knex: Knex): LogsRepo {
+  async function sizeOf(table: LogTable, owner: string): Promise<LogSize> {
+    const row = (await knex(table)
+      .where(OWNER[table], owner)
+      .select(knex.raw(`count(*) AS lines, coalesce(sum(${BYTES}), 0) AS bytes`))
+      .first()) as { lines: number; bytes: number } | undefined;
+    return { lines: Number(row?.lines ?? 0), bytes: Number(row?.bytes ?? 0) };
+  }
   return {
     async maxId(table) {
       const row = (await knex(table).max({ max: 'id' }).first()) as { max: number | null } | undefined;
@@ -57,6 +69,45 @@ export function logsRepo(knex: Knex): LogsRepo {
         .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
+    async before(table, owner, beforeId, limit) {
+      const rows = (await knex(table)
+        .select('id', 'line', 'stream', 'created_at')
+        .where(OWNER[table], owner)
+        .andWhere('id', '<', beforeId)
+        .orderBy('id', 'desc')
+        .limit(limit)) as Row[];
+      return rows.reverse().map(toRecord);
+    },
+    sizeOf,
+    async trimOwner(table, owner, keep) {
+      const column = OWNER[table];
+      // the newest line past either budget, counted from the newest line back: it and every older
+      // line of the owner go (the index on (owner, id) walks the owner's lines newest first)
+      await knex(table)
+        .where(column, owner)
+        .andWhereRaw(
+          `id <= (SELECT id FROM (
+             SELECT id, SUM(${BYTES}) OVER (ORDER BY id DESC) AS run, ROW_NUMBER() OVER (ORDER BY id DESC) AS n
+             FROM ${table} WHERE ${column} = ?
+           ) WHERE run > ? OR n > ? ORDER BY id DESC LIMIT 1)`,
+          [owner, keep.bytes, keep.lines],
+        )
+        .delete();
+      return sizeOf(table, owner);
+    },
+    async trimServiceBuildLogs(deploymentId, keep) {
+      const ofService = 'SELECT id FROM deployments WHERE service_id = (SELECT service_id FROM deployments WHERE id = ?)';
+      return knex('deployment_logs')
+        .whereRaw(`deployment_id IN (${ofService})`, [deploymentId])
+        .andWhereRaw(
+          `id <= (SELECT id FROM (
+             SELECT id, SUM(${BYTES}) OVER (ORDER BY id DESC) AS run, ROW_NUMBER() OVER (ORDER BY id DESC) AS n
+             FROM deployment_logs WHERE deployment_id IN (${ofService})
+           ) WHERE run > ? OR n > ? ORDER BY id DESC LIMIT 1)`,
+          [deploymentId, keep.bytes, keep.lines],
+        )
+        .delete();
+    },
     async tailOfDeployment(table, owner, deploymentId, limit) {
       const rows = (await knex(table)
         .select('id', 'line', 'stream', 'created_at')
@@ -65,6 +116,9 @@ export function logsRepo(knex: Knex): LogsRepo {
         .orderBy('id', 'desc')
         .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
+    },
+    async releaseFreePages() {
+      await knex.raw('PRAGMA incremental_vacuum');
     },
     async trim(table, keep) {
       const column = OWNER[table];

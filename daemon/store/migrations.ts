@@ -10,6 +10,8 @@ export interface MigrationContext {
 
 interface Migration {
   name: string;
+  /** `transaction: false` for a migration that cannot run inside one (VACUUM). */
+  config?: { transaction: boolean };
   up(knex: Knex): Promise<void>;
   down(knex: Knex): Promise<void>;
 }
@@ -323,6 +325,30 @@ const webhooks: Migration = {
   },
 };
 
+/** Stores up to this size are rewritten once by 010_log_bounds; larger ones are left as they are. */
+const VACUUM_AT_MOST_BYTES = 256 * 1024 * 1024;
+
+// Log lines are trimmed as they are written (deploy/log-book.ts); with auto_vacuum INCREMENTAL the
+// pages they free are handed back to the file system by the periodic trim (`PRAGMA
+// incremental_vacuum`), so the file shrinks instead of keeping its largest size. A new store gets
+// the mode before its first table (store/open.ts); an existing one only through a VACUUM, which
+// rewrites the whole file and needs as much free disk again: done here only for a store small
+// enough, and a failure (a full disk) leaves the store as it was (freed pages are still reused).
+const logBounds: Migration = {
+  name: '010_log_bounds',
+  config: { transaction: false },
+  async up(knex) {
+    const mode = (await knex.raw('PRAGMA auto_vacuum')) as { auto_vacuum: number }[];
+    if (mode[0]?.auto_vacuum === 2) return;
+    const pages = (await knex.raw('PRAGMA page_count')) as { page_count: number }[];
+    const size = (await knex.raw('PRAGMA page_size')) as { page_size: number }[];
+    if ((pages[0]?.page_count ?? 0) * (size[0]?.page_size ?? 4096) > VACUUM_AT_MOST_BYTES) return;
+    await knex.raw('PRAGMA auto_vacuum = INCREMENTAL');
+    await knex.raw('VACUUM').catch(() => undefined);
+  },
+  async down() {},
+};
+
 /**
  * Generated hostnames are unique to their project and never pass to another one: every service has
  * a generated label (its hostname is `<label>.<rootDomain>`), and every label ever handed out is
@@ -382,7 +408,7 @@ const namesAndHooks: Migration = {
 };
 
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, namesAndHooks];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, namesAndHooks];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

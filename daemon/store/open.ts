@@ -32,12 +32,16 @@ export async function openStore(dataDir: string, box: SecretBox, tokens: TokenHa
       min: 1,
       max: 1,
       afterCreate(conn: { run(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) {
-        conn.run('PRAGMA foreign_keys = ON', (e1) => {
-          if (e1) return done(e1, conn);
-          conn.run('PRAGMA journal_mode = WAL', (e2) => {
-            if (e2) return done(e2, conn);
-            // The CLI may write (keys) while the daemon runs: wait for the lock instead of failing.
-            conn.run('PRAGMA busy_timeout = 5000', (e3) => done(e3, conn));
+        // a new file only (a no-op once it has tables): pages freed by log trims go back to the disk
+        conn.run('PRAGMA auto_vacuum = INCREMENTAL', (e0) => {
+          if (e0) return done(e0, conn);
+          conn.run('PRAGMA foreign_keys = ON', (e1) => {
+            if (e1) return done(e1, conn);
+            conn.run('PRAGMA journal_mode = WAL', (e2) => {
+              if (e2) return done(e2, conn);
+              // The CLI may write (keys) while the daemon runs: wait for the lock instead of failing.
+              conn.run('PRAGMA busy_timeout = 5000', (e3) => done(e3, conn));
+            });
           });
         });
       },

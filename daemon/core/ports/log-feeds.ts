@@ -6,11 +6,13 @@ import type { LogLineRecord } from '../records.js';
 export interface LogReader {
   /** Lines of an owner with id > afterId, oldest first. */
   read(owner: string, afterId: number, limit?: number): Promise<LogLineRecord[]>;
+  /** The newest `limit` lines of an owner with id < beforeId, oldest first. */
+  before(owner: string, beforeId: number, limit: number): Promise<LogLineRecord[]>;
+  /** The newest `n` lines of an owner, oldest first. */
+  tail(owner: string, n: number): Promise<LogLineRecord[]>;
 }
 
 export interface LogFeed extends LogReader {
-  /** The newest `n` lines of an owner, oldest first. */
-  tail(owner: string, n: number): Promise<LogLineRecord[]>;
   /** New lines of an owner as they are appended; returns the unsubscribe. */
   subscribe(owner: string, fn: (line: LogLineRecord) => void): () => void;
 }

@@ -31,6 +31,7 @@ import { Transform } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_PROJECT } from '../../docker/labels.js';
+import { BOUNDED_LOG_CONFIG } from '../../docker/log-config.js';
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { REDIS_DATA_PATH } from './container.js';
 import { execInContainer, execText, readHead } from '../../backups/exec.js';
@@ -128,7 +129,7 @@ async function runHelper(docker: Docker, target: Docker.ContainerInspectInfo, en
       ...Object.fromEntries([LABEL_MANAGED, LABEL_INSTANCE, LABEL_PROJECT].filter((k) => labels[k] !== undefined).map((k) => [k, labels[k]!])),
       'dev.berth.restore-helper': target.Id,
     },
-    HostConfig: { VolumesFrom: [target.Id], NetworkMode: 'none' },
+    HostConfig: { VolumesFrom: [target.Id], NetworkMode: 'none', LogConfig: BOUNDED_LOG_CONFIG },
   });
   try {
     await helper.start();
@@ -139,6 +140,7 @@ async function runHelper(docker: Docker, target: Docker.ContainerInspectInfo, en
       throw new Error(`the restore helper container exited with code ${StatusCode}: ${logs.replace(/[\x00-\x08]/g, '').trim().slice(-2000)}`);
     }
   } finally {
+    // v: false: its volumes are the service container's (VolumesFrom, the same image's VOLUMEs), never its own
     await helper.remove({ force: true, v: false }).catch(() => undefined);
   }
 }

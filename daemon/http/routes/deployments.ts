@@ -4,14 +4,27 @@
 import type Router from '@koa/router';
 import { z } from 'zod';
 import { logLineView } from '../../core/deployments.js';
+import { LOG_PAGE_LINES, type LogPageQuery } from '../../core/log-pages.js';
 import type { LogLineRecord } from '../../core/records.js';
 import { accessOf } from '../auth.js';
 import type { AppServices } from '../route-module.js';
+import { singleQuery } from '../query.js';
 import { lastEventId, openSse, type SseChannel } from '../sse.js';
 import { parse } from '../validate.js';
 
 // Clients in the field send {branch, force}; unknown fields are ignored, not refused.
 const deployBody = z.object({ branch: z.string().max(255).optional(), force: z.boolean().optional() });
+
+/** A build log page (core/log-pages.ts): after a line id (default: from the start), before one, or the tail. */
+const lineId = z.coerce.number().int('must be a line id (an integer)').min(0).max(Number.MAX_SAFE_INTEGER).optional();
+const logsQuery = z
+  .object({
+    after: lineId,
+    before: lineId,
+    tail: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+    limit: z.coerce.number().int('must be an integer').min(1).max(LOG_PAGE_LINES, `must be at most ${LOG_PAGE_LINES}`).optional(),
+  })
+  .refine((q) => [q.after !== undefined, q.before !== undefined, q.tail === true].filter(Boolean).length <= 1, 'give at most one of after, before and tail');
 
 /**
  * Live lines that arrive while the snapshot is read are held back, then sent if newer than the
@@ -38,7 +51,7 @@ function relay(channel: SseChannel, subscribe: (fn: (l: LogLineRecord) => void) 
   };
 }
 
-export function deploymentRoutes(router: Router, { core, cache, sse, pingMs }: AppServices): void {
+export function deploymentRoutes(router: Router, { core, cache, sse, pingMs, heavyReads }: AppServices): void {
   router.post('/api/services/:serviceId/deployments', async (ctx) => {
     const access = accessOf(ctx);
     access.requireWrite();
@@ -60,7 +73,10 @@ export function deploymentRoutes(router: Router, { core, cache, sse, pingMs }: A
   });
 
   router.get('/api/deployments/:deploymentId/logs', async (ctx) => {
-    ctx.body = { logs: await core.deployments.logs(accessOf(ctx), ctx.params.deploymentId!) };
+    const q = parse(logsQuery, singleQuery(ctx));
+    const page: LogPageQuery = q.before !== undefined ? { before: q.before } : q.tail ? { tail: true } : { after: q.after ?? 0 };
+    const access = accessOf(ctx);
+    ctx.body = await heavyReads.run(access.key.id, 'log reads', () => core.deployments.logs(access, ctx.params.deploymentId!, page, q.limit));
   });
 
   router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
@@ -77,7 +93,7 @@ export function deploymentRoutes(router: Router, { core, cache, sse, pingMs }: A
       channel.close();
     };
     channel.onClose(log.onEnd(finish));
-    stream.snapshot(await log.read(from), from);
+    stream.snapshot(await log.snapshot(from), from);
     const ended = await log.ended();
     if (ended) finish(ended);
   });

@@ -1,14 +1,14 @@
 // Deployments of a service: the list, the selected one's live build log, abort, and "explain this
 // failure" for failed ones. Before the first deployment of a git service: its build plan.
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useSearch } from 'wouter';
-import type { AiProvider, Deployment, Explanation, ServiceOverview } from '../../../../../shared/types.js';
-import { useAction, useGet } from '../../api/context';
+import type { AiProvider, Deployment, DeploymentLogPage, Explanation, ServiceOverview } from '../../../../../shared/types.js';
+import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, Empty, ErrorNote, Field, Status, timeAgo } from '../../ui/kit';
 import { BuildPlan } from './build-plan';
 import { LogView } from './log-view';
 import { serviceKind } from './service-kind';
-import { useLogStream } from './use-log-stream';
+import { useLogStream, type LogLine } from './use-log-stream';
 
 const LIVE = ['queued', 'building'];
 
@@ -52,8 +52,42 @@ function duration(d: Deployment): string {
   return `${Math.max(0, Math.round(ms / 1000))} s`;
 }
 
+/**
+ * The stream's snapshot holds the newest lines of a build log (at most 1,000 / 1 MiB): earlier ones
+ * are read a page at a time, back from the first line shown.
+ */
+function useEarlierLines(deploymentId: string, firstShown: number | undefined) {
+  const t = useTransport();
+  const [earlier, setEarlier] = useState<LogLine[]>([]);
+  const [cursor, setCursor] = useState<string | null | undefined>(undefined);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<unknown>(null);
+  useEffect(() => {
+    setEarlier([]);
+    setCursor(undefined);
+  }, [deploymentId]);
+  const from = cursor ?? (firstShown !== undefined ? String(firstShown) : null);
+  const load = async () => {
+    if (from === null) return;
+    setBusy(true);
+    setError(null);
+    try {
+      const page = await t.request<DeploymentLogPage>('GET', `/api/deployments/${deploymentId}/logs?before=${encodeURIComponent(from)}`);
+      setEarlier((ls) => [...page.logs, ...ls]);
+      setCursor(page.prevCursor);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { earlier, canLoad: from !== null && cursor !== null, busy, error, load };
+}
+
 function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
   const log = useLogStream(`/api/deployments/${d.id}/stream`);
+  const older = useEarlierLines(d.id, log.lines[0]?.id);
+  const lines = older.earlier.length > 0 ? [...older.earlier, ...log.lines] : log.lines;
   const abort = useAction('POST', `/api/deployments/${d.id}/abort`, { invalidate: [['service', d.serviceId]], success: 'Abort requested' });
   const status = log.ended ?? d.status;
   return (
@@ -73,9 +107,17 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
         ) : null}
       </div>
       {d.imageTag ? <div className="muted small mono">{d.imageTag}</div> : null}
-      <LogView lines={log.lines} label="Build log" emptyText={log.state === 'open' || LIVE.includes(status) ? 'Waiting for the first lines…' : 'No log lines.'} />
+      {older.canLoad && log.lines.length > 0 ? (
+        <div className="row">
+          <Button variant="ghost" busy={older.busy} onClick={() => void older.load()}>
+            Load earlier lines
+          </Button>
+          <ErrorNote error={older.error} />
+        </div>
+      ) : null}
+      <LogView lines={lines} label="Build log" emptyText={log.state === 'open' || LIVE.includes(status) ? 'Waiting for the first lines…' : 'No log lines.'} />
       <div className="muted small" role="status">
-        {log.ended ? `Build log complete: ${log.ended}. ${log.lines.length} lines.` : log.state === 'open' ? `Following the build log live · ${log.lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
+        {log.ended ? `Build log complete: ${log.ended}. ${lines.length} lines.` : log.state === 'open' ? `Following the build log live · ${lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
       </div>
       {status === 'failed' ? <Explain deploymentId={d.id} /> : null}
     </div>
