@@ -323,8 +323,27 @@ const webhooks: Migration = {
   },
 };
 
+// Per-project quotas (core/quotas.ts): a row only for a project that overrides a default; a null
+// column follows the server's default. The row goes with its project.
+const projectQuotas: Migration = {
+  name: '011_project_quotas',
+  async up(knex) {
+    await knex.schema.createTable('project_quotas', (t) => {
+      t.string('project_id').primary().references('projects.id').onDelete('CASCADE');
+      t.integer('max_services');
+      t.integer('max_backups');
+      t.bigInteger('max_backup_bytes');
+      t.integer('max_images_per_service');
+      t.string('updated_at').notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('project_quotas');
+  },
+};
+
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, projectQuotas];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,
