@@ -15,7 +15,7 @@ export interface DiskProbe {
 }
 
 export const DISK_MIN_FREE_SETTING = 'diskMinFreeBytes';
-const MAX_THRESHOLD = 2 ** 60;
+const MAX_THRESHOLD = 2 ** 50;
 
 export class DiskSpace {
   constructor(
