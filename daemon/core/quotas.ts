@@ -8,14 +8,13 @@ import type { ProjectQuotas, ProjectQuotasAnswer, QuotaValues } from '../../shar
 import { visibleProject, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import { Conflict, InvalidInput } from './errors.js';
+import type { QuotaOverrides } from './ports/quota-repo.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 
 export const QUOTA_FIELDS = ['maxServices', 'maxBackups', 'maxBackupBytes', 'maxImagesPerService'] as const;
 export type QuotaField = (typeof QUOTA_FIELDS)[number];
 
-/** A project's own overrides: null follows the server's default. */
-export type QuotaOverrides = { [F in QuotaField]: number | null };
 /** A request's quotas: a number sets a field, null goes back to the default, absent keeps it. */
 export type QuotaInput = { [F in QuotaField]?: number | null | undefined };
 
@@ -24,11 +23,6 @@ export interface QuotaUsage {
   services: number;
   backups: number;
   backupBytes: number;
-}
-
-export interface QuotaRepo {
-  get(projectId: string): Promise<QuotaOverrides | null>;
-  put(projectId: string, overrides: QuotaOverrides, at: string): Promise<void>;
 }
 
 /** The settings key of the server-wide defaults (JSON). */

@@ -4,7 +4,7 @@ import type { BackupsRepo } from './ports/backups-repo.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { AiProviderRepo } from './ports/ai-provider-repo.js';
 import type { DnsProviderRepo } from './ports/dns-provider-repo.js';
-import type { QuotaRepo } from './quotas.js';
+import type { QuotaRepo } from './ports/quota-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;

@@ -1,7 +1,7 @@
 // Per-project quota overrides (core/quotas.ts): one row per project that sets any; null columns
 // follow the server's default.
 import type { Knex } from 'knex';
-import type { QuotaOverrides, QuotaRepo } from '../core/quotas.js';
+import type { QuotaOverrides, QuotaRepo } from '../core/ports/quota-repo.js';
 
 interface QuotaRow {
   project_id: string;
