@@ -9,10 +9,14 @@ import { openSession, type Session } from './session.js';
 const gib = (n: number) => `${(n / 1024 ** 3).toFixed(2)} GiB`;
 const MiB = 1024 * 1024;
 
+/** Parsed from `default` (commander keeps no null an option parser returns). */
+const DEFAULT = -1;
+const orNull = (v: number | undefined) => (v === DEFAULT ? null : v);
+
 /** A whole number, or `default` (back to the server's default). */
-function quotaValue(flag: string, scale = 1): (raw: string) => number | null {
+function quotaValue(flag: string, scale = 1): (raw: string) => number {
   return (raw) => {
-    if (raw === 'default') return null;
+    if (raw === 'default') return DEFAULT;
     if (!/^[0-9]+$/.test(raw)) throw usageError(`${flag} must be a whole number or "default", got "${raw}"`);
     return Number(raw) * scale;
   };
@@ -70,13 +74,13 @@ export function registerQuotaCommands(program: Command): void {
     .option('--max-backups <n>', 'backups kept over all its databases', quotaValue('--max-backups'))
     .option('--max-backup-mb <n>', 'their total size, in MiB', quotaValue('--max-backup-mb', MiB))
     .option('--max-images <n>', 'images kept per service for rollbacks', quotaValue('--max-images'))
-    .action(async (ref: string, o: { maxServices?: number | null; maxBackups?: number | null; maxBackupMb?: number | null; maxImages?: number | null }, cmd: Command) => {
+    .action(async (ref: string, o: { maxServices?: number; maxBackups?: number; maxBackupMb?: number; maxImages?: number }, cmd: Command) => {
       const s = openSession(cmd);
       const patch: Partial<ProjectQuotas> = {};
-      if (o.maxServices !== undefined) patch.maxServices = o.maxServices;
-      if (o.maxBackups !== undefined) patch.maxBackups = o.maxBackups;
-      if (o.maxBackupMb !== undefined) patch.maxBackupBytes = o.maxBackupMb;
-      if (o.maxImages !== undefined) patch.maxImagesPerService = o.maxImages;
+      if (o.maxServices !== undefined) patch.maxServices = orNull(o.maxServices);
+      if (o.maxBackups !== undefined) patch.maxBackups = orNull(o.maxBackups);
+      if (o.maxBackupMb !== undefined) patch.maxBackupBytes = orNull(o.maxBackupMb);
+      if (o.maxImages !== undefined) patch.maxImagesPerService = orNull(o.maxImages);
       if (Object.keys(patch).length === 0) throw usageError('give at least one of --max-services, --max-backups, --max-backup-mb, --max-images');
       const project = await projectOf(s, ref);
       const answer = await s.client.patchProjectQuotas(project.id, patch);
@@ -88,9 +92,9 @@ export function registerQuotaCommands(program: Command): void {
     .command('disk')
     .description('free disk, the threshold, and whether new builds, deploys and backups are paused (exit 1 when they are)')
     .option('--min-free-mb <n>', 'set the threshold (a write key over all projects); "default" goes back to BERTH_DISK_MIN_FREE_MB', quotaValue('--min-free-mb', MiB))
-    .action(async (o: { minFreeMb?: number | null }, cmd: Command) => {
+    .action(async (o: { minFreeMb?: number }, cmd: Command) => {
       const s = openSession(cmd);
-      const { disk } = o.minFreeMb !== undefined ? await s.client.patchSystemDisk({ minFreeBytes: o.minFreeMb }) : await s.client.systemDisk();
+      const { disk } = o.minFreeMb !== undefined ? await s.client.patchSystemDisk({ minFreeBytes: orNull(o.minFreeMb) ?? null }) : await s.client.systemDisk();
       s.out.result(disk, () => diskLines(disk));
       if (disk.low) throw new CliError('new builds, deploys and backups are paused until disk space is freed', EXIT.failed);
     });
