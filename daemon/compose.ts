@@ -15,6 +15,7 @@ import { BuildPlanPreviewer } from './builder/autobuild/preview.js';
 import { cloneReachCheck } from './builder/clone-reach.js';
 import { systemClock } from './core/clock.js';
 import { buildCore, type Core } from './core/core.js';
+import { DiskSpace } from './core/disk-space.js';
 import { probeFree } from './core/host-ports.js';
 import { newId } from './core/ids.js';
 import type { Store } from './core/store.js';
@@ -33,10 +34,12 @@ import type { Logger } from './http/errors.js';
 import { SseStreams } from './http/sse-streams.js';
 import { providerRegistry } from './integrations/ai/registry.js';
 import { dnsProviderFor } from './integrations/dns/registry.js';
+import { diskProbe } from './metrics/disk-space.js';
 import { metricsSources } from './metrics/sources.js';
 import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
 import { CaddyProxy } from './proxy/caddy.js';
+import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
 import { openDataDir } from './runtime.js';
 import type { CachedStore } from './store/read-cache.js';
@@ -92,6 +95,10 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const reachFacts = hostReachFacts(docker);
   // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
   const deployLimits = new DeployLimitSettings(store.settings, { cloneTimeoutSeconds: Math.round(config.cloneLimits.timeoutMs / 1000) });
+  // Per-project quotas and the free disk threshold: read by the engine (kept images, refused
+  // builds), the backup runner's schedules and core's use cases alike.
+  const quotas = new Quotas(store, clock, config.quotaDefaults);
+  const disk = new DiskSpace(store.settings, clock, diskProbe(docker, config.dataDir), config.diskMinFreeBytes);
   const engine = new DockerDeploymentEngine(
     {
       store,
@@ -119,7 +126,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
       limits: config.limits,
       buildLimits: config.buildLimits,
-      keepImages: config.keepImages,
+      keepImages: (projectId) => quotas.imagesPerService(projectId),
+      diskLow: (what) => disk.lowReason(what),
     },
     config.buildConcurrency,
   );
@@ -190,8 +198,10 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     cloneReach: cloneReachCheck(reachFacts, config.gitBaseUrl),
     metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
     noticeSender: sender,
+    quotas,
+    disk,
   });
-  const scheduler = new BackupScheduler(store, backups, log);
+  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
   settingsSaved = () => void scheduler.armWhenScheduled();
   return {
     core,

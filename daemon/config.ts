@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { availableParallelism, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
-import type { DatabaseEngine } from '../shared/types.js';
+import type { DatabaseEngine, QuotaValues } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
 import type { CloneLimits } from './builder/checkout.js';
 import type { LimitPolicy, LimitValues } from './core/limits.js';
@@ -53,8 +53,10 @@ export interface Config {
   limits: LimitPolicy;
   /** What one image build may use (BERTH_BUILD_MEMORY_MB, BERTH_BUILD_CPUS). */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
-  /** Images of this many last successful deployments per service are kept for rollbacks (BERTH_KEEP_IMAGES, default 3). */
-  keepImages: number;
+  /** The server's default per-project quotas, until a setting says otherwise (BERTH_QUOTA_*; core/quotas.ts). */
+  quotaDefaults: QuotaValues;
+  /** New builds, deploys and backups wait while less is free on the data dir or Docker's root (BERTH_DISK_MIN_FREE_MB, default 2048). */
+  diskMinFreeBytes: number;
   /** How long a database import may run before it is stopped and recorded `failed`. */
   importTimeoutMs: number;
   /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
@@ -217,7 +219,14 @@ export function readConfig(env: Env = process.env): Config {
     },
     limits,
     buildLimits,
-    keepImages: int('BERTH_KEEP_IMAGES', 3, 1, 100),
+    quotaDefaults: {
+      maxServices: int('BERTH_QUOTA_MAX_SERVICES', 100, 1, 100_000),
+      maxBackups: int('BERTH_QUOTA_MAX_BACKUPS', 200, 1, 1_000_000),
+      maxBackupBytes: int('BERTH_QUOTA_MAX_BACKUP_MB', 50 * 1024, 1, 1024 * 1024 * 1024) * 1024 * 1024,
+      // images of this many last successful deployments per service are kept for rollbacks
+      maxImagesPerService: int('BERTH_KEEP_IMAGES', 3, 1, 100),
+    },
+    diskMinFreeBytes: int('BERTH_DISK_MIN_FREE_MB', 2048, 0, 1024 * 1024 * 1024) * 1024 * 1024,
     importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
     consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
   };

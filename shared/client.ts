@@ -40,6 +40,10 @@ import type {
   BackupSettings,
   BackupStorageKind,
   DataImport,
+  DiskState,
+  ProjectQuotas,
+  ProjectQuotasAnswer,
+  QuotaValues,
 } from './types.js';
 import { readSse, type SseEvent } from './sse.js';
 import type { FetchLike } from './pinned-tls.js';
@@ -295,6 +299,29 @@ export class BerthClient {
   // System
   systemMetrics(): Promise<SystemMetrics> {
     return this.call('GET', '/api/system/metrics');
+  }
+
+  /** Whether new builds, deploys and backups are paused for lack of disk (volumes and threshold for keys over all projects). */
+  systemDisk(): Promise<{ disk: DiskState }> {
+    return this.call('GET', '/api/system/disk');
+  }
+  /** `minFreeBytes: null` goes back to the server's default (BERTH_DISK_MIN_FREE_MB). */
+  patchSystemDisk(input: { minFreeBytes: number | null }): Promise<{ disk: DiskState }> {
+    return this.call('PATCH', '/api/system/disk', input);
+  }
+  /** The server-wide default quotas (a key over all projects). */
+  defaultQuotas(): Promise<{ quotas: QuotaValues }> {
+    return this.call('GET', '/api/system/quotas');
+  }
+  patchDefaultQuotas(input: Partial<ProjectQuotas>): Promise<{ quotas: QuotaValues }> {
+    return this.call('PATCH', '/api/system/quotas', input);
+  }
+  projectQuotas(projectId: string): Promise<ProjectQuotasAnswer> {
+    return this.call('GET', `/api/projects/${enc(projectId)}/quotas`);
+  }
+  /** A number sets a quota, null goes back to the server's default (a write key over all projects). */
+  patchProjectQuotas(projectId: string, input: Partial<ProjectQuotas>): Promise<ProjectQuotasAnswer> {
+    return this.call('PATCH', `/api/projects/${enc(projectId)}/quotas`, input);
   }
 
   // Failure explanations and the AI providers behind them

@@ -121,6 +121,33 @@ export class BackupRunner implements BackupJobs {
     return record;
   }
 
+  /**
+   * Records a scheduled backup that was not taken (over its project's quotas, or the disk is low) as
+   * `failed` with the reason: the slot is answered, and the failure is seen like any other.
+   */
+  async recordRefused(service: ServiceRecord, storage: BackupStorage, trigger: BackupTrigger, reason: string, at: string = this.d.clock.now()): Promise<BackupRecord> {
+    const record: BackupRecord = {
+      id: newId(),
+      serviceId: service.id,
+      engine: service.databaseEngine!,
+      status: 'failed',
+      trigger,
+      storage,
+      format: this.d.tool(service.databaseEngine!).format,
+      localPath: null,
+      remoteKey: null,
+      sizeBytes: 0,
+      checksum: '',
+      error: reason,
+      createdAt: at,
+      startedAt: at,
+      finishedAt: at,
+    };
+    await this.d.store.backups.insert(record);
+    this.announce(service, record.id, 'failed');
+    return record;
+  }
+
   private async runBackup(service: ServiceRecord, record: BackupRecord, tool: EngineBackupTool, live: LiveDb, remote: RemoteStore | null): Promise<void> {
     const path = join(this.d.dir, service.id, `${record.id}.${tool.extension}`);
     try {

@@ -3,11 +3,17 @@
 // the missed backup when it starts. Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st
 // 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
+// A due backup over its project's backup quotas first makes room by removing the oldest backups of
+// the same schedule (never its last one); when that is not enough, or while the disk is low, the
+// slot gets a `failed` record saying why (so the schedule never claims a backup it did not take).
 import type { ScheduledTask } from 'node-cron';
 import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
+import type { ServiceRecord } from '../core/records.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { BackupRunner } from './backups.js';
 import type { Store } from '../core/store.js';
+import type { DiskSpace } from '../core/disk-space.js';
+import type { Quotas } from '../core/quotas.js';
 
 const HOUR = 3;
 
@@ -27,6 +33,12 @@ export function lastSlot(kind: ScheduleKind, now: Date): Date {
 const enabled = (s: BackupSettingsRecord, kind: ScheduleKind) => s.automaticEnabled && (kind === 'daily' ? s.dailyEnabled : kind === 'weekly' ? s.weeklyEnabled : s.monthlyEnabled);
 const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind) => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
 
+/** What a due backup is checked against before it is taken. */
+export interface ScheduleLimits {
+  quotas: Pick<Quotas, 'backupOverQuota'>;
+  disk: Pick<DiskSpace, 'lowReason'>;
+}
+
 export class BackupScheduler {
   private task: ScheduledTask | null = null;
   private stopped = true;
@@ -36,6 +48,7 @@ export class BackupScheduler {
     private store: Store,
     private backups: BackupRunner,
     private log: (message: string, err?: unknown) => void,
+    private limits: ScheduleLimits,
   ) {}
 
   start(): void {
@@ -90,12 +103,31 @@ export class BackupScheduler {
         if (history.some((b) => b.trigger === kind && b.createdAt >= slot)) continue;
         if (this.backups.isBusy(service.id)) break; // the next tick takes it
         try {
-          await this.backups.start(service, settings.storage, kind, now.toISOString());
+          const refused = (await this.limits.disk.lowReason(`the scheduled ${kind} backup was`)) ?? (await this.makeRoom(service, kind));
+          if (refused) await this.backups.recordRefused(service, settings.storage, kind, refused, now.toISOString());
+          else await this.backups.start(service, settings.storage, kind, now.toISOString());
         } catch (err) {
           this.log(`scheduled ${kind} backup of ${service.name}`, err);
         }
         break; // one job per service at a time
       }
+    }
+  }
+
+  /**
+   * Removes the oldest succeeded backups of this schedule (keeping its newest) while the project is
+   * over its backup quotas; answers why the backup cannot be taken when that is not enough.
+   */
+  private async makeRoom(service: ServiceRecord, kind: ScheduleKind): Promise<string | null> {
+    for (;;) {
+      const over = await this.limits.quotas.backupOverQuota(service);
+      if (!over) return null;
+      const own = (await this.store.backups.listByService(service.id)).filter((b) => b.trigger === kind && b.status === 'succeeded');
+      const oldest = own.length > 1 ? own[own.length - 1]! : null;
+      if (!oldest) return `the scheduled ${kind} backup was not taken: ${over}`;
+      await this.backups.removeFiles(oldest);
+      await this.store.backups.delete(oldest.id);
+      this.log(`removed ${kind} backup ${oldest.id} of ${service.name} to stay within its project's backup quotas`);
     }
   }
 

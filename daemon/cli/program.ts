@@ -11,6 +11,7 @@ import { registerEnvCommands } from './commands-env.js';
 import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
+import { registerQuotaCommands } from './commands-quotas.js';
 import { describeError, EXIT, type ExitCode } from './exit-codes.js';
 import { Output } from './output.js';
 import { globalsOf, resolveTarget } from './session.js';
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerDomainCommands(program);
   registerDatabaseCommands(program);
   registerNotifyCommands(program);
+  registerQuotaCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

@@ -5,6 +5,8 @@ import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';
 import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
 import type { BackupRecord, BackupSettingsRecord, BackupStorage, ImportRecord, ImportSource } from './ports/backups-repo.js';
+import type { DiskSpace } from './disk-space.js';
+import type { Quotas } from './quotas.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 
@@ -12,6 +14,8 @@ export class Backups {
   constructor(
     private readonly store: Store,
     private readonly jobs: BackupJobs,
+    private readonly quotas: Quotas,
+    private readonly disk: DiskSpace,
   ) {}
 
   async list(access: Access, serviceId: string): Promise<BackupListing> {
@@ -26,7 +30,11 @@ export class Backups {
   /** Starts a backup in the background; answers at once with the `running` record. */
   async create(access: Access, serviceId: string, storage: BackupStorage): Promise<BackupRecord> {
     access.requireWrite();
-    return this.jobs.start(await this.databaseService(access, serviceId), storage, 'manual');
+    const service = await this.databaseService(access, serviceId);
+    // refused before anything is recorded: over the project's backup quotas, or the disk is low
+    await this.quotas.requireBackupRoom(service);
+    await this.disk.requireRoom('the backup was');
+    return this.jobs.start(service, storage, 'manual');
   }
 
   async restore(access: Access, serviceId: string, backupId: string): Promise<RestoreResult> {

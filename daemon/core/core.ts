@@ -11,6 +11,7 @@ import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
 import type { DeploymentEngine } from './deployment-engine.js';
 import type { DeployLimitSettings } from './deploy-limits.js';
 import { Deployments } from './deployments.js';
+import type { DiskSpace } from './disk-space.js';
 import { DnsProviders, type DnsProviderFactory } from './dns.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
@@ -29,6 +30,7 @@ import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
 import type { Sender } from './ports/notice-sender.js';
 import { Projects } from './projects.js';
 import type { ProxyPort } from './proxy.js';
+import type { Quotas } from './quotas.js';
 import { Services } from './services.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './store.js';
@@ -70,6 +72,10 @@ export interface CoreDeps {
   cloneReach: CloneReachCheck;
   metricsSources: MetricsSources;
   noticeSender: Sender;
+  /** Per-project quotas (built in compose.ts: the deployment engine and the backup schedules read them too). */
+  quotas: Quotas;
+  /** The server's free disk and its threshold (likewise shared with the engine and the schedules). */
+  disk: DiskSpace;
 }
 
 export interface Core {
@@ -95,6 +101,8 @@ export interface Core {
   notifications: NotificationChannels;
   metrics: SystemMetricsView;
   events: EventStreams;
+  quotas: Quotas;
+  disk: DiskSpace;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -123,7 +131,7 @@ export function buildCore(deps: CoreDeps): Core {
     buildPlans: new BuildPlans(store, deps.buildPlanner),
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
     databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
-    backups: new Backups(store, deps.backupJobs),
+    backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk),
     // remote backup storage (S3-compatible), a sealed system setting
     backupStorage: new BackupStorage(store.settings, clock, deps.remoteStoreFor),
     aiProviders: new AiProviders(store.aiProviders, clock),
@@ -136,5 +144,7 @@ export function buildCore(deps: CoreDeps): Core {
     // one cached collection shared by every polling client
     metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),
     events: new EventStreams(deps.events, keys),
+    quotas: deps.quotas,
+    disk: deps.disk,
   };
 }

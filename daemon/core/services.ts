@@ -13,6 +13,7 @@ import { Conflict, InvalidInput } from './errors.js';
 import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
 import { newId } from './ids.js';
 import type { ProxyPort } from './proxy.js';
+import type { Quotas } from './quotas.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';
 import { checkLimits, type LimitsInput } from './limits.js';
@@ -37,6 +38,7 @@ export interface ServicesDeps {
   /** Removes the DNS records Berth created for a deleted service's domains. */
   dnsGone?: DnsCleanup;
   cloneReach: CloneReachCheck;
+  quotas: Quotas;
 }
 
 export type ServicePatch = Pick<
@@ -89,6 +91,8 @@ export class Services {
     if (reach && spec.kind === 'image') await this.d.cloneReach.checkImage(spec.dockerImage!, reach);
 
     return this.allocate(async () => {
+      // inside `allocate`: two creations at once cannot both take the last place
+      await this.d.quotas.requireServiceRoom(project.id);
       await this.requireUniqueName(project.id, spec.name);
       const now = this.d.clock.now();
       const slug = uniqueSlug(slugify(spec.name, 'service'), await this.d.store.services.slugsInProject(project.id));
@@ -231,6 +235,7 @@ export class Services {
     const target = await visibleProject(this.d.store, access, targetProjectId);
     if (target.id === service.projectId) throw new InvalidInput('the service is already in that project');
     await this.requireUniqueName(target.id, service.name);
+    await this.d.quotas.requireServiceRoom(target.id);
     await this.checkTransferKeepsReferences(service, target.id);
     const now = this.d.clock.now();
     const slugs = await this.d.store.services.slugsInProject(target.id);

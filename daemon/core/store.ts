@@ -4,6 +4,7 @@ import type { BackupsRepo } from './ports/backups-repo.js';
 import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { AiProviderRepo } from './ports/ai-provider-repo.js';
 import type { DnsProviderRepo } from './ports/dns-provider-repo.js';
+import type { QuotaRepo } from './ports/quota-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -201,6 +202,8 @@ export interface Store {
   backups: BackupsRepo;
   /** Deploy-on-push webhooks (secrets sealed) and the deliveries seen. Not cached. */
   webhooks: WebhookRepo;
+  /** Per-project quota overrides (core/quotas.ts). Not cached. */
+  quotas: QuotaRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

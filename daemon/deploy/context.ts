@@ -58,8 +58,10 @@ export interface DeployDeps {
   publicIp: () => Promise<string>;
   /** Container limits: the server's defaults, applied where a service sets none. */
   limits: LimitPolicy;
-  /** Images of this many last successful deployments per service are kept for rollbacks (BERTH_KEEP_IMAGES). */
-  keepImages: number;
+  /** Images of this many last successful deployments per service of a project are kept for rollbacks (its quota maxImagesPerService). */
+  keepImages: (projectId: string) => Promise<number>;
+  /** Why new work must wait for disk space ("<what> refused: low disk ..."), or null (core/disk-space.ts). */
+  diskLow: (what: string) => Promise<string | null>;
   /** What one image build may use. */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
 }

@@ -60,6 +60,9 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     if (!(await setStatus(d, dep, 'building', { startedAt: d.clock.now() }))) return;
     await setServiceState(d, service.id, { status: 'building', updatedAt: d.clock.now() });
     say(`Deploying ${service.name} (deployment ${dep.id})`);
+    // a full disk takes the store, the logs and every app down: no new image or container meanwhile
+    const low = await d.diskLow(dep.trigger === 'rollback' || service.kind !== 'git' ? 'the deployment was' : 'the build was');
+    if (low) throw new BuildError(low);
 
     const image = await produceImage(d, service, dep, workDir, created, say, signal);
     if (signal.aborted) throw new BuildError('aborted');
@@ -374,11 +377,15 @@ async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[],
 }
 
 /**
- * Keeps the images of the service's last `keepImages` successful deployments (what a rollback can
- * run) and removes older ones that Berth built for it (labels checked). An image that a live,
- * queued or building deployment uses always stays.
+ * Keeps the images of the service's last N successful deployments (N: the project's quota
+ * maxImagesPerService; what a rollback can run) and removes older ones that Berth built for it
+ * (labels checked), oldest first. The live image counts as one of the N; an image that a live,
+ * queued or building deployment uses (a rollback under way) always stays.
  */
 export async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
   const deployments = await d.store.deployments.listByService(serviceId);
   const inUse = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status) && x.imageTag).map((x) => x.imageTag!));
   const wentLive = deployments
@@ -389,11 +396,11 @@ export async function pruneImages(d: DeployDeps, serviceId: string): Promise<voi
     const tag = x.imageTag!;
     if (kept.has(tag)) continue;
     // the live image counts as one of the N; one in use stays even beyond them
-    if (kept.size < d.keepImages || inUse.has(tag)) {
+    if (kept.size < keep || inUse.has(tag)) {
       kept.add(tag);
       continue;
     }
-    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId })) d.log(`removed image ${tag} of service ${serviceId} (older than the last ${d.keepImages} successful deployments)`);
+    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId })) d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
   }
 }
 

@@ -23,6 +23,8 @@ import { envRoutes } from './routes/env.js';
 import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { diskRoutes } from './routes/disk.js';
+import { quotaRoutes } from './routes/quotas.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
@@ -47,6 +49,8 @@ const API_ROUTES: readonly RouteModule[] = [
   webhookRoutes,
   eventRoutes,
   metricsRoutes,
+  diskRoutes,
+  quotaRoutes,
   aiRoutes,
   systemRoutes,
   buildPlanRoutes,

@@ -349,6 +349,25 @@ const logBounds: Migration = {
   async down() {},
 };
 
+// Per-project quotas (core/quotas.ts): a row only for a project that overrides a default; a null
+// column follows the server's default. The row goes with its project.
+const projectQuotas: Migration = {
+  name: '011_project_quotas',
+  async up(knex) {
+    await knex.schema.createTable('project_quotas', (t) => {
+      t.string('project_id').primary().references('projects.id').onDelete('CASCADE');
+      t.integer('max_services');
+      t.integer('max_backups');
+      t.bigInteger('max_backup_bytes');
+      t.integer('max_images_per_service');
+      t.string('updated_at').notNullable();
+    });
+  },
+  async down(knex) {
+    await knex.schema.dropTableIfExists('project_quotas');
+  },
+};
+
 /**
  * Generated hostnames are unique to their project and never pass to another one: every service has
  * a generated label (its hostname is `<label>.<rootDomain>`), and every label ever handed out is
@@ -408,7 +427,7 @@ const namesAndHooks: Migration = {
 };
 
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, namesAndHooks];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, projectQuotas, namesAndHooks];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

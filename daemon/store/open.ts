@@ -19,6 +19,7 @@ import { aiProviderRepo } from './ai-providers-repo.js';
 import { dnsProviderRepo } from './dns-providers-repo.js';
 import { backupsRepo } from './backups-repo.js';
 import { webhookRepo } from './webhooks-repo.js';
+import { quotaRepo } from './quotas-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -92,6 +93,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     dnsProviders: guard(dnsProviderRepo(knex, box)),
     backups: guard(backupsRepo(knex)),
     webhooks: guard(webhookRepo(knex, box)),
+    quotas: guard(quotaRepo(knex)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

@@ -165,6 +165,13 @@ const endpoints: Record<string, Endpoint> = {
   },
   // No provider of that id exists: allowed means past auth, which answers 404.
   'DELETE /api/system/ai-providers/:providerId': { method: 'DELETE', path: () => `/api/system/ai-providers/${uniq('ai')}`, level: 'admin', allProjectsOnly: true, allowed: [404] },
+  'GET /api/projects/:projectId/quotas': { method: 'GET', path: (t) => `/api/projects/${t.project.id}/quotas`, level: 'read' },
+  // a project's own keys read its quotas; only the server's administrator changes them
+  'PATCH /api/projects/:projectId/quotas': { method: 'PATCH', path: (t) => `/api/projects/${t.project.id}/quotas`, body: () => ({ maxServices: 500 }), level: 'admin', allProjectsOnly: true },
+  'GET /api/system/quotas': { method: 'GET', path: () => '/api/system/quotas', level: 'read', allProjectsOnly: true },
+  'PATCH /api/system/quotas': { method: 'PATCH', path: () => '/api/system/quotas', body: () => ({ maxServices: null }), level: 'admin', allProjectsOnly: true },
+  // (GET /api/system/disk answers every key, like the metrics: test/security/disk-threshold.test.ts)
+  'PATCH /api/system/disk': { method: 'PATCH', path: () => '/api/system/disk', body: () => ({ minFreeBytes: null }), level: 'admin', allProjectsOnly: true },
   'GET /api/system/settings': { method: 'GET', path: () => '/api/system/settings', level: 'read', allProjectsOnly: true },
   'PATCH /api/system/settings': { method: 'PATCH', path: () => '/api/system/settings', body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }), level: 'admin', allProjectsOnly: true },
   'PUT /api/system/dns-providers/:providerId': {

@@ -29,6 +29,14 @@ export function requireDatabaseImages(): Record<string, string> {
   return images;
 }
 
+/** Builds (or finds) one stand-in image only, for a suite that needs one engine: its reference. */
+export function requireDatabaseImage(name: 'postgres' | 'mysql' | 'redis' | 'clickhouse'): string {
+  requireDocker();
+  const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/db-images.sh'), name], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`database image setup failed:\n${res.stderr}\n${res.stdout}`);
+  return res.stdout.trim();
+}
+
 /** A MongoDB image present on this machine, or null (none is packaged; no registry is reachable). */
 export function mongoImage(): string | null {
   for (const ref of [process.env.BERTH_TEST_MONGO_IMAGE, 'mongo:7', 'mongo:latest'].filter(Boolean) as string[]) {

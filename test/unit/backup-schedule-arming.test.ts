@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BackupRunner } from '../../daemon/backups/backups.js';
-import { BackupScheduler } from '../../daemon/backups/schedule.js';
+import { BackupScheduler, type ScheduleLimits } from '../../daemon/backups/schedule.js';
 import type { ServiceRecord } from '../../daemon/core/records.js';
 import type { Store } from '../../daemon/core/store.js';
 import { openDataDir } from '../../daemon/runtime.js';
@@ -32,7 +32,7 @@ describe('backup schedules: the minute task is armed only when something is sche
     dir = mkdtempSync(join(tmpdir(), 'berth-schedule-'));
     store = await openDataDir(dir);
     // the runner is never reached: the test arms and disarms, it runs no due slot
-    scheduler = new BackupScheduler(store, {} as BackupRunner, () => {});
+    scheduler = new BackupScheduler(store, {} as BackupRunner, () => {}, {} as ScheduleLimits);
   });
   afterEach(async () => {
     scheduler.stop();

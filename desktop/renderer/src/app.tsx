@@ -11,6 +11,7 @@ import { NotifyProvider, useNotify } from './ui/notify';
 import { SignIn } from './views/signin/sign-in';
 import { ProjectsPage } from './views/projects/projects-page';
 import { ProjectPage } from './views/project/project-page';
+import { DiskBanner } from './views/server/disk-state';
 import { ServicePage } from './views/service/service-page';
 
 const ServerPage = lazy(() => import('./views/server/server-page'));
@@ -125,11 +126,12 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
         </div>
       </header>
       <main id="main" className="main">
+        <DiskBanner />
         <Suspense fallback={<Loading what="view" />}>
           <Switch>
             <Route path="/">{() => <ProjectsPage canCreate={admin} />}</Route>
             <Route path="/projects/:slug/new">{(p) => <CreateServicePage slug={p.slug} />}</Route>
-            <Route path="/projects/:slug">{(p) => <ProjectPage slug={p.slug} />}</Route>
+            <Route path="/projects/:slug">{(p) => <ProjectPage slug={p.slug} canEditQuotas={admin} />}</Route>
             <Route path="/services/:id/:tab?">{(p) => <ServicePage id={p.id} tab={p.tab} />}</Route>
             <Route path="/server">{() => <ServerPage />}</Route>
             <Route path="/settings">{() => <SettingsPage />}</Route>

@@ -5,8 +5,9 @@ import type { Project, ProxyResult } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal, Status, timeAgo } from '../../ui/kit';
 import { serviceKind, sourceLabel } from '../service/service-kind';
+import { QuotasCard } from './quotas-card';
 
-export function ProjectPage({ slug }: { slug: string }) {
+export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; canEditQuotas?: boolean }) {
   const q = useGet<{ project: Project }>(['project', slug], `/api/projects/${encodeURIComponent(slug)}`);
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
@@ -95,6 +96,7 @@ export function ProjectPage({ slug }: { slug: string }) {
           </tbody>
         </table>
       )}
+      <QuotasCard projectId={p.id} canEdit={canEditQuotas} />
       <EditProject project={p} open={editing} onClose={() => setEditing(false)} />
     </div>
   );

@@ -6,6 +6,7 @@ import 'uplot/dist/uPlot.min.css';
 import type { Project, SystemMetrics } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { ErrorNote, Loading, bytes } from '../../ui/kit';
+import { DiskCard } from './disk-state';
 
 const EVERY_MS = 5000;
 const KEEP = 120;
@@ -65,6 +66,7 @@ export default function ServerPage() {
               now={samples.at(-1)?.rx != null ? `in ${samples.at(-1)!.rx!.toFixed(1)} KB/s · out ${samples.at(-1)!.tx!.toFixed(1)} KB/s` : 'unavailable'}
             />
           </div>
+          <DiskCard />
           <section className="card stack" aria-label="Disks">
             <h2 className="h3">Disks</h2>
             {(m.host.disks ?? []).map((d) => (
