@@ -143,6 +143,8 @@ export async function importRedisUrl(
             write.restore(take[i]!, Math.max(0, Number(ttl)), payload as Buffer, 'REPLACE');
             writes++;
           }
+          // grow again only while the values are small beside the cap (no new cut to pay for)
+          const bytes = replies.reduce((sum, [, payload]) => sum + (Buffer.isBuffer(payload) ? payload.length : 0), 0);
           replies = [];
           if (writes > 0) {
             for (const [err] of (await write.exec()) ?? []) {
@@ -150,7 +152,7 @@ export async function importRedisUrl(
             }
           }
           done += take.length;
-          batch = Math.min(BATCH, batch * 2);
+          if (bytes < maxBytes / 4) batch = Math.min(BATCH, batch * 2);
           const before = copied;
           copied += writes;
           if (Math.floor(copied / LOG_EVERY) > Math.floor(before / LOG_EVERY)) log(`redis: ${copied} keys copied`);
