@@ -69,8 +69,15 @@ async function send(socket: Socket, ...parts: Buffer[]): Promise<void> {
     if (socket.destroyed) throw new Error('closed');
     if (!socket.write(part)) {
       await new Promise<void>((resolve, reject) => {
-        socket.once('drain', resolve);
-        socket.once('close', () => reject(new Error('closed')));
+        const drained = () => {
+          socket.off('close', closed);
+          resolve();
+        };
+        const closed = () => {
+          socket.off('drain', drained);
+          reject(new Error('closed'));
+        };
+        socket.once('drain', drained).once('close', closed);
       });
     }
   }
