@@ -38,10 +38,12 @@ readonly MIN_DISK_MB=2048
 usage() {
   cat <<'EOF'
 usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
-                  [--uninstall] [--purge]
+                  [--insecure] [--uninstall] [--purge]
 
   --from FILE|URL|DIR  the release bundle (berth-<version>-linux-<arch>.tar.gz, with SHA256SUMS
-                       beside it); default: the bundle this script was extracted from
+                       beside it); default: the bundle this script was extracted from. A URL
+                       must be https:// (plain http:// only with --insecure)
+  --insecure           accept an http:// --from URL (bundle and checksum unauthenticated)
   --yes                do not ask for confirmation (required without a terminal)
   --domain HOST        serve the API at https://HOST (a certificate from Let's Encrypt; HOST's
                        DNS must point here); default: https://<this server's address>:4310 with
@@ -101,6 +103,7 @@ assume_yes=0
 domain=""
 email=""
 dry_run=0
+insecure=0
 mode=install
 purge=0
 
@@ -115,6 +118,7 @@ parse_args() {
       --email) [ $# -ge 2 ] || { usage >&2; exit 2; }; email="$2"; shift 2 ;;
       --email=*) email="${1#--email=}"; shift ;;
       --dry-run) dry_run=1; shift ;;
+      --insecure) insecure=1; shift ;;
       --uninstall) mode=uninstall; shift ;;
       --purge) mode=uninstall; purge=1; shift ;;
       -h|--help) usage; exit 0 ;;
@@ -128,6 +132,15 @@ parse_args() {
     echo "install.sh: --email must be an email address, got \"$email\"" >&2; exit 2
   fi
   if [ -n "$email" ] && [ -z "$domain" ]; then echo "install.sh: --email goes with --domain" >&2; exit 2; fi
+  # Over plain HTTP anyone on the path can swap the bundle and the SHA256SUMS beside it together:
+  # the checksum proves nothing then. Only on purpose (a mirror on a trusted network).
+  case "$from" in
+    [Hh][Tt][Tt][Pp]://*)
+      if [ "$insecure" != 1 ]; then
+        echo "install.sh: refusing to download the bundle over plain http:// ($from): its checksum comes from the same unauthenticated server; use https://, a local file, or add --insecure if this network is trusted" >&2
+        exit 2
+      fi ;;
+  esac
 }
 
 # ---------------------------------------------------------------------------------------------

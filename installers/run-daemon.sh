@@ -11,6 +11,10 @@
 #   the life of the process: every later request paid a share of a full mark-compact, twice a
 #   second, and cached reads served half as many requests per second (24k instead of 46k). A
 #   request's objects die young in a server like this one, so the decision is only ever wrong.
+# - BERTH_HOST defaults to 127.0.0.1 here (the daemon's own default, for a process started some
+#   other way, is 0.0.0.0): `npm start` on a developer's machine must not offer the API to the
+#   whole network. The installed daemon sets BERTH_HOST=127.0.0.1 in /etc/berth/berth.env behind
+#   Caddy anyway; to expose a development daemon on purpose: BERTH_HOST=0.0.0.0 npm start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # As root without systemd (`npm start`, the installer's supervisor): the firewall for Berth's
@@ -19,6 +23,7 @@ cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ] && [ -z "${INVOCATION_ID:-}" ] && [ "${BERTH_FIREWALL:-on}" != off ]; then
   bash installers/berth-firewall.sh apply >&2
 fi
+export BERTH_HOST="${BERTH_HOST:-127.0.0.1}"
 export MALLOC_ARENA_MAX="${MALLOC_ARENA_MAX:-1}"
 node=node
 [ -x node/bin/node ] && node=node/bin/node   # a release bundle carries its own Node.js

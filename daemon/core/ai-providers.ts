@@ -94,6 +94,14 @@ export class AiProviders {
     if (apiKey === undefined) {
       throw new InvalidInput(existing === null ? 'apiKey is required when adding a provider' : 'apiKey is required when changing the kind of a provider');
     }
+    // A kept key goes only where it went before: pointing a stored key at another server (a
+    // leaked or mistyped base URL) takes the key itself, typed again.
+    if (existing && !kindChanged && input.apiKey === undefined && input.baseUrl !== undefined && origin(checkBaseUrl(input.baseUrl)) !== origin(existing.baseUrl)) {
+      throw new InvalidInput(
+        `baseUrl moves provider "${id}" from ${origin(existing.baseUrl)} to ${origin(checkBaseUrl(input.baseUrl))}: re-enter the apiKey to send it to a new host`,
+        'secret_required',
+      );
+    }
     const now = this.clock.now();
     const record: AiProviderRecord = {
       id,
@@ -125,4 +133,13 @@ function admin(access: Access): void {
 function checkId(id: string): void {
   if (id === LOCAL_PROVIDER_ID) throw new InvalidInput('"local" is the built-in provider; choose another id');
   if (!ID_PATTERN.test(id)) throw new InvalidInput('provider id must match ^[a-z0-9][a-z0-9-]{0,40}$');
+}
+
+/** Where a base URL sends requests (scheme, host and port): a stored key stays with it. */
+function origin(baseUrl: string): string {
+  try {
+    return new URL(baseUrl).origin;
+  } catch {
+    return baseUrl;
+  }
 }

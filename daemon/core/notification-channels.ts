@@ -90,6 +90,13 @@ export class NotificationChannels {
       const foreign = Object.keys(fields).filter((k) => !FIELDS_OF[old.config.type].includes(k));
       if (foreign.length > 0) throw new InvalidInput(`${foreign.join(', ')}: not a field of a ${old.config.type} channel`);
       const channel: Channel = { ...old, name: name ?? old.name, events: events ? [...new Set(events)] : old.events, config: { ...old.config, ...fields } as ChannelConfig };
+      // A kept SMTP password goes only to the server it was given for. (The URLs of webhook, Slack
+      // and Discord channels carry their own secret: a new URL is a new secret.)
+      if (old.config.type === 'email' && channel.config.type === 'email' && old.config.password && !('password' in fields)) {
+        const was = `${old.config.host}:${old.config.port}`;
+        const now = `${channel.config.host}:${channel.config.port}`;
+        if (was.toLowerCase() !== now.toLowerCase()) throw new InvalidInput(`the channel's SMTP server moves from ${was} to ${now}: re-enter the password to send it to a new host`, 'secret_required');
+      }
       await this.save(channels.map((c) => (c.id === id ? channel : c)));
       return { channel: viewOf(channel) };
     });

@@ -1,6 +1,7 @@
 // Berth's own certificate authority for database TLS: one CA per daemon, kept in the data dir
 // (key 0600), signing a server certificate per database service whose names cover its public
-// hostname, its name on the project network and 127.0.0.1. @peculiar/x509 builds the X.509
+// hostname and its name on the project network, never an address every tenant's database shares
+// (127.0.0.1, localhost, the public IP). @peculiar/x509 builds the X.509
 // structures on Node's WebCrypto (ECDSA P-256), so no openssl binary is needed at run time.
 import { webcrypto } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';

@@ -26,7 +26,10 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
     const publicName = service.databasePublicHostname;
     const taken = publicName ? await generatedOwner(d.store, publicName, service.id) : null;
     if (taken) say(`TLS: ${publicName} is ${taken} now, so the certificate leaves it out`);
-    const names = [taken ? '' : (publicName ?? ''), service.slug, 'localhost', '127.0.0.1', await d.publicIp()];
+    // Only the service's own names: every tenant's database shares this host's addresses
+    // (127.0.0.1, localhost, the public IP), so a certificate for them would let any tenant's
+    // database pass `verify-full` for another's; clients verify by the public hostname.
+    const names = [taken ? '' : (publicName ?? ''), service.slug];
     const cert = await d.ca.issueServer(service.id, names);
     tlsDir = cert.dir;
     say(`TLS on, with a certificate from the Berth CA for ${cert.names.join(', ')}`);

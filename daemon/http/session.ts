@@ -18,6 +18,14 @@ import type { AppServices } from './route-module.js';
 import type { SseStreams } from './sse-streams.js';
 
 export const SESSION_COOKIE = 'berth_session';
+/**
+ * The cookie's name over HTTPS. The `__Host-` prefix makes browsers accept it only with Secure,
+ * Path=/ and no Domain, set by this very host: a tenant's app on a subdomain (`app.example.com`
+ * beside the console's `berth.example.com`) cannot plant one for the console (cookie tossing), as
+ * it can a plain name with `Domain=example.com`. Over plain HTTP (no Secure possible) the plain
+ * name stays; a plain-named cookie is never read over HTTPS.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 const SESSION_PATH = '/api/session';
 const KEY_PATH = /^\/api\/keys\/([^/]+)$/;
 
@@ -42,10 +50,15 @@ export function sameOrigin(ctx: Context): boolean {
   return ctx.method === 'GET' || ctx.method === 'HEAD';
 }
 
+function cookieName(ctx: Context): string {
+  return isHttps(ctx) ? SECURE_SESSION_COOKIE : SESSION_COOKIE;
+}
+
 function readCookie(ctx: Context): string | null {
+  const name = cookieName(ctx);
   for (const part of ctx.get('cookie').split(';')) {
     const eq = part.indexOf('=');
-    if (eq > 0 && part.slice(0, eq).trim() === SESSION_COOKIE) {
+    if (eq > 0 && part.slice(0, eq).trim() === name) {
       const value = part.slice(eq + 1).trim();
       return /^[A-Za-z0-9_-]{16,200}$/.test(value) ? value : null;
     }
@@ -54,7 +67,7 @@ function readCookie(ctx: Context): string | null {
 }
 
 function setCookie(ctx: Context, value: string, maxAgeSeconds: number): void {
-  const attrs = [`${SESSION_COOKIE}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
+  const attrs = [`${cookieName(ctx)}=${value}`, 'Path=/', 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAgeSeconds}`];
   if (isHttps(ctx)) attrs.push('Secure');
   ctx.set('Set-Cookie', attrs.join('; '));
 }

@@ -6,6 +6,7 @@
 import { createHmac } from 'node:crypto';
 import type { Channel } from '../core/notification-channels.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';
+import { discordPayload, slackPayload } from './chat-text.js';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 export const SIGNATURE_HEADER = 'X-Berth-Signature-256';
@@ -37,9 +38,9 @@ async function sendOnce(channel: Channel, notice: Notice): Promise<void> {
       return post(cfg.url, body, { 'X-Berth-Event': notice.event, [SIGNATURE_HEADER]: signature });
     }
     case 'slack':
-      return post(cfg.url, JSON.stringify({ text: notice.text }), {});
+      return post(cfg.url, JSON.stringify(slackPayload(notice.text)), {});
     case 'discord':
-      return post(cfg.url, JSON.stringify({ content: notice.text.slice(0, 2000) }), {});
+      return post(cfg.url, JSON.stringify(discordPayload(notice.text)), {});
     case 'email': {
       const { default: nodemailer } = await import('nodemailer');
       const transport = nodemailer.createTransport({

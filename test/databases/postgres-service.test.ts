@@ -81,16 +81,19 @@ describe('a postgres service', function () {
     expect(raw.headers.get('content-type')).to.equal('application/x-pem-file');
   });
 
-  it('psql verifies the server with the downloaded CA (verify-full, by IP and by public hostname), and fails without it', async () => {
+  it('psql verifies the server with the downloaded CA (verify-full, by public hostname; not by IP, shared by every tenant), and fails without it', async () => {
     const ca = join(dir, 'berth-ca.crt');
     writeFileSync(ca, await t.admin.databaseCaPem(db.id));
     const base = `user=app password=${password} dbname=app port=${db.hostPort}`;
-    const byIp = await psql(`host=127.0.0.1 ${base} sslmode=verify-full sslrootcert=${ca}`, 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
-    expect(byIp).to.deep.equal({ ok: true, out: 't' });
-    const byName = await psql(`host=${db.databasePublicHostname} hostaddr=127.0.0.1 ${base} sslmode=verify-full sslrootcert=${ca}`, 'SELECT 1');
-    expect(byName).to.deep.equal({ ok: true, out: '1' });
+    const byName = await psql(`host=${db.databasePublicHostname} hostaddr=127.0.0.1 ${base} sslmode=verify-full sslrootcert=${ca}`, 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()');
+    expect(byName).to.deep.equal({ ok: true, out: 't' });
+    const byIp = await psql(`host=127.0.0.1 ${base} sslmode=verify-full sslrootcert=${ca}`, 'SELECT 1');
+    expect(byIp.ok).to.equal(false);
+    expect(byIp.out).to.match(/does not match host name/);
+    // verify-ca (the CA's signature, no name) still works by IP
+    expect(await psql(`host=127.0.0.1 ${base} sslmode=verify-ca sslrootcert=${ca}`, 'SELECT 1')).to.deep.equal({ ok: true, out: '1' });
     // the system's own CAs do not vouch for the Berth CA's certificate
-    const otherCa = await psql(`host=127.0.0.1 ${base} sslmode=verify-full sslrootcert=/etc/ssl/certs/ca-certificates.crt`, 'SELECT 1');
+    const otherCa = await psql(`host=${db.databasePublicHostname} hostaddr=127.0.0.1 ${base} sslmode=verify-full sslrootcert=/etc/ssl/certs/ca-certificates.crt`, 'SELECT 1');
     expect(otherCa.ok).to.equal(false);
     expect(otherCa.out).to.match(/certificate verify failed/);
     const wrongName = await psql(`host=other.example hostaddr=127.0.0.1 ${base} sslmode=verify-full sslrootcert=${ca}`, 'SELECT 1');

@@ -4,6 +4,7 @@
 import { ProviderError } from '../../core/errors.js';
 import { redactor } from '../../core/redact.js';
 export { excerpt } from '../http-text.js';
+import { isRedirect, redirectRefusal } from '../redirects.js';
 import { excerpt, networkReason, parseJson } from '../http-text.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
@@ -35,10 +36,17 @@ export async function postJson(endpoint: ProviderEndpoint, path: string, headers
         headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
         body: JSON.stringify(body),
         signal: controller.signal,
+        // The API key travels in a header: a redirect would carry it to whatever host the
+        // answer names (a provider's base URL may be anybody's server). Never followed.
+        redirect: 'manual',
       });
     } catch (err) {
       if (controller.signal.aborted) throw new ProviderError(`${where} did not answer within ${seconds(timeoutMs)}`);
       throw new ProviderError(`could not reach ${where}: ${scrub(networkReason(err))}`);
+    }
+    if (isRedirect(res.status)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new ProviderError(redirectRefusal(where, res, scrub));
     }
     let text: string;
     try {

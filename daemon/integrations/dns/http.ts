@@ -3,6 +3,7 @@
 import { ProviderError } from '../../core/errors.js';
 import { redactor, type Redactor } from '../../core/redact.js';
 export { excerpt, parseJson } from '../http-text.js';
+import { isRedirect, redirectRefusal } from '../redirects.js';
 import { excerpt, networkReason } from '../http-text.js';
 
 export type FetchLike = typeof fetch;
@@ -51,10 +52,16 @@ export async function call(endpoint: DnsEndpoint, req: DnsRequest): Promise<DnsA
   try {
     let res: Response;
     try {
-      res = await (endpoint.fetch ?? fetch)(url, { method: req.method, headers, body, signal: controller.signal });
+      // Credentials travel in headers or the query: a redirect would carry them to whatever
+      // host the answer names. Never followed.
+      res = await (endpoint.fetch ?? fetch)(url, { method: req.method, headers, body, signal: controller.signal, redirect: 'manual' });
     } catch (err) {
       if (controller.signal.aborted) throw new ProviderError(`${where} did not answer within ${timeoutMs / 1000} s`);
       throw new ProviderError(`could not reach ${where}: ${scrub(networkReason(err))}`);
+    }
+    if (isRedirect(res.status)) {
+      await res.body?.cancel().catch(() => undefined);
+      throw new ProviderError(redirectRefusal(where, res, scrub));
     }
     try {
       return { status: res.status, text: await res.text() };
