@@ -1,4 +1,5 @@
 // Projects: create, read, rename, delete (with everything in them).
+import { cloneReachSetting } from './clone-reach.js';
 import type { DnsCleanup } from './domains.js';
 import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../shared/types.js';
 import { visibleProject, type Access } from './access.js';
@@ -76,6 +77,8 @@ export class Projects {
     const services = await this.store.services.list([project.id]);
     const domains = await this.store.domains.listByServices(services.map((s) => s.id));
     await this.store.projects.deleteCascade(project.id);
+    // the reach each service's sources were given (core/clone-reach.ts) is a settings row: it goes too
+    for (const s of services) await this.store.settings.delete(cloneReachSetting(s.id));
     await this.dnsGone(domains);
     // The rows go first (the user's intent is recorded even if Docker is down); containers,
     // images and the network follow, and start-up reconciliation removes any that remain.

@@ -168,6 +168,9 @@ const endpoints: Record<string, Endpoint> = {
   'GET /api/projects/:projectId/quotas': { method: 'GET', path: (t) => `/api/projects/${t.project.id}/quotas`, level: 'read' },
   // a project's own keys read its quotas; only the server's administrator changes them
   'PATCH /api/projects/:projectId/quotas': { method: 'PATCH', path: (t) => `/api/projects/${t.project.id}/quotas`, body: () => ({ maxServices: 500 }), level: 'admin', allProjectsOnly: true },
+  'GET /api/generated-names': { method: 'GET', path: () => '/api/generated-names', level: 'read', allProjectsOnly: true },
+  // an unknown label: allowed means past the key check, which answers 404 for a label never handed out
+  'DELETE /api/generated-names/:label': { method: 'DELETE', path: () => '/api/generated-names/never-handed-out', level: 'admin', allProjectsOnly: true, allowed: [404] },
   'GET /api/system/quotas': { method: 'GET', path: () => '/api/system/quotas', level: 'read', allProjectsOnly: true },
   'PATCH /api/system/quotas': { method: 'PATCH', path: () => '/api/system/quotas', body: () => ({ maxServices: null }), level: 'admin', allProjectsOnly: true },
   // (GET /api/system/disk answers every key, like the metrics: test/security/disk-threshold.test.ts)

@@ -47,6 +47,11 @@ export function DomainsTab({ overview }: { overview: ServiceOverview }) {
       </form>
       <ErrorNote error={add.error} />
       <ProxyNote proxy={proxy} />
+      {s.generatedHostname ? (
+        <p className="muted" data-testid="generated-hostname">
+          Generated address: <code>{s.generatedHostname}</code> (this project's own; no other project can take it)
+        </p>
+      ) : null}
       {overview.domains.length === 0 ? (
         <Empty title="No custom domains">The service answers on its local address. Add a hostname to serve it over HTTPS through the reverse proxy.</Empty>
       ) : (
