@@ -167,7 +167,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   });
   // loopback and link-local targets only when a setting allows; Caddy's admin API never
   const notifyTargets = new NotifyTargets(store.settings, lookupAll, config.caddyAdmin);
-  const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config));
+  const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
   core = buildCore({
     store,
     clock,

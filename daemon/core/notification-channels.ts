@@ -67,7 +67,7 @@ export class NotificationChannels {
     const secret = rest.type === 'webhook' ? randomBytes(32).toString('hex') : undefined;
     const config = (rest.type === 'webhook' ? { ...rest, secret } : rest) as ChannelConfig;
     const channel: Channel = { id: newId(), name, events: [...new Set(events)], config, createdAt: this.clock.now() };
-    await this.targets.check(config);
+    await this.targets.check(config, 'saving');
     await this.serially(async () => this.save([...(await this.all()), channel]));
     return secret === undefined ? { channel: viewOf(channel) } : { channel: viewOf(channel), secret };
   }
@@ -101,7 +101,7 @@ export class NotificationChannels {
         const now = `${channel.config.host}:${channel.config.port}`;
         if (was.toLowerCase() !== now.toLowerCase()) throw new InvalidInput(`the channel's SMTP server moves from ${was} to ${now}: re-enter the password to send it to a new host`, 'secret_required');
       }
-      if (['url', 'host', 'port'].some((k) => k in fields)) await this.targets.check(channel.config);
+      if (['url', 'host', 'port'].some((k) => k in fields)) await this.targets.check(channel.config, 'saving');
       await this.save(channels.map((c) => (c.id === id ? channel : c)));
       return { channel: viewOf(channel) };
     });

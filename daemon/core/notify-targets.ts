@@ -33,11 +33,21 @@ export class NotifyTargets {
     return [ALLOW_PRIVATE_NOTIFY_TARGETS, value ? 'true' : null];
   }
 
-  /** Throws NotifyTargetRefused when the channel's target is not allowed now. */
-  async check(config: ChannelConfig): Promise<void> {
+  /**
+   * Throws NotifyTargetRefused when the channel's target is not allowed now. A name that does not
+   * resolve is kept when saving (DNS may be down for a while) and fails a send like any other
+   * network error (retried); whatever it resolves to when sending is checked then.
+   */
+  async check(config: ChannelConfig, when: 'saving' | 'sending'): Promise<void> {
     const { host, port } = targetOf(config);
     const allowed = await this.allowed();
-    const addresses = await this.resolve(host);
+    let addresses: string[];
+    try {
+      addresses = await this.resolve(host);
+    } catch (err) {
+      if (when === 'saving') return;
+      throw err;
+    }
     const caddy = await this.caddyAddresses();
     for (const address of addresses) {
       const kind = addressClass(address);
@@ -62,9 +72,9 @@ export class NotifyTargets {
     try {
       addresses = (await this.lookup(bare)).map(unmappedAddress);
     } catch (err) {
-      throw new NotifyTargetRefused(`the channel's host ${host} does not resolve (${(err as Error).message})`, 'notify_target_refused');
+      throw new Error(`the channel's host ${host} does not resolve (${(err as { code?: string }).code ?? (err as Error).message})`);
     }
-    if (addresses.length === 0) throw new NotifyTargetRefused(`the channel's host ${host} does not resolve (no address)`, 'notify_target_refused');
+    if (addresses.length === 0) throw new Error(`the channel's host ${host} does not resolve (no address)`);
     return addresses;
   }
 
