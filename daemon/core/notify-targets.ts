@@ -72,7 +72,7 @@ export class NotifyTargets {
     try {
       addresses = (await this.lookup(bare)).map(unmappedAddress);
     } catch (err) {
-      throw new Error(`the channel's host ${host} does not resolve (${(err as { code?: string }).code ?? (err as Error).message})`);
+      throw new Error(`the channel's host ${host} does not resolve (${(err as { code?: string }).code ?? (err as Error).message})`, { cause: err });
     }
     if (addresses.length === 0) throw new Error(`the channel's host ${host} does not resolve (no address)`);
     return addresses;
