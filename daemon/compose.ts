@@ -38,6 +38,8 @@ import { diskProbe } from './metrics/disk-space.js';
 import { metricsSources } from './metrics/sources.js';
 import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
+import { NotifyTargets } from './core/notify-targets.js';
+import { lookupAll } from './notify/lookup.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
@@ -163,7 +165,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     log,
     events: hub,
   });
-  const sender = channelSender(log);
+  // loopback and link-local targets only when a setting allows; Caddy's admin API never
+  const notifyTargets = new NotifyTargets(store.settings, lookupAll, config.caddyAdmin);
+  const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
   core = buildCore({
     store,
     clock,
@@ -174,6 +178,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     detectedIp: detectInterfaceIpv4(),
     engine,
     deployLimits,
+    notifyTargets,
     buildLogs,
     runtimeLogs: runtimeBook,
     runtime: runtimeLogs,

@@ -327,6 +327,8 @@ export interface SystemSettings {
   cloneTimeoutSeconds: number;
   /** Deployments one project may have queued at once (1 to 1000); one more is refused with 429. */
   maxQueuedPerProject: number;
+  /** Notification channels may send to this server (loopback) and link-local addresses (default false); Caddy's admin API is refused regardless. */
+  allowPrivateNotifyTargets: boolean;
 }
 
 /** Any subset; null clears a field (publicIp: back to the detected address; a limit: back to its default). */
@@ -340,6 +342,7 @@ export interface SystemSettingsPatch {
   pullTimeoutSeconds?: number | null;
   cloneTimeoutSeconds?: number | null;
   maxQueuedPerProject?: number | null;
+  allowPrivateNotifyTargets?: boolean;
 }
 
 export type DnsProviderId = 'cloudflare' | 'namecheap' | 'spaceship';

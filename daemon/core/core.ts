@@ -23,6 +23,7 @@ import { KeyService } from './keys.js';
 import type { LimitPolicy } from './limits.js';
 import { LogStreams } from './log-streams.js';
 import { MetricsCollector, SystemMetricsView, type MetricsSources } from './metrics.js';
+import type { NotifyTargets } from './notify-targets.js';
 import { NotificationChannels } from './notification-channels.js';
 import type { BackupJobs } from './ports/backup-jobs.js';
 import type { CloneReachCheck } from './clone-reach.js';
@@ -72,6 +73,8 @@ export interface CoreDeps {
   cloneReach: CloneReachCheck;
   metricsSources: MetricsSources;
   noticeSender: Sender;
+  /** Where notification channels may send (core/notify-targets.ts; the sender checks it too). */
+  notifyTargets: NotifyTargets;
   /** Per-project quotas (built in compose.ts: the deployment engine and the backup schedules read them too). */
   quotas: Quotas;
   /** The server's free disk and its threshold (likewise shared with the engine and the schedules). */
@@ -113,7 +116,7 @@ export function buildCore(deps: CoreDeps): Core {
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
   const services = new Services({ ...deps, catalog, dnsGone });
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
-  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits);
+  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets);
   return {
     keys,
     // console sessions in the store (hashed), so they survive a restart
@@ -140,7 +143,7 @@ export function buildCore(deps: CoreDeps): Core {
     settings,
     // DNS providers: A records written through the provider's HTTP API
     dns,
-    notifications: new NotificationChannels(store.settings, clock, deps.noticeSender),
+    notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets),
     // one cached collection shared by every polling client
     metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),
     events: new EventStreams(deps.events, keys),

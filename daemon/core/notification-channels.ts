@@ -9,6 +9,7 @@ import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import { newId } from './ids.js';
+import type { NotifyTargets } from './notify-targets.js';
 import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEvent, Sender } from './ports/notice-sender.js';
 import { serial } from './serial.js';
 import type { SettingsRepo } from './store.js';
@@ -44,6 +45,8 @@ export class NotificationChannels {
     private settings: SettingsRepo,
     private clock: Clock,
     private sender: Sender,
+    /** Where channels may send (loopback and link-local only when a setting allows; never Caddy's admin API). */
+    private targets: NotifyTargets,
   ) {}
 
   async all(): Promise<Channel[]> {
@@ -64,6 +67,7 @@ export class NotificationChannels {
     const secret = rest.type === 'webhook' ? randomBytes(32).toString('hex') : undefined;
     const config = (rest.type === 'webhook' ? { ...rest, secret } : rest) as ChannelConfig;
     const channel: Channel = { id: newId(), name, events: [...new Set(events)], config, createdAt: this.clock.now() };
+    await this.targets.check(config, 'saving');
     await this.serially(async () => this.save([...(await this.all()), channel]));
     return secret === undefined ? { channel: viewOf(channel) } : { channel: viewOf(channel), secret };
   }
@@ -97,6 +101,7 @@ export class NotificationChannels {
         const now = `${channel.config.host}:${channel.config.port}`;
         if (was.toLowerCase() !== now.toLowerCase()) throw new InvalidInput(`the channel's SMTP server moves from ${was} to ${now}: re-enter the password to send it to a new host`, 'secret_required');
       }
+      if (['url', 'host', 'port'].some((k) => k in fields)) await this.targets.check(channel.config, 'saving');
       await this.save(channels.map((c) => (c.id === id ? channel : c)));
       return { channel: viewOf(channel) };
     });

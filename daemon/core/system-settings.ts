@@ -9,6 +9,7 @@ import type { Clock } from './clock.js';
 import { DEPLOY_LIMIT_NAMES, type DeployLimits, type DeployLimitSettings, type DeployLimitsPatch } from './deploy-limits.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
+import { NotifyTargets } from './notify-targets.js';
 import type { ProxyPort } from './proxy.js';
 import type { ProxyResult } from '../../shared/types.js';
 import type { SettingsRepo } from './store.js';
@@ -35,6 +36,8 @@ export interface SystemSettingsView extends DeployLimits {
   /** null: not chosen; the proxy applies its default. */
   httpsMode: HttpsMode | null;
   dashboardHostname: string | null;
+  /** Notification channels may send to this host (loopback) and link-local addresses; Caddy's admin API stays refused. */
+  allowPrivateNotifyTargets: boolean;
 }
 
 export interface SystemSettingsPatch extends DeployLimitsPatch {
@@ -43,6 +46,7 @@ export interface SystemSettingsPatch extends DeployLimitsPatch {
   acmeEmail?: string | null | undefined;
   httpsMode?: HttpsMode | undefined;
   dashboardHostname?: string | null | undefined;
+  allowPrivateNotifyTargets?: boolean | undefined;
 }
 
 const EMAIL = /^[^\s@"<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
@@ -62,6 +66,7 @@ export class SystemSettings {
     /** Re-applied after a change, since routing and certificates depend on these settings. */
     private proxy: ProxyPort,
     private deployLimits: DeployLimitSettings,
+    private notifyTargets: NotifyTargets,
   ) {}
 
   /** The public IPv4 to point DNS records at. */
@@ -87,7 +92,13 @@ export class SystemSettings {
     if (input.acmeEmail !== undefined) writes.push([SETTING_KEYS.acmeEmail, input.acmeEmail === null ? null : email(input.acmeEmail)]);
     if (input.httpsMode !== undefined) writes.push([SETTING_KEYS.httpsMode, input.httpsMode]);
     writes.push(...this.deployLimits.writes(input));
-    if (writes.length === 0) throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}`);
+    if (input.allowPrivateNotifyTargets !== undefined) {
+      if (typeof input.allowPrivateNotifyTargets !== 'boolean') throw new InvalidInput('allowPrivateNotifyTargets must be true or false');
+      writes.push(NotifyTargets.write(input.allowPrivateNotifyTargets));
+    }
+    if (writes.length === 0) {
+      throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}, allowPrivateNotifyTargets`);
+    }
     const now = this.clock.now();
     for (const [key, value] of writes) {
       if (value === null) await this.settings.delete(key);
@@ -113,6 +124,7 @@ export class SystemSettings {
       pullTimeoutSeconds,
       cloneTimeoutSeconds,
       maxQueuedPerProject,
+      allowPrivateNotifyTargets: await this.notifyTargets.allowed(),
     };
   }
 }

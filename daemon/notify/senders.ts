@@ -5,25 +5,40 @@
 // (without the URL, which is a secret for Slack and Discord).
 import { createHmac } from 'node:crypto';
 import type { Channel } from '../core/notification-channels.js';
+import { NotifyTargetRefused } from '../core/notify-targets.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';
 import { discordPayload, slackPayload } from './chat-text.js';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
 export const SIGNATURE_HEADER = 'X-Berth-Signature-256';
 
-export function channelSender(log: (message: string, err?: unknown) => void, pausesMs: readonly number[] = [1000, 5000]): Sender {
+/**
+ * `check` runs just before each attempt (core/notify-targets.ts: the target's name is resolved then
+ * and every address checked); a refused target is not retried.
+ */
+export function channelSender(
+  log: (message: string, err?: unknown) => void,
+  pausesMs: readonly number[] = [1000, 5000],
+  check: (channel: Channel) => Promise<void> = async () => {},
+): Sender {
   return {
     async send(channel, notice, attempts = pausesMs.length + 1) {
       let outcome = { ok: false, detail: 'not sent' };
       for (let i = 0; i < attempts; i++) {
         if (i > 0) await new Promise((r) => setTimeout(r, pausesMs[i - 1] ?? pausesMs.at(-1) ?? 1000));
-        outcome = await sendOnce(channel, notice).then(
-          () => ({ ok: true, detail: 'delivered' }),
-          (err: unknown) => ({ ok: false, detail: err instanceof Error ? err.message : String(err) }),
-        );
-        if (outcome.ok) return outcome;
+        let refused = false;
+        outcome = await check(channel)
+          .then(() => sendOnce(channel, notice))
+          .then(
+            () => ({ ok: true, detail: 'delivered' }),
+            (err: unknown) => {
+              refused = err instanceof NotifyTargetRefused;
+              return { ok: false, detail: err instanceof Error ? `${refused ? 'not sent: ' : ''}${err.message}` : String(err) };
+            },
+          );
+        if (outcome.ok || refused) break;
       }
-      log(`notification channel "${channel.name}" (${channel.config.type}): ${notice.event} not delivered after ${attempts} attempt(s): ${outcome.detail}`);
+      if (!outcome.ok) log(`notification channel "${channel.name}" (${channel.config.type}): ${notice.event} not delivered after ${attempts} attempt(s): ${outcome.detail}`);
       return outcome;
     },
   };

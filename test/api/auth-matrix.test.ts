@@ -2,6 +2,7 @@
 // selected-projects key inside and outside its projects. Refused requests must change nothing.
 import { expect } from 'chai';
 import type { BerthClient } from '../../shared/client.js';
+import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
@@ -224,6 +225,7 @@ describe('auth matrix', function () {
   before(async () => {
     // Deployments of the fixtures fail at once and locally: nothing listens on port 9.
     t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
+    await allowLoopbackNotifyTargets(t.admin);
   });
   after(async () => t.stop());
 

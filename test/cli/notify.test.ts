@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NotificationChannel } from '../../shared/types.js';
+import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { startLoginSmtp, type LoginSmtp } from '../helpers/smtp.js';
@@ -34,6 +35,7 @@ describe('berth notify: channels from the terminal', function () {
     await new Promise<void>((r) => http.listen(0, '127.0.0.1', r));
     smtp = await startLoginSmtp();
     t = await startTestDaemon();
+    await allowLoopbackNotifyTargets(t.admin);
     const { token } = await t.admin.createKey({ name: 'cli', access: 'write', projects: 'all' });
     env = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
     cli = cliHome();

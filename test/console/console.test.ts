@@ -322,6 +322,12 @@ describe('web console in Chromium', function () {
       await nav('Settings').click();
       const section = page.getByRole('region', { name: 'Notifications' });
       await section.getByText('No channels yet').waitFor();
+      // the receiver is on loopback: refused unless the system setting allows it
+      const allow = section.getByRole('checkbox', { name: /Allow channels to this server/ });
+      expect(await allow.isChecked()).to.equal(false);
+      // a controlled box: it shows checked once the server has saved the setting
+      await allow.click();
+      await until('the setting saved', async () => ((await t.admin.systemSettings()).settings.allowPrivateNotifyTargets && (await allow.isChecked()) ? true : null), 10_000, 100);
       await section.getByRole('button', { name: 'Add channel' }).click();
       let dialog = page.getByRole('dialog');
       await dialog.getByLabel('Kind').selectOption('webhook');

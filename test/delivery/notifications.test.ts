@@ -11,6 +11,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { SMTPServer } from 'smtp-server';
+import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld } from '../helpers/fixtures.js';
 import { startLoginSmtp } from '../helpers/smtp.js';
@@ -66,6 +67,7 @@ describe('notification channels (local receivers)', function () {
     smtpPort = (smtp.server.address() as AddressInfo).port;
     // deployments fail at their first step, locally: nothing listens on port 9
     t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
+    await allowLoopbackNotifyTargets(t.admin);
   });
   after(async () => {
     await t?.stop();

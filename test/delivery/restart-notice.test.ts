@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BerthClient } from '../../shared/client.js';
+import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
 import { uniq } from '../helpers/fixtures.js';
 import { until } from '../helpers/wait.js';
@@ -43,6 +44,7 @@ describe('notice of a restart after a crash (daemon process)', function () {
   it('SIGKILL then start: one daemon_restarted notice; SIGTERM then start: none', async () => {
     await daemon.start();
     const hook = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    await allowLoopbackNotifyTargets(client);
     const res = await client.request('POST', '/api/system/notifications', { type: 'webhook', name: 'ops', url: hook, events: ['daemon_restarted'] });
     expect(res.status).to.equal(200);
     await daemon.stop('SIGKILL');

@@ -6,6 +6,7 @@
 import { expect } from 'chai';
 import type { BerthClient } from '../../shared/client.js';
 import { startAnthropicFake, type FakeProvider } from '../helpers/ai-fakes.js';
+import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniq } from '../helpers/fixtures.js';
 import { waitForDeployment } from '../helpers/wait.js';
@@ -22,6 +23,7 @@ describe('stored secrets: a new host needs the secret typed again', function () 
     [home, elsewhere] = [await startAnthropicFake(), await startAnthropicFake()];
     // deployments fail at their first step, locally: nothing listens on port 9
     t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
+    await allowLoopbackNotifyTargets(t.admin);
     const projectId = (await t.admin.createProject({ name: uniq('new-host') })).project.id;
     tenant = await t.clientWith('write', [projectId]);
     const { service } = await tenant.createService(projectId, { name: 'web', repoFullName: 'acme/web', internalPort: 3000 });

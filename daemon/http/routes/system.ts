@@ -25,6 +25,7 @@ const settingsPatch = z.strictObject({
   pullTimeoutSeconds: nullableLimit,
   cloneTimeoutSeconds: nullableLimit,
   maxQueuedPerProject: nullableLimit,
+  allowPrivateNotifyTargets: z.boolean().optional(),
 });
 
 const secret = z.string().trim().min(1, 'must not be empty').max(4096);

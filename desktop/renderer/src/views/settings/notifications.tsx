@@ -4,7 +4,7 @@
 // what it keeps.
 import { useState } from 'react';
 import { CHANNEL_TYPES, DEFAULT_NOTIFY_EVENTS, NOTIFY_EVENTS } from '../../../../../shared/constants.js';
-import type { ChannelType, NotificationChannel, NotifyEvent } from '../../../../../shared/types.js';
+import type { ChannelType, NotificationChannel, NotifyEvent, SystemSettings, SystemSettingsPatch } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Modal, ShownOnce } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
@@ -23,7 +23,8 @@ const URL_HINTS: Record<Exclude<ChannelType, 'email'>, string> = {
 };
 const LIST = ['notifications'];
 
-export function Notifications() {
+/** `settings`: the system settings, for the private-targets switch (absent while they load). */
+export function Notifications({ settings }: { settings?: SystemSettings | undefined }) {
   const q = useGet<{ channels: NotificationChannel[] }>(LIST, '/api/system/notifications');
   const [editing, setEditing] = useState<NotificationChannel | 'new' | null>(null);
   const channels = q.data?.channels ?? [];
@@ -34,6 +35,7 @@ export function Notifications() {
         <Button onClick={() => setEditing('new')}>Add channel</Button>
       </div>
       <p className="muted small">Webhooks, Slack, Discord or e-mail, told about the events each channel picks. Each notice gets three tries.</p>
+      {settings ? <PrivateTargets allowed={settings.allowPrivateNotifyTargets} /> : null}
       <ErrorNote error={q.error} />
       {q.data && channels.length === 0 ? <p className="muted small">No channels yet: nobody hears about a failed deployment unless they are looking.</p> : null}
       <ul className="list">
@@ -57,6 +59,17 @@ export function Notifications() {
       </ul>
       {editing ? <ChannelForm channel={editing === 'new' ? null : editing} onClose={() => setEditing(null)} /> : null}
     </section>
+  );
+}
+
+/** The system setting that lets channels send to this server (loopback) and link-local addresses. */
+function PrivateTargets({ allowed }: { allowed: boolean }) {
+  const save = useAction<SystemSettingsPatch>('PATCH', '/api/system/settings', { invalidate: [['settings']], success: 'Notification targets saved' });
+  return (
+    <label className="check small">
+      <input type="checkbox" checked={allowed} disabled={save.isPending} onChange={(e) => save.mutate({ allowPrivateNotifyTargets: e.target.checked })} />
+      {" Allow channels to this server and link-local addresses (loopback, 169.254/16); Caddy's admin API is refused regardless"}
+    </label>
   );
 }
 

@@ -27,7 +27,7 @@ export default function SettingsPage() {
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
       <AiProviders />
-      <Notifications />
+      <Notifications settings={q.data?.settings} />
       <BackupStorage />
     </div>
   );
