@@ -71,7 +71,8 @@ describe('stored credentials: AI and DNS provider requests do not follow redirec
   it('a DNS provider answering 307 to another host: the record is not made, the token reaches nobody else', async () => {
     await t.admin.connectDnsProvider('cloudflare', { apiToken: DNS_TOKEN, baseUrl: `http://127.0.0.1:${redirectorPort}/client/v4` });
     const { domain } = await tenant.addDomain(serviceId, `${uniq('shop')}.example.com`);
-    const err = await refusedWith(tenant.createDnsRecord(serviceId, domain.id, 'cloudflare'));
+    // the operator's key: a project key may only write its own generated names (dns-scope), refused before any request
+    const err = await refusedWith(t.admin.createDnsRecord(serviceId, domain.id, 'cloudflare'));
     expect(err.message).to.match(/redirect \(HTTP 307\) to localhost:\d+/);
     expect(err.message).not.to.include(DNS_TOKEN);
     expect(reached, 'requests that reached the redirect target').to.deep.equal([]);
