@@ -196,7 +196,7 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     for (const p of [OPT, ETC, DATA, LOG, RUN]) expect(existsSync(p), p).to.equal(false);
   });
 
-  it('--from a URL downloads the bundle and SHA256SUMS and checks the checksum (dry run: nothing changes)', async () => {
+  it('--from an http:// URL needs --insecure, then downloads the bundle and SHA256SUMS and checks the checksum (dry run: nothing changes)', async () => {
     const dir = join(previousBundle, '..');
     const server = createServer((req, res) => {
       const file = join(dir, (req.url ?? '/').slice(1));
@@ -208,13 +208,17 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     try {
       const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
       const name = previousBundle.slice(dir.length + 1);
-      const ok = await installAsync('--from', `${base}/${name}`, '--dry-run');
+      // plain http:// is refused unless the user says the network is trusted
+      const refused = await installAsync('--from', `${base}/${name}`, '--dry-run');
+      expect(refused.status, refused.stderr).to.equal(2);
+      expect(refused.stderr).to.include('--insecure');
+      const ok = await installAsync('--from', `${base}/${name}`, '--insecure', '--dry-run');
       expect(ok.status, ok.stderr).to.equal(0);
       expect(ok.stderr).to.include(`install Berth ${PREVIOUS}`);
       // A bundle whose bytes differ from what SHA256SUMS says is refused.
       const sums = readFileSync(join(dir, 'SHA256SUMS'), 'utf8');
       writeFileSync(join(dir, 'SHA256SUMS'), sums.replace(/^[0-9a-f]{64}(?=\s+berth-)/m, '0'.repeat(64)));
-      const bad = await installAsync('--from', `${base}/${name}`, '--dry-run');
+      const bad = await installAsync('--from', `${base}/${name}`, '--insecure', '--dry-run');
       writeFileSync(join(dir, 'SHA256SUMS'), sums);
       expect(bad.status).to.equal(1);
       expect(bad.stderr).to.include(`checksum mismatch for ${name}`);
