@@ -1,10 +1,15 @@
-// What the preload's two functions reach in the main process: `request(serverId, method, path,
-// body)` and `subscribe(serverId, stream)`. Every call is checked first: the sender must be the
+// What the preload's calls reach in the main process (the invoke channels of
+// desktop/ipc/contract.ts; ipc-main.ts registers them): `request(serverId, method, path, body)`,
+// `subscribe(serverId, stream)`, `download(serverId, path, suggestedName)` and `servers()`.
+// Every call is checked first: the sender must be the
 // main frame of one of the app's own windows showing the app's own origin (GitHub Desktop's
 // isTrustedIPCSender is the model), the route must be on the allow-list; then the main process
 // adds the server's key. Keys never cross into the renderer.
+import { APP_SERVER_ID, type BridgeResponse, type DownloadResult, type ServerSummary, type StreamMessage } from '../ipc/contract.js';
+import { isAllowedDownload } from './downloads.js';
 import { isAllowedRequest, isAllowedStream } from './routes.js';
-import type { StreamEventMessage } from './event-stream.js';
+
+export { APP_SERVER_ID, type BridgeResponse, type StreamMessage } from '../ipc/contract.js';
 
 /** What the main process knows about an IPC call's sender (from Electron's IpcMainInvokeEvent). */
 export interface IpcSender {
@@ -18,26 +23,18 @@ export class RefusedCallError extends Error {
   override name = 'RefusedCallError';
 }
 
-export interface BridgeResponse {
-  status: number;
-  body: unknown;
-}
-
-export type StreamMessage = { type: 'event'; event: StreamEventMessage } | { type: 'state'; state: 'open' | 'reconnecting' | 'closed' };
-
 export interface BridgeBackend {
   /** Forwards an allowed call to the server with its key; resolves with status and parsed body. */
   forward(serverId: string, method: string, path: string, body: unknown): Promise<BridgeResponse>;
   /** Opens an allowed stream (for /api/events: joins the server's one stream); returns the unsubscribe. */
   open(serverId: string, stream: string, deliver: (m: StreamMessage) => void): () => void;
+  /** Asks for a file (save dialog) and streams an allowed download into it with the key. */
+  download(serverId: string, path: string, suggestedName: string): Promise<DownloadResult>;
   hasServer(serverId: string): boolean;
-  serverSummaries(): unknown[];
+  serverSummaries(): ServerSummary[];
   /** The app's own routes (server id `app`, paths under /desktop/): managing the server list. */
   local(method: string, path: string, body: unknown): Promise<BridgeResponse>;
 }
-
-/** The pseudo-server whose routes the main process answers itself. */
-export const APP_SERVER_ID = 'app';
 
 export interface TrustPolicy {
   /** The origin the app's pages are served from (e.g. berth-app://console). */
@@ -83,7 +80,12 @@ export function createBridgeHandlers(backend: BridgeBackend, policy: TrustPolicy
       if (typeof stream !== 'string' || !isAllowedStream(stream)) throw new RefusedCallError(`refused: ${String(stream)} is not an event stream the app uses`);
       return backend.open(serverId as string, stream, deliver);
     },
-    servers(sender: IpcSender): unknown[] {
+    async download(sender: IpcSender, serverId: unknown, path: unknown, suggestedName: unknown): Promise<DownloadResult> {
+      check(sender, serverId);
+      if (typeof path !== 'string' || !isAllowedDownload(path)) throw new RefusedCallError(`refused: ${String(path)} is not a download the app offers`);
+      return backend.download(serverId as string, path, typeof suggestedName === 'string' ? suggestedName : '');
+    },
+    servers(sender: IpcSender): ServerSummary[] {
       if (!isTrustedSender(sender, policy)) throw new RefusedCallError('refused: the call does not come from the Berth window');
       return backend.serverSummaries();
     },

@@ -1,17 +1,26 @@
-// The desktop app's main process without Electron: the server list, the keys, one event stream
-// per server, the per-server view the tray and the window's overview show, notifications, and
-// the backend of the preload's bridge. electron-main.ts injects the real Electron pieces; the
-// tests inject stand-ins for safeStorage, Notification, Tray and powerMonitor only.
+// The desktop app's main process without Electron: the server list and the keys, one event
+// stream per server, the per-server view the tray and the window's overview show, notifications,
+// and the backend of the preload's bridge, whose calls it hands to app-routes.ts (the /desktop/
+// routes), server-requests.ts (API calls, log streams) and downloads.ts. electron-main.ts
+// injects the real Electron pieces; the tests inject stand-ins for safeStorage, Notification,
+// Tray, powerMonitor and the save dialog only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readSse } from '../../shared/sse.js';
-import type { BridgeBackend, BridgeResponse, StreamMessage } from './bridge-handlers.js';
-import { connectionError, fetchFor, testServer, type ServerTest } from './connection.js';
+import type { BridgeResponse, DownloadResult, ServerSummary, StreamMessage } from '../ipc/contract.js';
+import { answerAppRoute } from './app-routes.js';
+import type { BridgeBackend } from './bridge-handlers.js';
+import { fetchFor, testServer, type ServerTest } from './connection.js';
+import { downloadToFile, type ShowSaveDialog } from './downloads.js';
 import { EventStream, type ConnectionState, type EventStreamOptions, type StreamEventMessage } from './event-stream.js';
 import { Notifier, type NotificationLike, type NotifierOptions, type OpenTarget } from './notifier.js';
-import { SecretStore, WEAK_BACKEND_CHOICES, WeakBackendError, type SafeStorageLike, type WeakBackendChoice } from './secret-store.js';
-import { ServerList, ServerListError, type ServerEntry } from './server-list.js';
+import { SecretStore, WeakBackendError, type SafeStorageLike, type WeakBackendChoice } from './secret-store.js';
+import { ServerList, type ServerEntry } from './server-list.js';
+import { forwardRequest, openLogStream } from './server-requests.js';
 import { buildTrayMenu, trayTooltip, worstState, type MenuItem, type OverallState, type ServerView } from './tray-model.js';
+
+export type { ServerSummary } from '../ipc/contract.js';
+
+const NO_KEY: BridgeResponse = { status: 401, body: { error: { code: 'no_key', message: 'no key is stored for this server in the desktop app' } } };
 
 /** The tray as the app drives it (Electron's Tray + Menu behind it); null where the desktop has none. */
 export interface TrayView {
@@ -32,27 +41,14 @@ export interface DesktopAppOptions {
   /** Shows a console route for a server in the window (creating or focusing it). */
   openInWindow(serverId: string, route: string): void;
   quit(): void;
+  /** Electron's dialog.showSaveDialog (on the window): where a download goes; none, no downloads. */
+  showSaveDialog?: ShowSaveDialog;
   stream?: Partial<Pick<EventStreamOptions, 'heartbeatMs' | 'backoffBaseMs' | 'backoffMaxMs' | 'random'>>;
   notifier?: Partial<Pick<NotifierOptions, 'offlineDebounceMs' | 'rateLimit'>>;
 }
 
 interface Settings {
   weakBackendChoice?: WeakBackendChoice;
-}
-
-export interface ServerSummary {
-  id: string;
-  name: string;
-  url: string;
-  colour: string;
-  muted: boolean;
-  pinned: boolean;
-  hasKey: boolean;
-  connection: ConnectionState;
-  state: OverallState;
-  failed: string[];
-  building: string[];
-  lastFailed?: ServerView['lastFailed'];
 }
 
 export class DesktopApp implements BridgeBackend {
@@ -181,92 +177,35 @@ export class DesktopApp implements BridgeBackend {
 
   // BridgeBackend
 
-  /**
-   * The window's server management, answered by the main process: `GET /desktop/servers`,
-   * `POST /desktop/servers` {name, url, key, fingerprint}, `PATCH|DELETE /desktop/servers/:id`,
-   * `POST /desktop/servers/:id/test`, `POST /desktop/servers/:id/key` {key}, `POST /desktop/keychain` {choice}. A key only ever travels
-   * from the window to the main process, never back.
-   */
-  async local(method: string, path: string, body: unknown): Promise<BridgeResponse> {
-    const b = (body ?? {}) as Record<string, unknown>;
-    const str = (k: string) => (typeof b[k] === 'string' ? (b[k] as string) : undefined);
-    const bad = (status: number, code: string, message: string): BridgeResponse => ({ status, body: { error: { code, message } } });
-    const parts = path.split('/').slice(2); // ['servers', id?, 'test'?]
-    try {
-      if (parts[0] === 'keychain' && parts.length === 1 && method === 'POST') {
-        const choice = str('choice');
-        if (choice !== 'plain-file' && choice !== 'ask-each-launch') return bad(400, 'invalid_input', 'choice is plain-file or ask-each-launch');
-        this.chooseWeakBackend(choice);
-        return { status: 200, body: { keys: this.secrets.status() } };
-      }
-      if (parts[0] !== 'servers') return bad(404, 'not_found', 'no such route');
-      if (parts.length === 1 && method === 'GET') return { status: 200, body: { servers: this.summaries(), keys: this.secrets.status(), choices: WEAK_BACKEND_CHOICES } };
-      if (parts.length === 1 && method === 'POST') {
-        const url = str('url');
-        const key = str('key');
-        if (!url || !key) return bad(400, 'invalid_input', 'a server needs a URL and an API key');
-        const fingerprint = str('fingerprint');
-        const name = str('name');
-        const { server, test } = await this.addServer({ url, key, ...(name ? { name } : {}), ...(fingerprint ? { fingerprint } : {}) });
-        return { status: 201, body: { server: this.summaries().find((s) => s.id === server.id), test } };
-      }
-      const id = parts[1]!;
-      if (!this.servers.get(id)) return bad(404, 'not_found', 'no such server');
-      if (parts.length === 3 && parts[2] === 'test' && method === 'POST') return { status: 200, body: { test: await this.test(id) } };
-      if (parts.length === 3 && parts[2] === 'key' && method === 'POST') {
-        // a key typed again (after "ask each launch", or a new key for the server)
-        const key = str('key');
-        if (!key) return bad(400, 'invalid_input', 'an API key is required');
-        this.secrets.set(id, key);
-        this.streams.get(id)?.reconnectNow();
-        return { status: 200, body: { test: await this.test(id) } };
-      }
-      if (parts.length === 2 && method === 'PATCH') {
-        const patch = { ...(str('name') !== undefined ? { name: str('name')! } : {}), ...(str('colour') !== undefined ? { colour: str('colour')! } : {}), ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}) };
-        this.update(id, patch);
-        return { status: 200, body: { server: this.summaries().find((s) => s.id === id) } };
-      }
-      if (parts.length === 2 && method === 'DELETE') {
-        this.remove(id);
-        return { status: 200, body: { ok: true } };
-      }
-      return bad(404, 'not_found', 'no such route');
-    } catch (err) {
-      if (err instanceof WeakBackendError) return { status: 409, body: { error: { code: 'weak_keychain', message: err.message, choices: err.choices } } };
-      if (err instanceof ServerListError || (err instanceof Error && /fingerprint/.test(err.message))) return bad(400, 'invalid_input', err.message);
-      throw err;
-    }
+  /** The app's own /desktop/ routes (app-routes.ts). */
+  local(method: string, path: string, body: unknown): Promise<BridgeResponse> {
+    return answerAppRoute(this, method, path, body);
   }
 
   hasServer(serverId: string): boolean {
     return this.servers.get(serverId) !== undefined;
   }
 
-  serverSummaries(): unknown[] {
+  serverSummaries(): ServerSummary[] {
     return this.summaries();
   }
 
   async forward(serverId: string, method: string, path: string, body: unknown): Promise<BridgeResponse> {
+    const key = this.secrets.get(serverId);
+    if (!key) return NO_KEY;
+    return forwardRequest(this.servers.get(serverId)!, key, method, path, body);
+  }
+
+  async download(serverId: string, path: string, suggestedName: string): Promise<DownloadResult> {
     const s = this.servers.get(serverId)!;
     const key = this.secrets.get(serverId);
-    if (!key) return { status: 401, body: { error: { code: 'no_key', message: 'no key is stored for this server in the desktop app' } } };
-    try {
-      const res = await fetchFor(s)(`${s.url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${key}`, accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await res.text();
-      let parsed: unknown = text;
-      if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
-      return { status: res.status, body: parsed };
-    } catch (err) {
-      return { status: 0, body: { error: { code: 'unreachable', message: `${s.name} cannot be reached: ${connectionError(err)}` } } };
-    }
+    if (!key) return { saved: false, failure: NO_KEY };
+    if (!this.o.showSaveDialog) throw new Error('this desktop app has no save dialog');
+    return downloadToFile({ url: `${s.url}${path}`, key, fetch: fetchFor(s), suggestedName, serverName: s.name, showSaveDialog: this.o.showSaveDialog });
   }
 
   open(serverId: string, stream: string, deliver: (m: StreamMessage) => void): () => void {
-    return stream === '/api/events' ? this.joinEvents(serverId, deliver) : this.openStream(serverId, stream, deliver);
+    return stream === '/api/events' ? this.joinEvents(serverId, deliver) : openLogStream(this.servers.get(serverId)!, this.secrets.get(serverId), stream, deliver);
   }
 
   /** A notification or tray item was clicked: show that deployment's log (or the backups, or the server). */
@@ -282,33 +221,6 @@ export class DesktopApp implements BridgeBackend {
     set.add(deliver);
     deliver({ type: 'state', state: this.views.get(serverId)?.connection.status === 'online' ? 'open' : 'reconnecting' });
     return () => set.delete(deliver);
-  }
-
-  /** A log stream: its own connection, closed by the caller or after `end`. */
-  private openStream(serverId: string, stream: string, deliver: (m: StreamMessage) => void): () => void {
-    const s = this.servers.get(serverId)!;
-    const key = this.secrets.get(serverId);
-    const controller = new AbortController();
-    void (async () => {
-      try {
-        const res = await fetchFor(s)(`${s.url}${stream}`, { headers: { authorization: `Bearer ${key ?? ''}`, accept: 'text/event-stream' }, signal: controller.signal });
-        if (!res.ok || !res.body) throw new Error(`HTTP ${res.status}`);
-        deliver({ type: 'state', state: 'open' });
-        for await (const e of readSse(res.body as ReadableStream<Uint8Array>)) {
-          let data: unknown = e.data;
-          try {
-            data = JSON.parse(e.data);
-          } catch {
-            // text
-          }
-          deliver({ type: 'event', event: { event: e.event, data, ...(e.id !== undefined ? { id: e.id } : {}) } });
-        }
-      } catch {
-        // aborted or failed: reported as closed below
-      }
-      if (!controller.signal.aborted) deliver({ type: 'state', state: 'closed' });
-    })();
-    return () => controller.abort();
   }
 
   private newView(s: ServerEntry): ServerView {

@@ -1,13 +1,14 @@
 // The Electron entry: wires the real Electron APIs into the plain modules of desktop/main. It
 // compiles here against the `electron` package's types but is never run on the build machines
 // (the Electron binary cannot be downloaded there); the logic it wires is tested in Node.
-import { app, BrowserWindow, ipcMain, Menu, nativeImage, net, Notification, powerMonitor, protocol, safeStorage, shell, Tray, type IpcMainInvokeEvent, type MenuItemConstructorOptions, type WebContents } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, net, Notification, powerMonitor, protocol, safeStorage, shell, Tray, type MenuItemConstructorOptions, type WebContents } from 'electron';
 import { statSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { APP_CSP, APP_ORIGIN, SCHEME } from './app-origin.js';
-import { createBridgeHandlers, type IpcSender } from './bridge-handlers.js';
+import { createBridgeHandlers } from './bridge-handlers.js';
 import { DesktopApp, type TrayView } from './desktop-app.js';
+import { registerIpcHandlers } from './ipc-main.js';
 import { checkForUpdate } from './update-check.js';
 import { closeBehaviour, type MenuItem } from './tray-model.js';
 import { trayIconPng } from './tray-icons.js';
@@ -25,11 +26,6 @@ let tray: Tray | null = null;
 let quitting = false;
 let explainedClose = false;
 let updateItem: MenuItem | null = null;
-
-function senderOf(e: IpcMainInvokeEvent): IpcSender {
-  const frame = e.senderFrame;
-  return { webContentsId: e.sender.id, frameUrl: frame?.url ?? null, isMainFrame: Boolean(frame && frame === e.sender.mainFrame) };
-}
 
 function toElectronMenu(items: MenuItem[]): MenuItemConstructorOptions[] {
   return items.map((i) => ({
@@ -159,28 +155,18 @@ app.whenReady().then(() => {
     powerMonitor,
     tray: trayView,
     openInWindow: openWindow,
+    // the default name in the user's Downloads folder, the dialog sheet on the window
+    showSaveDialog: (o) => {
+      const options = { ...o, defaultPath: join(app.getPath('downloads'), o.defaultPath) };
+      return window && !window.isDestroyed() ? dialog.showSaveDialog(window, options) : dialog.showSaveDialog(options);
+    },
     quit: () => {
       quitting = true;
       app.quit();
     },
   });
   const handlers = createBridgeHandlers(desktop, { appOrigin: APP_ORIGIN, trustedWebContents });
-  const subs = new Map<string, () => void>();
-  ipcMain.handle('berth:request', (e, serverId, method, path, body) => handlers.request(senderOf(e), serverId, method, path, body));
-  ipcMain.handle('berth:servers', (e) => handlers.servers(senderOf(e)));
-  ipcMain.handle('berth:subscribe', (e, serverId, stream, id: unknown) => {
-    if (typeof id !== 'string' || subs.has(`${e.sender.id}:${id}`)) return;
-    const stop = handlers.subscribe(senderOf(e), serverId, stream, (m) => {
-      if (!e.sender.isDestroyed()) e.sender.send('berth:stream', id, m);
-    });
-    subs.set(`${e.sender.id}:${id}`, stop);
-    e.sender.once('destroyed', () => subs.get(`${e.sender.id}:${id}`)?.());
-  });
-  ipcMain.handle('berth:unsubscribe', (e, id: unknown) => {
-    const k = `${e.sender.id}:${String(id)}`;
-    subs.get(k)?.();
-    subs.delete(k);
-  });
+  registerIpcHandlers(ipcMain, handlers);
   app.on('web-contents-created', (_e, wc) => guardNavigation(wc));
   app.on('before-quit', () => {
     quitting = true;

@@ -1,22 +1,13 @@
-// The desktop transport: the Electron preload exposes window.berth (issue 15). The main process
-// holds the keys, checks each call against the API's routes and adds the key; the renderer only
-// names a server and a path.
-import { toApiError, type Method, type StreamEvent, type StreamListener, type StreamState, type Transport } from './transport';
+// The desktop transport: the Electron preload exposes window.berth, the BerthApi of the IPC
+// contract (desktop/ipc/contract.ts). The main process holds the keys, checks each call against
+// the API's routes and adds the key; the renderer only names a server and a path.
+import type { BerthApi, BridgeResponse } from '../../../ipc/contract';
+import { toApiError, type Method, type StreamListener, type Transport } from './transport';
 
-export interface BridgeResponse {
-  status: number;
-  body: unknown;
-}
+export type { BridgeResponse };
 
 /** What the preload exposes; nothing else crosses into the renderer. */
-export interface BerthBridge {
-  request(serverId: string, method: Method, path: string, body?: unknown): Promise<BridgeResponse>;
-  subscribe(serverId: string, stream: string, onEvent: (e: StreamEvent) => void, onState?: (s: StreamState) => void): () => void;
-  /** Saves a non-JSON answer to disk through the main process (a save dialog). */
-  download?(serverId: string, path: string, filename: string): Promise<void>;
-  servers?(): Promise<{ id: string; name: string }[]>;
-}
-
+export type BerthBridge = BerthApi;
 
 declare global {
   interface Window {
@@ -42,8 +33,9 @@ export class BridgeTransport implements Transport {
     return this.bridge.subscribe(this.serverId, path, (e) => listener.onEvent(e), (s) => listener.onState?.(s));
   }
 
+  /** The main process asks where to save (a cancelled dialog is not an error) and streams the file there. */
   async download(path: string, filename: string): Promise<void> {
-    if (!this.bridge.download) throw new Error('this version of the desktop app cannot save files');
-    await this.bridge.download(this.serverId, path, filename);
+    const res = await this.bridge.download(this.serverId, path, filename);
+    if (!res.saved && res.failure) throw toApiError(res.failure.status, res.failure.body);
   }
 }

@@ -2,15 +2,12 @@
 // (web, ./web.ts) and the desktop app's preload bridge (./bridge.ts). Views get it from context
 // (api/context.tsx) and never import an implementation.
 
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+import type { HttpMethod, IpcStreamEvent, IpcStreamState } from '../../../ipc/contract';
 
-export interface StreamEvent {
-  event: string;
-  data: unknown;
-  id?: string;
-}
-
-export type StreamState = 'open' | 'reconnecting' | 'closed';
+// the same shapes the desktop IPC contract carries (desktop/ipc/contract.ts), so both transports agree
+export type Method = HttpMethod;
+export type StreamEvent = IpcStreamEvent;
+export type StreamState = IpcStreamState;
 
 export interface StreamListener {
   onEvent(e: StreamEvent): void;
