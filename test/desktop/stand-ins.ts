@@ -1,8 +1,17 @@
-// The only stand-ins the desktop tests use: Electron's safeStorage, Notification, Tray and
-// powerMonitor, which exist only inside the Electron binary (it cannot be downloaded or run on
-// these machines). Everything else in the desktop suites is real: daemons, Docker, git, TLS.
+// The only stand-ins the desktop tests use: Electron's safeStorage, Notification, Tray,
+// powerMonitor, dialog.showSaveDialog and the IPC pair (ipcMain, ipcRenderer, contextBridge,
+// webContents), which exist only inside the Electron binary (it cannot be downloaded or run on
+// these machines). Everything else in the desktop suites is real: daemons, Docker, git, TLS, and
+// the compiled preload itself, run in a context that can require only `electron`, as the sandbox.
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import type { ShowSaveDialog } from '../../desktop/main/downloads.js';
+import type { IpcInvokeEvent, IpcMainLike, IpcWebContents } from '../../desktop/main/ipc-main.js';
+import type { BerthApi } from '../../desktop/ipc/contract.js';
+import { REPO_ROOT } from '../helpers/repo-root.js';
 import type { TrayView } from '../../desktop/main/desktop-app.js';
 import type { NotificationLike } from '../../desktop/main/notifier.js';
 import type { SafeStorageLike } from '../../desktop/main/secret-store.js';
@@ -56,4 +65,79 @@ export function trayStandIn(): TrayView & { renders: { state: OverallState; tool
 
 export function powerMonitorStandIn(): EventEmitter {
   return new EventEmitter();
+}
+
+/** dialog.showSaveDialog answering `answer()` (a path, or null: cancelled), recording each default name. */
+export function saveDialogStandIn(answer: () => string | null): ShowSaveDialog & { asked: { title: string; defaultPath: string }[] } {
+  const asked: { title: string; defaultPath: string }[] = [];
+  const show = (o: { title: string; defaultPath: string }) => {
+    asked.push(o);
+    const path = answer();
+    return Promise.resolve(path ? { canceled: false, filePath: path } : { canceled: true });
+  };
+  return Object.assign(show, { asked });
+}
+
+type Listener = (event: IpcInvokeEvent, ...args: unknown[]) => unknown;
+
+/**
+ * ipcMain, and windows whose webContents run the compiled preload (dist/desktop/preload/preload.js)
+ * with an ipcRenderer wired to that ipcMain: `window(...).berth` is what the renderer gets. As in
+ * Electron, arguments and results are structured clones and a handler's throw rejects the invoke
+ * with "Error invoking remote method '<channel>': <error>". `channels` records every channel used.
+ */
+export function ipcStandIn() {
+  const handlers = new Map<string, Listener>();
+  const channels = { handled: [] as string[], invoked: [] as string[], listened: [] as string[], sent: [] as string[] };
+  const ipcMain: IpcMainLike = {
+    handle(channel, listener) {
+      if (handlers.has(channel)) throw new Error(`Attempted to register a second handler for '${channel}'`);
+      channels.handled.push(channel);
+      handlers.set(channel, listener);
+    },
+  };
+  let nextId = 0;
+  /** A window: its webContents id, and the URL of the frame its calls come from (`mainFrame: false`: a subframe). */
+  function window(o: { frameUrl: string; mainFrame?: boolean; webContentsId?: number }): { berth: BerthApi; webContents: IpcWebContents } {
+    const destroyed = new EventEmitter();
+    const rendererListeners = new Map<string, ((event: unknown, ...args: unknown[]) => void)[]>();
+    const mainFrame = { url: o.frameUrl };
+    const webContents: IpcWebContents = {
+      id: o.webContentsId ?? ++nextId + 100,
+      mainFrame,
+      isDestroyed: () => false,
+      send(channel, ...args) {
+        channels.sent.push(channel);
+        for (const l of rendererListeners.get(channel) ?? []) l({}, ...structuredClone(args));
+      },
+      once: (event, listener) => destroyed.once(event, listener),
+    };
+    const senderFrame = o.mainFrame === false ? { url: o.frameUrl } : mainFrame;
+    const ipcRenderer = {
+      async invoke(channel: string, ...args: unknown[]): Promise<unknown> {
+        channels.invoked.push(channel);
+        const h = handlers.get(channel);
+        if (!h) throw new Error(`Error invoking remote method '${channel}': Error: No handler registered for '${channel}'`);
+        try {
+          return structuredClone(await h({ sender: webContents, senderFrame }, ...structuredClone(args)));
+        } catch (err) {
+          throw new Error(`Error invoking remote method '${channel}': ${String(err)}`);
+        }
+      },
+      on(channel: string, listener: (event: unknown, ...args: unknown[]) => void) {
+        channels.listened.push(channel);
+        rendererListeners.set(channel, [...(rendererListeners.get(channel) ?? []), listener]);
+      },
+    };
+    const exposed: Record<string, unknown> = {};
+    const contextBridge = { exposeInMainWorld: (name: string, api: unknown) => (exposed[name] = api) };
+    const module = { exports: {} };
+    const sandboxRequire = (id: string) => {
+      if (id === 'electron') return { contextBridge, ipcRenderer };
+      throw new Error(`a sandboxed preload cannot require ${id}`);
+    };
+    runInNewContext(readFileSync(join(REPO_ROOT, 'dist/desktop/preload/preload.js'), 'utf8'), { require: sandboxRequire, module, exports: module.exports }, { filename: 'preload.js' });
+    return { berth: exposed.berth as BerthApi, webContents };
+  }
+  return { ipcMain, window, channels };
 }
