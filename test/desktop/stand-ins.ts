@@ -121,7 +121,7 @@ export function ipcStandIn() {
         try {
           return structuredClone(await h({ sender: webContents, senderFrame }, ...structuredClone(args)));
         } catch (err) {
-          throw new Error(`Error invoking remote method '${channel}': ${String(err)}`);
+          throw new Error(`Error invoking remote method '${channel}': ${String(err)}`, { cause: err });
         }
       },
       on(channel: string, listener: (event: unknown, ...args: unknown[]) => void) {
