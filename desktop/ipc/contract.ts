@@ -95,9 +95,14 @@ export interface ServerTestResult {
   error?: string;
 }
 
+/** Where the app keeps the keys: the OS keychain, or what the user chose when it is weak. */
 export interface KeyStoreStatus {
   mode: 'keychain' | 'plain-file' | 'ask-each-launch' | 'refused';
+  /** Electron's safeStorage backend (e.g. gnome_libsecret, basic_text). */
+  backend: string;
+  /** Where keys are kept, for the settings screen. */
   where: string;
+  /** A store that could not be read, moved aside to this path. */
   corruptBackup: string | null;
 }
 

@@ -9,7 +9,7 @@ import { APP_SERVER_ID, type BridgeResponse, type DownloadResult, type ServerSum
 import { isAllowedDownload } from './downloads.js';
 import { isAllowedRequest, isAllowedStream } from './routes.js';
 
-export { APP_SERVER_ID, type BridgeResponse, type StreamMessage } from '../ipc/contract.js';
+export type { BridgeResponse, StreamMessage } from '../ipc/contract.js';
 
 /** What the main process knows about an IPC call's sender (from Electron's IpcMainInvokeEvent). */
 export interface IpcSender {

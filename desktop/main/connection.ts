@@ -2,6 +2,7 @@
 // only the pinned certificate (shared/pinned-tls.ts, as the CLI does). Testing a server = its
 // health answer and the scope of the key.
 import { FingerprintMismatchError, pinnedFetch, type FetchLike } from '../../shared/pinned-tls.js';
+import type { ServerTestResult } from '../ipc/contract.js';
 import type { ServerEntry } from './server-list.js';
 
 const fetchers = new Map<string, FetchLike>();
@@ -24,12 +25,8 @@ export function connectionError(err: unknown): string {
   return cause?.code ? `cannot connect (${cause.code})` : err instanceof Error ? err.message : String(err);
 }
 
-export interface ServerTest {
-  ok: boolean;
-  version?: string;
-  key?: { id: string; name: string; access: string; projects: 'all' | string[] };
-  error?: string;
-}
+/** What testing a server found (the contract's ServerTestResult). */
+export type ServerTest = ServerTestResult;
 
 /** Health, then the key's scope (GET /api/session with the key as a bearer answers who it is; no session is created). */
 export async function testServer(server: Pick<ServerEntry, 'url' | 'fingerprint'>, key: string): Promise<ServerTest> {

@@ -18,8 +18,6 @@ import { ServerList, type ServerEntry } from './server-list.js';
 import { forwardRequest, openLogStream } from './server-requests.js';
 import { buildTrayMenu, trayTooltip, worstState, type MenuItem, type OverallState, type ServerView } from './tray-model.js';
 
-export type { ServerSummary } from '../ipc/contract.js';
-
 const NO_KEY: BridgeResponse = { status: 401, body: { error: { code: 'no_key', message: 'no key is stored for this server in the desktop app' } } };
 
 /** The tray as the app drives it (Electron's Tray + Menu behind it); null where the desktop has none. */

@@ -27,7 +27,7 @@ export function isAllowedDownload(path: string): boolean {
 }
 
 /** The file name of a Content-Disposition header (`filename*=UTF-8''…` or `filename="…"`), without any directory. */
-export function dispositionFilename(header: string | null): string | null {
+function dispositionFilename(header: string | null): string | null {
   if (!header) return null;
   let name: string | null = null;
   const star = /filename\*\s*=\s*UTF-8''([^;]+)/i.exec(header);

@@ -1,5 +1,6 @@
-// The console in Chromium in desktop mode: window.berth is the preload's bridge, wired through
-// playwright's exposeBinding to the real main-process handlers (desktop/main/bridge-handlers.ts
+// The console in Chromium in desktop mode: window.berth is the compiled preload's bridge, its
+// ipcRenderer wired through playwright's exposeBinding to ipcMain's handlers registered by
+// desktop/main/ipc-main.ts over the real main-process handlers (desktop/main/bridge-handlers.ts
 // over DesktopApp) holding two real daemons. The page is served from the app's own origin (a
 // routed host standing in for the berth-app:// protocol); a frame from another origin is refused.
 import { expect } from 'chai';
@@ -8,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
 import type { Browser, BrowserContext, Frame, Page } from 'playwright-core';
 import { APP_CSP } from '../../desktop/main/app-origin.js';
-import { createBridgeHandlers, type IpcSender } from '../../desktop/main/bridge-handlers.js';
+import { createBridgeHandlers } from '../../desktop/main/bridge-handlers.js';
 import { DesktopApp } from '../../desktop/main/desktop-app.js';
+import { registerIpcHandlers, type IpcInvokeEvent, type IpcWebContents } from '../../desktop/main/ipc-main.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
@@ -18,7 +20,7 @@ import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
-import { notificationStandIn, powerMonitorStandIn, safeStorageStandIn, trayStandIn } from './stand-ins.js';
+import { notificationStandIn, powerMonitorStandIn, preloadInitScript, safeStorageStandIn, trayStandIn } from './stand-ins.js';
 
 const APP_ORIGIN = 'http://console.berth-app.test';
 const CONSOLE = join(REPO_ROOT, 'dist/console');
@@ -78,42 +80,26 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
       route.fulfill({ status: 200, body: `<!doctype html><title>other</title><iframe title="app" src="${APP_ORIGIN}/"></iframe>`, headers: { 'content-type': 'text/html' } }),
     );
 
+    // the real preload (dist/desktop/preload/preload.js) in every page, its ipcRenderer a binding
+    // into ipcMain's handlers as ipc-main.ts registers them over the real bridge handlers
     const handlers = createBridgeHandlers(app, { appOrigin: APP_ORIGIN, trustedWebContents: new Set([1]) });
-    const sender = (source: { frame: Frame; page: Page }): IpcSender => ({ webContentsId: 1, frameUrl: source.frame.url(), isMainFrame: source.frame === source.page.mainFrame() });
-    const subs = new Map<string, () => void>();
-    await context.exposeBinding('__berthRequest', (source, serverId: string, method: string, path: string, body: unknown) => handlers.request(sender(source), serverId, method, path, body));
-    await context.exposeBinding('__berthServers', (source) => handlers.servers(sender(source)));
-    await context.exposeBinding('__berthSubscribe', (source, serverId: string, stream: string, id: string) => {
-      const stop = handlers.subscribe(sender(source), serverId, stream, (m) => {
-        void source.page.evaluate(([sid, msg]) => (window as unknown as { __berthDeliver(i: string, x: unknown): void }).__berthDeliver(sid as string, msg), [id, m] as const).catch(() => undefined);
-      });
-      subs.set(id, stop);
+    const registered = new Map<string, (e: IpcInvokeEvent, ...args: unknown[]) => unknown>();
+    registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, handlers);
+    const frames = new WeakMap<Frame, { url: string }>();
+    const frameOf = (f: Frame) => frames.get(f) ?? (frames.set(f, { get url() { return f.url(); } }), frames.get(f)!);
+    const webContentsOf = (p: Page): IpcWebContents => ({
+      id: 1,
+      mainFrame: frameOf(p.mainFrame()),
+      isDestroyed: () => p.isClosed(),
+      send: (channel, ...args) => void p.evaluate(([c, a]) => (window as unknown as { __berthPush(c: string, ...x: unknown[]): void }).__berthPush(c, ...a), [channel, args] as const).catch(() => undefined),
+      once: (_event, listener) => p.once('close', listener),
     });
-    await context.exposeBinding('__berthUnsubscribe', (_source, id: string) => {
-      subs.get(id)?.();
-      subs.delete(id);
+    await context.exposeBinding('__berthInvoke', (source, channel: string, ...args: unknown[]) => {
+      const handler = registered.get(channel);
+      if (!handler) throw new Error(`No handler registered for '${channel}'`);
+      return handler({ sender: webContentsOf(source.page), senderFrame: frameOf(source.frame) }, ...args);
     });
-    // what desktop/preload/preload.ts exposes, over the bindings instead of ipcRenderer
-    await context.addInitScript(() => {
-      type W = Window & Record<string, (...args: unknown[]) => Promise<unknown>> & { __berthDeliver?: (id: string, m: { type: string; event?: unknown; state?: string }) => void };
-      const w = window as unknown as W;
-      const listeners = new Map<string, (m: { type: string; event?: unknown; state?: string }) => void>();
-      let next = 0;
-      w.__berthDeliver = (id, m) => listeners.get(id)?.(m);
-      (window as unknown as { berth: unknown }).berth = {
-        request: (serverId: string, method: string, path: string, body?: unknown) => w.__berthRequest!(serverId, method, path, body),
-        subscribe(serverId: string, stream: string, onEvent: (e: unknown) => void, onState?: (s: string) => void) {
-          const id = `s${++next}`;
-          listeners.set(id, (m) => (m.type === 'event' ? onEvent(m.event) : onState?.(m.state!)));
-          w.__berthSubscribe!(serverId, stream, id).catch(() => onState?.('closed'));
-          return () => {
-            listeners.delete(id);
-            void w.__berthUnsubscribe!(id);
-          };
-        },
-        servers: () => w.__berthServers!(),
-      };
-    });
+    await context.addInitScript({ content: preloadInitScript() });
     page = await context.newPage();
     page.on('pageerror', (e) => pageErrors.push(e.message));
     page.on('console', (m) => {
@@ -217,19 +203,19 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
   });
 
   it('another origin, or the app page framed by it, cannot use the bridge', async () => {
-    type Binding = { __berthRequest(...a: unknown[]): Promise<unknown> };
+    type Binding = { berth: { request(...a: unknown[]): Promise<unknown> } };
     const other = await context.newPage();
     try {
       await other.goto('http://evil.berth-app.test/');
-      const fromOther = await other.evaluate((id) => (window as unknown as Binding).__berthRequest(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      const fromOther = await other.evaluate((id) => (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
       expect(fromOther).to.include('refused');
       const framed = await until('the framed app page', async () => other.frames().find((f) => f !== other.mainFrame() && f.url().startsWith(APP_ORIGIN)), 5_000, 50);
-      const fromFrame = await framed.evaluate((id) => (window as unknown as Binding).__berthRequest(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      const fromFrame = await framed.evaluate((id) => (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
       expect(fromFrame).to.include('refused');
     } finally {
       await other.close();
     }
-    const fromPage = await page.evaluate((id) => (window as unknown as { __berthRequest(...a: unknown[]): Promise<{ status: number }> }).__berthRequest(id, 'GET', '/api/projects').then((r) => r.status), ids.alpha);
+    const fromPage = await page.evaluate((id) => (window as unknown as { berth: { request(...a: unknown[]): Promise<{ status: number }> } }).berth.request(id, 'GET', '/api/projects').then((r) => r.status), ids.alpha);
     expect(fromPage).to.equal(200);
   });
 });

@@ -141,3 +141,27 @@ export function ipcStandIn() {
   }
   return { ipcMain, window, channels };
 }
+
+/**
+ * A page init script running the compiled preload as Electron's sandbox would, in the page (for
+ * Chromium tests): `require('electron')` gives a contextBridge that sets window[name] and an
+ * ipcRenderer whose invoke is the page binding `__berthInvoke(channel, ...args)`; the test pushes
+ * main's messages with `window.__berthPush(channel, ...args)`.
+ */
+export function preloadInitScript(): string {
+  const preload = readFileSync(join(REPO_ROOT, 'dist/desktop/preload/preload.js'), 'utf8');
+  return `(() => {
+  const listeners = new Map();
+  window.__berthPush = (channel, ...args) => (listeners.get(channel) || []).forEach((l) => l({}, ...args));
+  const electron = {
+    contextBridge: { exposeInMainWorld: (name, api) => { window[name] = api; } },
+    ipcRenderer: {
+      invoke: (channel, ...args) => window.__berthInvoke(channel, ...args),
+      on: (channel, listener) => listeners.set(channel, [...(listeners.get(channel) || []), listener]),
+    },
+  };
+  const module = { exports: {} };
+  const require = (id) => { if (id === 'electron') return electron; throw new Error('a sandboxed preload cannot require ' + id); };
+  (function (require, module, exports) {\n${preload}\n})(require, module, module.exports);
+})();`;
+}
