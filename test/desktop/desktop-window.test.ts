@@ -4,6 +4,7 @@
 // over DesktopApp) holding two real daemons. The page is served from the app's own origin (a
 // routed host standing in for the berth-app:// protocol); a frame from another origin is refused.
 import { expect } from 'chai';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize } from 'node:path';
@@ -14,13 +15,14 @@ import { DesktopApp } from '../../desktop/main/desktop-app.js';
 import { registerIpcHandlers, type IpcInvokeEvent, type IpcWebContents } from '../../desktop/main/ipc-main.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { requireDatabaseImage } from '../helpers/databases.js';
 import { requireDocker } from '../helpers/docker.js';
 import { missingDockerfile } from '../helpers/failing-apps.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
-import { notificationStandIn, powerMonitorStandIn, preloadInitScript, safeStorageStandIn, trayStandIn } from './stand-ins.js';
+import { notificationStandIn, powerMonitorStandIn, preloadInitScript, safeStorageStandIn, saveDialogStandIn, trayStandIn } from './stand-ins.js';
 
 const APP_ORIGIN = 'http://console.berth-app.test';
 const CONSOLE = join(REPO_ROOT, 'dist/console');
@@ -40,13 +42,15 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
   const ids: { alpha: string; beta: string } = { alpha: '', beta: '' };
   const names = { alpha: uniq('alpha-shop'), beta: uniq('beta-blog') };
   const pageErrors: string[] = [];
+  let saveTo: string | null = null;
+  const dialog = saveDialogStandIn(() => saveTo);
 
   before(async function () {
     this.timeout(300_000);
     requireDocker();
     requireConsoleBuild();
     git = await startGitServer({});
-    a = await startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' });
+    a = await startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', BERTH_IMAGE_REDIS: requireDatabaseImage('redis') });
     b = await startTestDaemon({ BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' });
     await a.admin.createProject({ name: names.alpha });
     await b.admin.createProject({ name: names.beta });
@@ -60,6 +64,7 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
       tray: trayStandIn(),
       // what electron-main's openWindow does: load the route, on that server, in the window
       openInWindow: (serverId, route) => void page.goto(`${APP_ORIGIN}${route}#server=${encodeURIComponent(serverId)}`),
+      showSaveDialog: dialog,
       quit: () => undefined,
     });
     app.start();
@@ -217,5 +222,24 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     }
     const fromPage = await page.evaluate((id) => (window as unknown as { berth: { request(...a: unknown[]): Promise<{ status: number }> } }).berth.request(id, 'GET', '/api/projects').then((r) => r.status), ids.alpha);
     expect(fromPage).to.equal(200);
+  });
+
+  it("the console's Download button saves a backup in the desktop: the save dialog, then the file with the API's bytes", async function () {
+    this.timeout(400_000);
+    const { project } = await a.admin.createProject({ name: uniq('cache') });
+    const { service } = await a.admin.createService(project.id, { name: 'cache', repoFullName: 'database:redis' });
+    const { deployment } = await a.admin.deploy(service.id);
+    const done = await waitForDeployment(a.admin, service.id, deployment.id, ['running', 'failed'], 300_000);
+    expect(done.status).to.equal('running');
+    await a.admin.databaseQuery(service.id, 'SET k v');
+    const started = (await a.admin.createBackup(service.id, 'disk')).backup;
+    const backup = await until('the backup', async () => (await a.admin.listBackups(service.id)).backups.find((x) => x.id === started.id && x.status !== 'running'), 120_000, 250);
+    expect(backup.status).to.equal('succeeded');
+    saveTo = join(dir, 'from-the-button.dump');
+    await page.goto(`${APP_ORIGIN}/services/${service.id}/backups#server=${encodeURIComponent(ids.alpha)}`);
+    await page.getByRole('button', { name: 'Download', exact: true }).click();
+    await until('the saved file', async () => existsSync(saveTo!), 30_000, 100);
+    expect(dialog.asked).to.have.length(1);
+    expect(`sha256:${createHash('sha256').update(readFileSync(saveTo)).digest('hex')}`).to.equal(backup.checksum);
   });
 });
