@@ -25,7 +25,7 @@ export interface IpcMainLike {
   handle(channel: string, listener: (event: IpcInvokeEvent, ...args: unknown[]) => unknown): void;
 }
 
-export function senderOf(e: IpcInvokeEvent): IpcSender {
+function senderOf(e: IpcInvokeEvent): IpcSender {
   const frame = e.senderFrame;
   return { webContentsId: e.sender.id, frameUrl: frame?.url ?? null, isMainFrame: Boolean(frame && frame === e.sender.mainFrame) };
 }
