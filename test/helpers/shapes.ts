@@ -94,9 +94,9 @@ export const SERVICE: Shape = {
   lastDeployedAt: 'timestamp?',
   createdAt: 'timestamp',
   updatedAt: 'timestamp',
-  // not in the spec: the generated hostname (README, Generated hostnames)
+  // not in the spec: the generated hostname (docs/apps.md, Reverse proxy: generated names)
   generatedHostname: 'string?',
-  // not in the spec: the container limits (README, Container limits)
+  // not in the spec: the container limits (docs/operations.md, Container limits)
   limits: { object: { memoryMb: 'integer', cpus: 'number', pids: 'integer' } },
 };
 
