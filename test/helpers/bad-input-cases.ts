@@ -24,7 +24,7 @@ export interface Fixtures {
   missing: string;
 }
 
-export type Method = 'POST' | 'PATCH' | 'DELETE';
+type Method = 'POST' | 'PATCH' | 'DELETE';
 export type Body = unknown | ((f: Fixtures) => unknown);
 
 export interface Case {

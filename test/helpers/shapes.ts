@@ -4,7 +4,7 @@ import { expect } from 'chai';
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export type FieldType =
+type FieldType =
   | 'string'
   | 'string?'
   | 'integer'
@@ -161,4 +161,3 @@ export const DATABASE_VARIABLE: Shape = {
   label: 'string',
   dbType: { enum: ['postgres', 'timescale', 'mysql', 'redis', 'mongodb', 'clickhouse'] },
 };
-export const ERROR: Shape = { error: { object: { code: 'string', message: 'string' } } };

@@ -3,7 +3,7 @@
 // names a server and a path.
 import { toApiError, type Method, type StreamEvent, type StreamListener, type StreamState, type Transport } from './transport';
 
-export interface BridgeResponse {
+interface BridgeResponse {
   status: number;
   body: unknown;
 }
