@@ -13,7 +13,7 @@ import { BASE_IMAGE_DEFAULTS, baseImageKeys, baseImageVariable, type BaseImages 
 
 const MIB = 1024 * 1024;
 
-export interface LogBudgets {
+interface LogBudgets {
   retention: LogRetention;
   /** Per source: a service's running container, a deployment's build. */
   rate: LogRate;

@@ -39,7 +39,7 @@ export interface RunningDaemon {
   stop(): Promise<void>;
 }
 
-export const INITIAL_KEY_FILE = 'initial-key';
+const INITIAL_KEY_FILE = 'initial-key';
 const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
 const SSE_PING_MS = 15_000;
 

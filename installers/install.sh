@@ -225,7 +225,7 @@ preflight_install() {
   command -v curl >/dev/null 2>&1 || need_packages+=(curl)
   command -v openssl >/dev/null 2>&1 || need_packages+=(openssl)
   if [[ " ${need_packages[*]} " == *" caddy "* ]] && [[ "$(apt-cache policy caddy 2>/dev/null)" != *"Candidate: "[0-9]* ]]; then
-    die "this distribution has no caddy package (Ubuntu 22.04): add Caddy's own apt repository as README's \"Install on a VPS\" says, then run this again"
+    die "this distribution has no caddy package (Ubuntu 22.04): add Caddy's own apt repository as docs/install.md says, then run this again"
   fi
 
   # What is installed now, and the options it was installed with.
@@ -477,7 +477,7 @@ write_configuration() {
   if [ ! -f "$ETC/berth.env" ]; then
     (umask 077; cat > "$ETC/berth.env" <<EOF
 # Berth daemon configuration, read by berth.service (or the supervisor) at every start.
-# Kept as it is by upgrades; see README's Configuration table for every variable.
+# Kept as it is by upgrades; see docs/operations.md's Configuration table for every variable.
 # The daemon listens on loopback only: Caddy serves the API over HTTPS.
 BERTH_HOST=127.0.0.1
 BERTH_PORT=$DAEMON_PORT

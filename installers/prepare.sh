@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 export ELECTRON_SKIP_BINARY_DOWNLOAD=1   # Electron's binary cannot be downloaded on build machines
 
 if ! command -v node >/dev/null 2>&1; then
-  echo "berth: Node.js 20.19 or newer is required (apt-get install nodejs, or see README)" >&2
+  echo "berth: Node.js 20.19 or newer is required (apt-get install nodejs, or see docs/testing.md)" >&2
   exit 1
 fi
 

@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     *) die "unknown option $1 (usage: release.sh [--version V] [--out DIR])" ;;
   esac
 done
-[ "$arch" = x64 ] || die "only x64 bundles can be built here (sqlite3 is compiled on this x86-64 machine; see README)"
+[ "$arch" = x64 ] || die "only x64 bundles can be built here (sqlite3 is compiled on this x86-64 machine; see docs/install.md)"
 [ -n "$version" ] || version=$(node -p 'require("./package.json").version')
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+([-.+][0-9A-Za-z.-]+)?$ ]] || die "version \"$version\" is not a semantic version"
 [ -f dist/daemon/main.js ] || die "dist/daemon/main.js is missing: run npx tsc -p tsconfig.json first"
@@ -47,6 +47,7 @@ echo "release: staging $name" >&2
 cp -a dist/daemon dist/shared "$stage/dist/"
 if [ -d dist/console ]; then cp -a dist/console "$stage/dist/"; echo "release: including the web console (dist/console)" >&2; fi
 cp package-lock.json README.md "$stage/"
+cp -a docs "$stage/"
 # The bundle's package.json carries the bundle's version (the daemon reports it in /api/health).
 node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync("package.json","utf8"));p.version=process.argv[1];fs.writeFileSync(process.argv[2],JSON.stringify(p,null,2)+"\n")' "$version" "$stage/package.json"
 cp installers/install.sh installers/supervise.sh installers/run-daemon.sh installers/berth-firewall.sh installers/berth.service installers/caddy-berth.conf "$stage/installers/"

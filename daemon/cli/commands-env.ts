@@ -8,7 +8,7 @@ import { table } from './output.js';
 import { openSession } from './session.js';
 
 /** One `KEY=value` line that Node's .env parser (util.parseEnv, also `node --env-file`) reads back as exactly `value`. */
-export function dotenvLine(key: string, value: string): string {
+function dotenvLine(key: string, value: string): string {
   if (/^[A-Za-z0-9_./:@%+,=${}-]*$/.test(value)) return `${key}=${value}`;
   // single quotes are literal (newlines included); double quotes turn \n into a newline; backticks are literal
   if (!value.includes("'")) return `${key}='${value}'`;

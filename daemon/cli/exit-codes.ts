@@ -57,7 +57,7 @@ function causes(err: unknown): unknown[] {
  * A 502/503/504 that did not come from Berth (no Berth error body): the reverse proxy in front of
  * an installed daemon answering for a daemon that is down or restarting.
  */
-export function isGatewayError(err: unknown): boolean {
+function isGatewayError(err: unknown): boolean {
   return err instanceof ApiError && [502, 503, 504].includes(err.status) && err.code === 'http_error';
 }
 

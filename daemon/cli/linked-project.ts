@@ -10,7 +10,7 @@ export interface LinkedProject {
   server: string;
 }
 
-export const LINK_FILE = join('.berth', 'project.json');
+const LINK_FILE = join('.berth', 'project.json');
 
 export function findLinkedProject(from = process.cwd()): { link: LinkedProject; path: string } | null {
   for (let dir = resolve(from); ; dir = dirname(dir)) {

@@ -23,7 +23,7 @@ Exit codes: 0 ok, 1 the operation failed (a deployment failed, not found, refuse
 per line. Environment: BERTH_SERVER, BERTH_TOKEN, BERTH_CERT_SHA256, NO_COLOR,
 XDG_CONFIG_HOME (the saved contexts live in $XDG_CONFIG_HOME/berth/config.json).`;
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('berth');
   // settings first: subcommands inherit them when they are created
   program

@@ -7,13 +7,13 @@ import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import type { AiProviderRecord, AiProviderRepo } from './ports/ai-provider-repo.js';
 
-export type { AiProviderRecord, AiProviderRepo } from './ports/ai-provider-repo.js';
+export type { AiProviderRepo } from './ports/ai-provider-repo.js';
 
 /** The built-in provider: rules over the log, no network, nothing to configure. */
 export const LOCAL_PROVIDER_ID = 'local';
 
 /** An OpenAI-compatible base URL also serves OpenRouter, Ollama, LM Studio and vLLM. */
-export const DEFAULT_BASE_URLS: Record<AiProviderKind, string> = {
+const DEFAULT_BASE_URLS: Record<AiProviderKind, string> = {
   openai: 'https://api.openai.com/v1',
   anthropic: 'https://api.anthropic.com',
   gemini: 'https://generativelanguage.googleapis.com',
@@ -35,7 +35,7 @@ export interface AiProviderPut {
   defaultModel?: string | null | undefined;
 }
 
-export function aiProviderView(r: AiProviderRecord): AiProvider {
+function aiProviderView(r: AiProviderRecord): AiProvider {
   return {
     id: r.id,
     kind: r.kind,

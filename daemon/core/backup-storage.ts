@@ -14,7 +14,7 @@ import type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } 
 export const BACKUP_STORAGE_KEY = 'backupStorage';
 
 /** The API's shapes: the settings without their secret, and the status GET and PUT answer. */
-export type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } from '../../shared/types.js';
+export type { BackupStorageStatus } from '../../shared/types.js';
 
 /** As given by a client (shape-checked at the edge); checked and normalised here. */
 export interface BackupStorageInput {
@@ -91,7 +91,7 @@ function view(s: RemoteSettings): BackupStorageView {
   };
 }
 
-export function checkSettings(input: BackupStorageInput, existing: RemoteSettings | null): RemoteSettings {
+function checkSettings(input: BackupStorageInput, existing: RemoteSettings | null): RemoteSettings {
   const endpoint = checkEndpoint(input.endpoint);
   const region = checkRegion(input.region);
   const bucket = checkBucket(input.bucket);
@@ -135,7 +135,7 @@ function checkRegion(raw: string): string {
 }
 
 /** The S3 bucket naming rules (general purpose buckets). */
-export function checkBucket(raw: string): string {
+function checkBucket(raw: string): string {
   const bucket = raw.trim();
   const refuse = (why: string) => new InvalidInput(`bucket "${bucket.slice(0, 70)}" is not a valid bucket name: ${why}`);
   if (bucket.length < 3 || bucket.length > 63) throw refuse('it must be 3 to 63 characters long');

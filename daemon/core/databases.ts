@@ -11,10 +11,10 @@ import { liveDeployment } from './deployment-states.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 
-export const ROWS_DEFAULT_LIMIT = 50;
-export const ROWS_MAX_LIMIT = 500;
-export const QUERY_TIMEOUT_MS = 30_000;
-export const QUERY_MAX_ROWS = 1000;
+const ROWS_DEFAULT_LIMIT = 50;
+const ROWS_MAX_LIMIT = 500;
+const QUERY_TIMEOUT_MS = 30_000;
+const QUERY_MAX_ROWS = 1000;
 /** The most bytes one query result or row page may bring into the daemon (rows past it are left out, `truncated`). */
 export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
 

@@ -28,7 +28,7 @@ interface Bound {
 const DAY = 86_400;
 
 /** Bounds and defaults. The clone default can come from BERTH_CLONE_TIMEOUT (see DeployLimitSettings). */
-export const DEPLOY_LIMIT_BOUNDS: Readonly<Record<DeployLimitName, Bound>> = {
+const DEPLOY_LIMIT_BOUNDS: Readonly<Record<DeployLimitName, Bound>> = {
   buildTimeoutSeconds: { min: 5, max: DAY, default: 30 * 60 },
   pullTimeoutSeconds: { min: 5, max: DAY, default: 10 * 60 },
   cloneTimeoutSeconds: { min: 5, max: DAY, default: 10 * 60 },

@@ -13,14 +13,3 @@ export interface DeploymentEngine {
   /** After a project is deleted: the same for each service, then the project's network. */
   projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void>;
 }
-
-/** Used where no Docker Engine is configured (and by tests of the control plane alone). */
-export const noEngine: DeploymentEngine = {
-  enqueue() {
-    throw new Error('no deployment engine');
-  },
-  abort: async () => false,
-  imageExists: async () => false,
-  serviceDeleted: async () => undefined,
-  projectDeleted: async () => undefined,
-};

@@ -14,7 +14,7 @@ export interface DiskProbe {
   volumes(): Promise<DiskVolume[]>;
 }
 
-export const DISK_MIN_FREE_SETTING = 'diskMinFreeBytes';
+const DISK_MIN_FREE_SETTING = 'diskMinFreeBytes';
 const MAX_THRESHOLD = 2 ** 50;
 
 export class DiskSpace {

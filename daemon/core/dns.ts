@@ -23,11 +23,11 @@ import type { Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
 
 export type { DnsProviderId };
-export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
+export type { DnsProviderRecord } from './ports/dns-provider-repo.js';
 
-export const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };
+const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };
 
-export const DNS_DEFAULT_BASE_URLS: Record<DnsProviderId, string> = {
+const DNS_DEFAULT_BASE_URLS: Record<DnsProviderId, string> = {
   cloudflare: 'https://api.cloudflare.com/client/v4',
   namecheap: 'https://api.namecheap.com/xml.response',
   spaceship: 'https://spaceship.dev/api/v1',
@@ -56,7 +56,7 @@ export interface DnsProviderPut {
   credentials: Record<string, string | undefined>;
 }
 
-export function isDnsProviderId(id: string): id is DnsProviderId {
+function isDnsProviderId(id: string): id is DnsProviderId {
   return (DNS_PROVIDER_IDS as readonly string[]).includes(id);
 }
 

@@ -11,7 +11,7 @@ import { redactor } from './redact.js';
 import type { Store } from './store.js';
 
 /** Lines taken from the end of each log. */
-export const LOG_TAIL_LINES = 150;
+const LOG_TAIL_LINES = 150;
 /** A longer line (a minified bundle, a base64 blob) is cut: the prompt stays a few hundred KB at most. */
 const MAX_LINE_CHARS = 2000;
 
@@ -35,7 +35,7 @@ export interface ExplainProvider {
   explain(prompt: ExplainPrompt, model: string): Promise<Explanation>;
 }
 
-export interface ResolvedProvider {
+interface ResolvedProvider {
   provider: ExplainProvider;
   defaultModel: string | null;
   /** False for the built-in rules, which have no models. */
@@ -54,7 +54,7 @@ export interface FailureLogs {
   runtimeTail(serviceId: string, deploymentId: string, n: number): Promise<string[]>;
 }
 
-export interface DeploymentLookup {
+interface DeploymentLookup {
   visible(access: Access, deploymentId: string): Promise<{ deployment: DeploymentRecord; service: ServiceRecord }>;
 }
 

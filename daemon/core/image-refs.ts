@@ -15,7 +15,7 @@ const DIGEST_ALGORITHMS = new Set(['sha256', 'sha384', 'sha512']);
 /** Registries Docker treats as "no registry" (Docker Hub): `docker.io/berth/x` is `berth/x` locally. */
 const HUB = new Set(['docker.io', 'index.docker.io']);
 /** Where Berth tags the images it builds for services. */
-export const BERTH_IMAGE_NAMESPACE = 'berth';
+const BERTH_IMAGE_NAMESPACE = 'berth';
 
 export interface ImageRefParts {
   /** The registry host (and port) when given and not Docker Hub; null otherwise. */

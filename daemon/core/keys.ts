@@ -8,7 +8,7 @@ import { newId } from './ids.js';
 import type { KeyRecord } from './records.js';
 import type { Store } from './store.js';
 
-export const TOKEN_PREFIX = 'berth_';
+const TOKEN_PREFIX = 'berth_';
 /** lastUsedAt is written at most this often per key, so reads stay reads. */
 const TOUCH_INTERVAL_MS = 60_000;
 const BOOTSTRAP_NAME = 'bootstrap';
@@ -19,7 +19,7 @@ export interface NewKey {
   projects: KeyProjects;
 }
 
-export function newToken(): string {
+function newToken(): string {
   return TOKEN_PREFIX + randomBytes(32).toString('base64url');
 }
 

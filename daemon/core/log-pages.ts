@@ -5,12 +5,12 @@
 import type { LogLineRecord } from './records.js';
 
 export const LOG_PAGE_LINES = 1000;
-export const LOG_PAGE_BYTES = 1024 * 1024;
+const LOG_PAGE_BYTES = 1024 * 1024;
 /** What a line's fields other than its text add to the answer (id, stream, createdAt, keys). */
 const LINE_OVERHEAD = 120;
 
 /** Bytes a line takes in a JSON answer (its text as JSON encodes it, plus the other fields). */
-export function answerBytes(l: LogLineRecord): number {
+function answerBytes(l: LogLineRecord): number {
   return Buffer.byteLength(JSON.stringify(l.line)) + LINE_OVERHEAD;
 }
 

@@ -12,7 +12,7 @@ import type { DeploymentRecord, LogLineRecord } from './records.js';
 import type { Services } from './services.js';
 
 /** The lines a runtime stream starts with when the client brings no Last-Event-ID. */
-export const RUNTIME_SNAPSHOT_LINES = 500;
+const RUNTIME_SNAPSHOT_LINES = 500;
 
 /**
  * A stream's `snapshot`: the newest lines after `afterId`, at most `lines` and one page's bytes.

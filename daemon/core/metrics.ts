@@ -7,12 +7,12 @@ import type { DiskMetrics, HostCpuMetrics, HostMemoryMetrics, NetworkMetrics, Se
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 
-export const METRICS_CACHE_MS = 2_000;
+const METRICS_CACHE_MS = 2_000;
 /** A part that takes longer than this is reported as failed (its late answer is dropped). */
 const PART_TIMEOUT_MS = 10_000;
 
 /** An error line and the project it concerns (null: the host's), so keys see only their own. */
-export interface ScopedError {
+interface ScopedError {
   projectId: string | null;
   message: string;
 }

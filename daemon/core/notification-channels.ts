@@ -14,8 +14,8 @@ import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEv
 import { serial } from './serial.js';
 import type { SettingsRepo } from './store.js';
 
-export { CHANNEL_TYPES, NOTIFY_EVENTS } from './ports/notice-sender.js';
-export type { Channel, ChannelConfig, ChannelType, EmailConfig, NotifyEvent } from './ports/notice-sender.js';
+export { NOTIFY_EVENTS } from './ports/notice-sender.js';
+export type { Channel, NotifyEvent } from './ports/notice-sender.js';
 
 export type ChannelView = NotificationChannel;
 

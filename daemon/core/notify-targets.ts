@@ -8,7 +8,7 @@ import { InvalidInput } from './errors.js';
 import type { ChannelConfig } from './ports/notice-sender.js';
 import type { SettingsRepo } from './store.js';
 
-export const ALLOW_PRIVATE_NOTIFY_TARGETS = 'allowPrivateNotifyTargets';
+const ALLOW_PRIVATE_NOTIFY_TARGETS = 'allowPrivateNotifyTargets';
 
 /** Every address a name resolves to (an IP resolves to itself). */
 export type Lookup = (hostname: string) => Promise<string[]>;

@@ -4,11 +4,3 @@ import type { ProxyResult } from '../../shared/types.js';
 export interface ProxyPort {
   apply(): Promise<ProxyResult>;
 }
-
-/** Until a proxy is configured, every change says so honestly instead of pretending it routed. */
-export const unconfiguredProxy: ProxyPort = {
-  apply: async () => ({
-    ok: false,
-    detail: 'no reverse proxy is configured on this server: the change is saved, but no traffic is routed',
-  }),
-};

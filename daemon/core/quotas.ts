@@ -12,8 +12,8 @@ import type { QuotaOverrides } from './ports/quota-repo.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 
-export const QUOTA_FIELDS = ['maxServices', 'maxBackups', 'maxBackupBytes', 'maxImagesPerService'] as const;
-export type QuotaField = (typeof QUOTA_FIELDS)[number];
+const QUOTA_FIELDS = ['maxServices', 'maxBackups', 'maxBackupBytes', 'maxImagesPerService'] as const;
+type QuotaField = (typeof QUOTA_FIELDS)[number];
 
 /** A request's quotas: a number sets a field, null goes back to the default, absent keeps it. */
 export type QuotaInput = { [F in QuotaField]?: number | null | undefined };
@@ -26,7 +26,7 @@ export interface QuotaUsage {
 }
 
 /** The settings key of the server-wide defaults (JSON). */
-export const QUOTA_DEFAULTS_SETTING = 'quotaDefaults';
+const QUOTA_DEFAULTS_SETTING = 'quotaDefaults';
 
 /** Sanity bounds for every field: at least one (zero would make a project unusable), at most these. */
 const CEILING: QuotaValues = { maxServices: 100_000, maxBackups: 1_000_000, maxBackupBytes: 2 ** 50, maxImagesPerService: 100 };

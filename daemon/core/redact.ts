@@ -1,7 +1,7 @@
 // Redaction of log text before it leaves the server (to an AI provider): every known secret value
 // of the project, and text that looks like a credential whatever its origin.
 
-export const REDACTED = '[redacted]';
+const REDACTED = '[redacted]';
 
 /** Shorter values would turn ordinary words of the log into holes; they are too short to be secrets. */
 const MIN_SECRET_LENGTH = 4;

@@ -9,7 +9,7 @@ import type { KeyService } from './keys.js';
 import type { KeyRecord } from './records.js';
 import type { Store } from './store.js';
 
-export const SESSION_TTL_MS = 7 * 24 * 3600_000;
+const SESSION_TTL_MS = 7 * 24 * 3600_000;
 
 export interface OpenedSession {
   secret: string;

@@ -15,10 +15,10 @@ import type { ProxyResult } from '../../shared/types.js';
 import type { SettingsRepo } from './store.js';
 
 export const HTTPS_MODES = ['acme', 'internal', 'http'] as const;
-export type HttpsMode = (typeof HTTPS_MODES)[number];
+type HttpsMode = (typeof HTTPS_MODES)[number];
 
 /** The keys the proxy integration reads: keep them exactly. */
-export const SETTING_KEYS = {
+const SETTING_KEYS = {
   rootDomain: 'rootDomain',
   publicIp: 'publicIp',
   acmeEmail: 'acmeEmail',
@@ -51,7 +51,7 @@ export interface SystemSettingsPatch extends DeployLimitsPatch {
 
 const EMAIL = /^[^\s@"<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 
-export function checkIpv4(raw: string, field: string): string {
+function checkIpv4(raw: string, field: string): string {
   const ip = raw.trim();
   if (!isIPv4(ip)) throw new InvalidInput(`${field} must be an IPv4 address like 203.0.113.10`);
   return ip;

@@ -19,7 +19,7 @@ import { InvalidInput, Unauthorized } from './errors.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './store.js';
 
-export type HookProvider = 'github' | 'gitea' | 'gitlab';
+type HookProvider = 'github' | 'gitea' | 'gitlab';
 
 /** A delivery as received: lower-case header names, the raw body bytes. */
 export interface HookDelivery {

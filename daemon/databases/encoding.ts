@@ -17,7 +17,7 @@ import { InvalidInput } from '../core/errors.js';
 export type { Cell, Row };
 
 export const TAGS = ['$bigint', '$decimal', '$bytes', '$date', '$oid'] as const;
-export type Tag = (typeof TAGS)[number];
+type Tag = (typeof TAGS)[number];
 
 export type Tagged = { tag: Tag; value: string };
 

@@ -11,7 +11,7 @@ import { mysqlModule } from './mysql/index.js';
 import { postgresModule } from './postgres/index.js';
 import { redisModule } from './redis/index.js';
 
-export const ENGINE_MODULES: Readonly<Record<DatabaseEngine, EngineModule>> = {
+const ENGINE_MODULES: Readonly<Record<DatabaseEngine, EngineModule>> = {
   postgres: postgresModule('postgres'),
   timescale: postgresModule('timescale'),
   mysql: mysqlModule,
@@ -43,9 +43,4 @@ export function backupTool(engine: DatabaseEngine): EngineBackupTool {
 
 export function databaseContainer(engine: DatabaseEngine, opts: DatabaseOptions): DatabaseContainer {
   return engineModule(engine).container(opts);
-}
-
-/** Engines that serve TLS with a Berth-issued certificate. */
-export function servesTls(engine: DatabaseEngine): boolean {
-  return engineModule(engine).servesTls;
 }

@@ -27,7 +27,7 @@ async function inspectImage(docker: Docker, ref: string): Promise<ImageFacts | n
 }
 
 /** True when Berth built the image for a service (its build labels), and that service is not `serviceId` of this daemon. */
-export function builtForAnotherService(labels: Labels, own: Ownership, serviceId: string): boolean {
+function builtForAnotherService(labels: Labels, own: Ownership, serviceId: string): boolean {
   const built = labels[LABEL_IMAGE_OWNER] !== undefined || labels[LABEL_BUILD] !== undefined || labels[LABEL_SERVICE] !== undefined;
   return built && !own.owns(labels, { serviceId });
 }

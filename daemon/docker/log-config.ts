@@ -3,8 +3,8 @@
 // 16 KB lines filled gigabytes there besides Berth's own log store); with it, at most
 // MAX_FILE files of MAX_SIZE each per container. Berth follows the live stream, so the files only
 // serve `docker logs` and a restart's catch-up.
-export const CONTAINER_LOG_MAX_SIZE = '10m';
-export const CONTAINER_LOG_MAX_FILE = '3';
+const CONTAINER_LOG_MAX_SIZE = '10m';
+const CONTAINER_LOG_MAX_FILE = '3';
 
 export const BOUNDED_LOG_CONFIG = {
   Type: 'json-file',

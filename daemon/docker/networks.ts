@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Labels, Ownership } from './labels.js';
 
-export function projectNetworkName(projectId: string): string {
+function projectNetworkName(projectId: string): string {
   return `berth-${projectId}`;
 }
 

@@ -3,7 +3,7 @@
 import type Docker from 'dockerode';
 import type { Labels, Ownership } from './labels.js';
 
-export function serviceVolumeName(serviceId: string): string {
+function serviceVolumeName(serviceId: string): string {
   return `berth-data-${serviceId}`;
 }
 

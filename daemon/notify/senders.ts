@@ -10,7 +10,7 @@ import type { Notice, Sender } from '../core/ports/notice-sender.js';
 import { discordPayload, slackPayload } from './chat-text.js';
 
 const ATTEMPT_TIMEOUT_MS = 10_000;
-export const SIGNATURE_HEADER = 'X-Berth-Signature-256';
+const SIGNATURE_HEADER = 'X-Berth-Signature-256';
 
 /**
  * `check` runs just before each attempt (core/notify-targets.ts: the target's name is resolved then

@@ -348,7 +348,7 @@ async function sweep(): Promise<void> {
   console.log(`  idle RSS ${last.idleRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.idleRss < SWEEP_TARGET.rssMb)}; after the load ${last.loadedRss.toFixed(1)} MB ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`);
   console.log(`  Caddy /load of ${last.services} domains ${last.caddyLoadMs.toFixed(0)} ms (target < ${SWEEP_TARGET.caddyLoadMs}) ${verdict(last.caddyLoadMs < SWEEP_TARGET.caddyLoadMs)}`);
   // No target: what every deploy on such a server costs in Caddy once its web services are all
-  // live (one reverse proxy per host port, provisioned again on every load; see README).
+  // live (one reverse proxy per host port, provisioned again on every load; see docs/benchmarks.md).
   if (last.caddyLoadWithPortsMs !== null) console.log(`  the same with a host-port server for each of ${last.hostPorts} web services: ${last.caddyLoadWithPortsMs.toFixed(0)} ms (informational)`);
 }
 

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Serv
 import type { AddressInfo } from 'node:net';
 import type { Explanation } from '../../shared/types.js';
 
-export interface SeenRequest {
+interface SeenRequest {
   method: string;
   path: string;
   headers: IncomingHttpHeaders;
@@ -15,7 +15,7 @@ export interface SeenRequest {
 }
 
 /** What the fake answers as the model's text: the explanation as JSON, fenced JSON, or prose. */
-export type FakeAnswer = 'json' | 'fenced' | 'prose';
+type FakeAnswer = 'json' | 'fenced' | 'prose';
 
 export interface FakeProvider {
   kind: 'openai' | 'anthropic' | 'gemini';

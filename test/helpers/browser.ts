@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { REPO_ROOT } from './repo-root.js';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const SCREENSHOTS = join(REPO_ROOT, '.berth-test', 'screenshots');
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOTS = join(REPO_ROOT, '.berth-test', 'screenshots');
 
 export async function launchChromium(): Promise<Browser> {
   const setup = spawnSync('bash', [join(REPO_ROOT, 'test/setup/chromium.sh')], { encoding: 'utf8' });

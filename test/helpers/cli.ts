@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
 
-export const CLI = join(REPO_ROOT, 'dist', 'daemon', 'cli.js');
+const CLI = join(REPO_ROOT, 'dist', 'daemon', 'cli.js');
 
 export interface CliRun {
   code: number | null;

@@ -2,7 +2,6 @@
 // that the daemon runs through BERTH_IMAGE_<ENGINE>, and the MongoDB image when one is present.
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import type { DatabaseEngine } from '../../shared/types.js';
 import { requireDocker } from './docker.js';
 import { REPO_ROOT } from './repo-root.js';
 
@@ -44,5 +43,3 @@ export function mongoImage(): string | null {
   }
   return null;
 }
-
-export const ENGINES_HERE: DatabaseEngine[] = ['postgres', 'timescale', 'mysql', 'redis', 'clickhouse', 'mongodb'];

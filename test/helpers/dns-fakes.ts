@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface SeenDnsRequest {
+interface SeenDnsRequest {
   method: string;
   path: string;
   query: URLSearchParams;
@@ -57,7 +57,7 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 
 // ---------------------------------------------------------------- Cloudflare
 
-export interface CloudflareRecord {
+interface CloudflareRecord {
   id: string;
   zone_id: string;
   zone_name: string;
@@ -246,7 +246,7 @@ export async function startNamecheapFake(domains: Record<string, Omit<NamecheapH
 
 // ---------------------------------------------------------------- Spaceship
 
-export interface SpaceshipRecord {
+interface SpaceshipRecord {
   type: string;
   name: string;
   address: string;

@@ -120,7 +120,7 @@ export function randomObject(rng: Rng, s: Strings, depth = 0): Record<string, un
 }
 
 /** A value of the same JSON type as `like`: right in shape, hostile in content (reaches past the schemas). */
-export function sameType(rng: Rng, s: Strings, like: unknown, depth = 0): unknown {
+function sameType(rng: Rng, s: Strings, like: unknown, depth = 0): unknown {
   if (typeof like === 'string') return randomString(rng, s);
   if (typeof like === 'number') return pick(rng, NUMBERS);
   if (typeof like === 'boolean') return rng() < 0.5;

@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface S3Request {
+interface S3Request {
   method: string;
   /** The path without the query, e.g. `/bucket/prefix/key`. */
   path: string;

@@ -4,7 +4,7 @@ import { expect } from 'chai';
 
 export const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export type FieldType =
+type FieldType =
   | 'string'
   | 'string?'
   | 'integer'
@@ -94,9 +94,9 @@ export const SERVICE: Shape = {
   lastDeployedAt: 'timestamp?',
   createdAt: 'timestamp',
   updatedAt: 'timestamp',
-  // not in the spec: the generated hostname (README, Generated hostnames)
+  // not in the spec: the generated hostname (docs/apps.md, Reverse proxy: generated names)
   generatedHostname: 'string?',
-  // not in the spec: the container limits (README, Container limits)
+  // not in the spec: the container limits (docs/operations.md, Container limits)
   limits: { object: { memoryMb: 'integer', cpus: 'number', pids: 'integer' } },
 };
 
@@ -161,4 +161,3 @@ export const DATABASE_VARIABLE: Shape = {
   label: 'string',
   dbType: { enum: ['postgres', 'timescale', 'mysql', 'redis', 'mongodb', 'clickhouse'] },
 };
-export const ERROR: Shape = { error: { object: { code: 'string', message: 'string' } } };

@@ -20,3 +20,13 @@ export async function snapshotStore(dataDir: string): Promise<Record<string, unk
     await knex.destroy();
   }
 }
+
+/** Runs fn with a knex connection of its own to the daemon's SQLite file (for reading stored rows). */
+export async function withKnex<T>(dataDir: string, fn: (knex: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {
+  const knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dataDir, DB_FILE) }, useNullAsDefault: true });
+  try {
+    return await fn(knex);
+  } finally {
+    await knex.destroy();
+  }
+}

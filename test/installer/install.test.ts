@@ -4,7 +4,7 @@
 // (the unit is verified statically). The suite refuses to run (skips) where an installed Berth, its
 // data or anything on the ports it uses already exists, and removes everything it made.
 import { expect } from 'chai';
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -12,96 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docker, requireDocker } from '../helpers/docker.js';
+import { buildBundle, CADDY_AUTOSAVE, CADDY_HOME, CLI_LINK, DATA, ETC, install, INSTALL, installAsync, listening, LOG, OPT, pidAlive, PORTS, PREVIOUS, readPid, resultLines, RUN, snapshot, SUPERVISOR_LOGS, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { until } from '../helpers/wait.js';
 
-const INSTALL = join(REPO_ROOT, 'installers/install.sh');
-const OPT = '/opt/berth';
-const ETC = '/etc/berth';
-const DATA = '/var/lib/berth';
-const LOG = '/var/log/berth-install.log';
-const SUPERVISOR_LOGS = '/var/log/berth';
-const RUN = '/run/berth';
-const CLI_LINK = '/usr/local/bin/berth';
-const CADDY_HOME = '/var/lib/caddy';
-const CADDY_AUTOSAVE = '/var/lib/caddy/.config/caddy/autosave.json';
-const PORTS = [80, 443, 4310, 4311, 2019];
-const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-const PREVIOUS = `${VERSION}-previous.1`;
 
-interface Run {
-  status: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function install(...args: string[]): Run {
-  const r = spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 });
-  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** install.sh without blocking the event loop (for a test that serves the bundle itself). */
-function installAsync(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 }, (err, stdout, stderr) => {
-      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
-  });
-}
-
-/** The KEY=value lines a script reads from the installer's output. */
-function resultLines(out: string): Record<string, string> {
-  return Object.fromEntries(out.split('\n').filter((l) => /^BERTH_[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
-}
-
-/** Ports in LISTEN state on this machine (this network namespace), with their local addresses. */
-function listening(): Map<number, string[]> {
-  const out = new Map<number, string[]>();
-  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    if (!existsSync(file)) continue;
-    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
-      const f = line.trim().split(/\s+/);
-      if (f[3] !== '0A') continue;
-      const [addr, port] = f[1]!.split(':') as [string, string];
-      const p = parseInt(port, 16);
-      out.set(p, [...(out.get(p) ?? []), addr]);
-    }
-  }
-  return out;
-}
-
-/** Every entry under the given roots: type, mode, size, inode, mtime and link target. */
-function snapshot(...roots: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  const walk = (path: string) => {
-    const st = lstatSync(path);
-    out.set(path, `${st.mode}:${st.size}:${st.ino}:${st.mtimeMs}:${st.isSymbolicLink() ? readlinkSync(path) : ''}`);
-    if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
-  };
-  for (const root of roots) if (existsSync(root)) walk(root);
-  return out;
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function readPid(name: string): number | null {
-  const file = join(RUN, name);
-  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
-}
-
-function buildBundle(version: string, out: string): string {
-  const res = spawnSync('bash', [join(REPO_ROOT, 'installers/release.sh'), '--version', version, '--out', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 });
-  if (res.status !== 0) throw new Error(`release.sh failed:\n${res.stderr}`);
-  return res.stdout.trim().split('\n').pop()!;
-}
 
 describe('installer: release bundle and install.sh on this machine (supervisor mode)', function () {
   this.timeout(600_000);

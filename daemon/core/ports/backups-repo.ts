@@ -4,7 +4,7 @@ import type { Backup, BackupSettings, DataImport } from '../../../shared/types.j
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export type BackupStorage = (typeof BACKUP_STORAGES)[number];
-export type BackupStatus = 'running' | 'succeeded' | 'failed';
+type BackupStatus = 'running' | 'succeeded' | 'failed';
 export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
 export type ScheduleKind = Exclude<BackupTrigger, 'manual'>;
 export const SCHEDULE_KINDS: readonly ScheduleKind[] = ['daily', 'weekly', 'monthly'];

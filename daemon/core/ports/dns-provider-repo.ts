@@ -11,7 +11,7 @@ export interface DnsProviderRecord {
 }
 
 /** An A record Berth created (not one it found or repointed): removed when its domain goes. */
-export interface CreatedDnsRecord {
+interface CreatedDnsRecord {
   domainId: string;
   provider: DnsProviderId;
   hostname: string;

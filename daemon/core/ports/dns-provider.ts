@@ -14,7 +14,7 @@ export interface ARecordOutcome {
   host: string;
 }
 
-export interface DnsWriteOptions {
+interface DnsWriteOptions {
   /** Repoint a record that already answers for the name (keys over all projects only). */
   overwrite: boolean;
   /** Write the zone's apex itself (keys over all projects only); otherwise the apex is Forbidden, nothing written. */

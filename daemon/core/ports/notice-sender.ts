@@ -3,7 +3,7 @@
 
 import type { ChannelType, NotifyEvent } from '../../../shared/types.js';
 
-export { CHANNEL_TYPES, NOTIFY_EVENTS } from '../../../shared/constants.js';
+export { NOTIFY_EVENTS } from '../../../shared/constants.js';
 export type { ChannelType, NotifyEvent };
 
 export interface EmailConfig {

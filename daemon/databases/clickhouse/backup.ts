@@ -47,7 +47,7 @@ interface Entry {
 }
 
 /** `name` as a ClickHouse identifier, always backquoted. */
-export function quoteIdent(name: string): string {
+function quoteIdent(name: string): string {
   return '`' + name.replace(/\\/g, '\\\\').replace(/`/g, '\\`') + '`';
 }
 
@@ -63,7 +63,7 @@ const IDENT = '(?:`(?:[^`\\\\]|\\\\.)*`|[A-Za-z_][A-Za-z0-9_]*)';
 const CREATE_HEAD = new RegExp(`^(CREATE (?:TABLE|VIEW|MATERIALIZED VIEW) )(${IDENT}\\.${IDENT})`);
 
 /** The CREATE statement with the table's qualified name replaced (the rest is untouched). */
-export function renameCreate(create: string, qualifiedName: string): string {
+function renameCreate(create: string, qualifiedName: string): string {
   const m = CREATE_HEAD.exec(create);
   if (!m) throw new Error(`unexpected CREATE statement: ${create.slice(0, 120)}`);
   return m[1] + qualifiedName + create.slice(m[0].length);

@@ -3,7 +3,7 @@ import { ClickHouseError } from '@clickhouse/client';
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
 
 /** ClickHouse's message without its code prefix and stack: both the 18.x and the current formats. */
-export function serverMessage(err: unknown): { code: number; message: string } | null {
+function serverMessage(err: unknown): { code: number; message: string } | null {
   if (err instanceof ClickHouseError) return { code: Number(err.code), message: err.message.trim() };
   const text = err instanceof Error ? err.message : '';
   const m = /^Code: (\d+)[,.] (?:e\.displayText\(\) = )?(?:DB::Exception: )?([\s\S]*?)(?:, e\.what\(\) = [\s\S]*|\s*Stack trace:[\s\S]*)?$/.exec(text.trim());

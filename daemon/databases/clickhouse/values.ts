@@ -31,7 +31,7 @@ const isDateTime = (t: string) => /^DateTime(\(.*\))?$/.test(t);
 
 const offsetFormats = new Map<string, Intl.DateTimeFormat | null>();
 /** The UTC instant of a wall-clock time "YYYY-MM-DD hh:mm:ss" in a time zone. */
-export function wallToInstant(wall: string, zone: string): Date | null {
+function wallToInstant(wall: string, zone: string): Date | null {
   const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})$/.exec(wall);
   if (!m) return null;
   if (m[1] === '0000') return new Date(0); // how ClickHouse prints the zero DateTime

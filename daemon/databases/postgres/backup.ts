@@ -29,7 +29,7 @@ export function dbnameConninfo(database: string): string {
 }
 
 /** Env for libpq tools inside the container: the local socket (no PGHOST), the service's login. */
-export function postgresEnv(env: Readonly<Record<string, string>>): Record<string, string> {
+function postgresEnv(env: Readonly<Record<string, string>>): Record<string, string> {
   const login = postgresLogin(env);
   return { PGUSER: login.user, PGPASSWORD: login.password, PGHOST: '', PGHOSTADDR: '' };
 }

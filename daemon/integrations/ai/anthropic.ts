@@ -3,7 +3,7 @@ import type { ExplainProvider } from '../../core/explain.js';
 import { postJson, type ProviderEndpoint } from './http.js';
 import { notAnExplanation, parseAnswer, SYSTEM_PROMPT, userPrompt } from './prompt.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
 
 interface Message {
   content?: { type?: unknown; text?: unknown }[];

@@ -7,7 +7,7 @@ export { excerpt } from '../http-text.js';
 import { isRedirect, redirectRefusal } from '../redirects.js';
 import { excerpt, networkReason, parseJson } from '../http-text.js';
 
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 const MAX_MESSAGE = 500;
 
 export type FetchLike = typeof fetch;

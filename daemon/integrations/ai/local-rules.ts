@@ -46,7 +46,7 @@ function apiCall(method: string, path: string, body: object): string {
   return `curl -X ${method} -H "Authorization: Bearer $BERTH_KEY" -H 'Content-Type: application/json' -d '${JSON.stringify(body)}' "$BERTH_URL${path}"`;
 }
 
-export const missingDockerfile: Rule = (e) => {
+const missingDockerfile: Rule = (e) => {
   const explicit = lastMatch(e.all, /buildMethod is dockerfile, but there is no Dockerfile at (.+?) \(from (.+?)\)/);
   const auto = explicit ? null : lastMatch(e.all, /no Dockerfile to build, and the autobuild analyzer is not available yet/);
   const engine = explicit || auto ? null : lastMatch(e.all, /Cannot locate specified Dockerfile: (\S+)|failed to read dockerfile/i);
@@ -64,7 +64,7 @@ export const missingDockerfile: Rule = (e) => {
   };
 };
 
-export const missingScript: Rule = (e) => {
+const missingScript: Rule = (e) => {
   const hit =
     lastMatch(e.all, /(?:npm (?:ERR!|error)|ERR_PNPM_NO_SCRIPT)\s+Missing script:\s*"?([^"\s]+)"?/) ??
     lastMatch(e.all, /error Command "([^"]+)" not found/);
@@ -94,7 +94,7 @@ const OOM = [
   /^\s*Killed\s*$/,
 ];
 
-export const outOfMemory: Rule = (e) => {
+const outOfMemory: Rule = (e) => {
   const hit = firstOf(e.all, OOM);
   if (!hit) return null;
   const heapLimit = lastMatch(e.all, /--max-old-space-size[= ](\d+)/);
@@ -141,7 +141,7 @@ function npmReason(lines: string[], codeLine: string): string | null {
   return null;
 }
 
-export const dependencyInstall: Rule = (e) => {
+const dependencyInstall: Rule = (e) => {
   const step = failedStep(e);
   const npmCode = lastMatch(e.all, /npm (?:ERR!|error) code (E[A-Z0-9_]+)/);
   const other =
@@ -178,7 +178,7 @@ const ENV_PATTERNS = [
   /KeyError: '([A-Z_][A-Z0-9_]*)'/,
 ];
 
-export const missingEnv: Rule = (e) => {
+const missingEnv: Rule = (e) => {
   const hit = firstOf([...e.build, ...e.runtime], ENV_PATTERNS);
   if (!hit) return null;
   const name = hit.match[1]!;
@@ -211,7 +211,7 @@ function claimedPorts(e: Evidence): { port: number; line: string }[] {
   return found.filter((p) => p.port > 0 && p.port <= 65535);
 }
 
-export const portMismatch: Rule = (e) => {
+const portMismatch: Rule = (e) => {
   const hit = lastMatch(e.build, /never answered on port (\d+)/);
   if (!hit) return null;
   const expected = Number(hit.match[1]);
@@ -230,7 +230,7 @@ export const portMismatch: Rule = (e) => {
   };
 };
 
-export const cloneFailure: Rule = (e) => {
+const cloneFailure: Rule = (e) => {
   const hit = lastMatch(e.build, /Deployment failed: ((?:git clone failed|repository not found or access denied|git clone was killed).*)/);
   if (!hit) return null;
   const denied = /not found or access denied|Authentication failed|could not read Username/i.test(hit.line);
@@ -247,7 +247,7 @@ export const cloneFailure: Rule = (e) => {
   };
 };
 
-export const crashAtStart: Rule = (e) => {
+const crashAtStart: Rule = (e) => {
   const hit = lastMatch(e.build, /container exited (?:before answering on port \d+|right after starting)/);
   if (!hit) return null;
   const last = [...e.runtime].reverse().find((l) => l.trim() !== '');
@@ -259,7 +259,7 @@ export const crashAtStart: Rule = (e) => {
   };
 };
 
-export const failedBuildStep: Rule = (e) => {
+const failedBuildStep: Rule = (e) => {
   const step = failedStep(e);
   if (!step) return null;
   const lines = e.build.filter((l) => l.trim() !== '' && !/^(?:Removing intermediate container|Deployment failed:|The command ')/.test(l.trim()));
@@ -272,7 +272,7 @@ export const failedBuildStep: Rule = (e) => {
   };
 };
 
-export const unknown: Rule = (e) => {
+const unknown: Rule = (e) => {
   const reason = lastMatch(e.build, /Deployment failed: (.*)/);
   return {
     summary: reason ? `The deployment failed: ${quote(reason.match[1]!)}` : 'The deployment failed, and its log does not say why.',

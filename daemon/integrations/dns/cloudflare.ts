@@ -7,7 +7,6 @@ import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.
 import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
-export const CLOUDFLARE_BASE_URL = 'https://api.cloudflare.com/client/v4';
 const MAX_PAGES = 200;
 
 export interface CloudflareCredentials {

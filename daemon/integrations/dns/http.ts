@@ -7,7 +7,7 @@ import { isRedirect, redirectRefusal } from '../redirects.js';
 import { excerpt, networkReason } from '../http-text.js';
 
 export type FetchLike = typeof fetch;
-export const DEFAULT_TIMEOUT_MS = 30_000;
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 export interface DnsEndpoint {
   /** Names the provider in messages, e.g. "Cloudflare". */
@@ -73,7 +73,7 @@ export async function call(endpoint: DnsEndpoint, req: DnsRequest): Promise<DnsA
   }
 }
 
-export function scrubber(endpoint: DnsEndpoint): Redactor {
+function scrubber(endpoint: DnsEndpoint): Redactor {
   const strip = redactor(endpoint.secrets);
   return (text) => {
     let out = text;

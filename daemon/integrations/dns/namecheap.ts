@@ -13,7 +13,6 @@ import { elements, first } from './xml.js';
 import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
-export const NAMECHEAP_BASE_URL = 'https://api.namecheap.com/xml.response';
 const PAGE_SIZE = 100;
 const MAX_PAGES = 100;
 const DEFAULT_TTL = '1800';
@@ -27,7 +26,7 @@ export interface NamecheapCredentials {
   clientIp: string;
 }
 
-export interface NamecheapHost {
+interface NamecheapHost {
   name: string;
   type: string;
   address: string;

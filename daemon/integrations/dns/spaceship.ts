@@ -9,7 +9,6 @@ import type { ARecordOutcome, DnsProvider } from '../../core/ports/dns-provider.
 import { refuseApex, refuseExisting } from './existing.js';
 import { hostLabel, longestZone } from './zone.js';
 
-export const SPACESHIP_BASE_URL = 'https://spaceship.dev/api/v1';
 const PAGE = 100;
 const MAX_PAGES = 100;
 const TTL = 3600;

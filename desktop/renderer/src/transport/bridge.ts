@@ -4,7 +4,6 @@
 import type { BerthApi, BridgeResponse } from '../../../ipc/contract';
 import { toApiError, type Method, type StreamListener, type Transport } from './transport';
 
-export type { BridgeResponse };
 
 /** What the preload exposes; nothing else crosses into the renderer. */
 export type BerthBridge = BerthApi;

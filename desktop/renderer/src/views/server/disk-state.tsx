@@ -9,7 +9,7 @@ import { Button, ErrorNote, Field, bytes } from '../../ui/kit';
 const EVERY_MS = 30_000;
 const MiB = 1024 * 1024;
 
-export function useDiskState() {
+function useDiskState() {
   return useGet<{ disk: DiskState }>(['disk'], '/api/system/disk', { refetchInterval: EVERY_MS });
 }
 

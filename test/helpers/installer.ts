@@ -1,0 +1,94 @@
+// Driving the VPS installer from a test: where it installs, running install.sh (blocking or not)
+// and reading its result lines, building release bundles, and looking at the machine (listening
+// ports, file trees, supervisor pid files). Used by test/installer/install.test.ts.
+import { execFile, spawnSync } from 'node:child_process';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO_ROOT } from './repo-root.js';
+
+export const INSTALL = join(REPO_ROOT, 'installers/install.sh');
+export const OPT = '/opt/berth';
+export const ETC = '/etc/berth';
+export const DATA = '/var/lib/berth';
+export const LOG = '/var/log/berth-install.log';
+export const SUPERVISOR_LOGS = '/var/log/berth';
+export const RUN = '/run/berth';
+export const CLI_LINK = '/usr/local/bin/berth';
+export const CADDY_HOME = '/var/lib/caddy';
+export const CADDY_AUTOSAVE = '/var/lib/caddy/.config/caddy/autosave.json';
+export const PORTS = [80, 443, 4310, 4311, 2019];
+export const VERSION = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const PREVIOUS = `${VERSION}-previous.1`;
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function install(...args: string[]): Run {
+  const r = spawnSync('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** install.sh without blocking the event loop (for a test that serves the bundle itself). */
+export function installAsync(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile('bash', [INSTALL, ...args], { encoding: 'utf8', timeout: 300_000 }, (err, stdout, stderr) => {
+      resolve({ status: err ? ((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The KEY=value lines a script reads from the installer's output. */
+export function resultLines(out: string): Record<string, string> {
+  return Object.fromEntries(out.split('\n').filter((l) => /^BERTH_[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+}
+
+/** Ports in LISTEN state on this machine (this network namespace), with their local addresses. */
+export function listening(): Map<number, string[]> {
+  const out = new Map<number, string[]>();
+  for (const file of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (!existsSync(file)) continue;
+    for (const line of readFileSync(file, 'utf8').split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      if (f[3] !== '0A') continue;
+      const [addr, port] = f[1]!.split(':') as [string, string];
+      const p = parseInt(port, 16);
+      out.set(p, [...(out.get(p) ?? []), addr]);
+    }
+  }
+  return out;
+}
+
+/** Every entry under the given roots: type, mode, size, inode, mtime and link target. */
+export function snapshot(...roots: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (path: string) => {
+    const st = lstatSync(path);
+    out.set(path, `${st.mode}:${st.size}:${st.ino}:${st.mtimeMs}:${st.isSymbolicLink() ? readlinkSync(path) : ''}`);
+    if (st.isDirectory()) for (const name of readdirSync(path)) walk(join(path, name));
+  };
+  for (const root of roots) if (existsSync(root)) walk(root);
+  return out;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function readPid(name: string): number | null {
+  const file = join(RUN, name);
+  return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
+}
+
+export function buildBundle(version: string, out: string): string {
+  const res = spawnSync('bash', [join(REPO_ROOT, 'installers/release.sh'), '--version', version, '--out', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 });
+  if (res.status !== 0) throw new Error(`release.sh failed:\n${res.stderr}`);
+  return res.stdout.trim().split('\n').pop()!;
+}
