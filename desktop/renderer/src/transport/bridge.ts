@@ -1,7 +1,7 @@
 // The desktop transport: the Electron preload exposes window.berth, the BerthApi of the IPC
 // contract (desktop/ipc/contract.ts). The main process holds the keys, checks each call against
 // the API's routes and adds the key; the renderer only names a server and a path.
-import type { BerthApi, BridgeResponse } from '../../../ipc/contract';
+import type { BerthApi } from '../../../ipc/contract';
 import { toApiError, type Method, type StreamListener, type Transport } from './transport';
 
 
