@@ -1,0 +1,83 @@
+// Backups and imports of database services, and the remote storage backups go to.
+
+import type { Timestamp } from './common.js';
+import type { DatabaseEngine } from './databases.js';
+
+/** Remote (S3-compatible) backup storage as the API shows it: the secret access key is never returned. */
+export interface BackupStorageSettings {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** '' or ending with '/'; objects are stored under `<prefix><serviceId>/`. */
+  prefix: string;
+  accessKeyId: string;
+  hasSecret: boolean;
+  forcePathStyle: boolean;
+}
+
+/** GET / PUT /api/system/backup-storage: the settings and the result of a real, authenticated call. */
+export interface BackupStorageStatus {
+  storage: BackupStorageSettings | null;
+  connected: boolean;
+  detail: string;
+}
+
+/** PUT /api/system/backup-storage. secretAccessKey may be left out to keep the stored one (same endpoint and key id). */
+export interface BackupStorageInput {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix?: string;
+  accessKeyId: string;
+  secretAccessKey?: string;
+  /** Default true. */
+  forcePathStyle?: boolean;
+}
+
+export type BackupStorageKind = 'disk' | 'remote' | 'disk+remote';
+
+export interface Backup {
+  id: string;
+  serviceId: string;
+  engine: DatabaseEngine;
+  status: 'running' | 'succeeded' | 'failed';
+  trigger: 'manual' | 'daily' | 'weekly' | 'monthly';
+  storage: BackupStorageKind;
+  format: string;
+  localPath: string | null;
+  remoteKey: string | null;
+  sizeBytes: number;
+  checksum: string;
+  error: string | null;
+  createdAt: Timestamp;
+  startedAt: Timestamp;
+  finishedAt: Timestamp | null;
+}
+
+export interface BackupSettings {
+  serviceId: string;
+  storage: BackupStorageKind;
+  automaticEnabled: boolean;
+  dailyEnabled: boolean;
+  weeklyEnabled: boolean;
+  monthlyEnabled: boolean;
+  keepDaily: number;
+  keepWeekly: number;
+  keepMonthly: number;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface DataImport {
+  id: string;
+  serviceId: string;
+  engine: DatabaseEngine;
+  source: 'postgres-url' | 'redis-url';
+  sourceLabel: string;
+  status: 'running' | 'succeeded' | 'failed';
+  error: string | null;
+  log: string[];
+  createdAt: Timestamp;
+  startedAt: Timestamp;
+  finishedAt: Timestamp | null;
+}
