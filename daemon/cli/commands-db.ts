@@ -5,7 +5,8 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
-import type { BackupSettings, BackupStorageKind, DataImport, DbCell } from '../../shared/types.js';
+import { jobInProgress } from '../../shared/statuses.js';
+import type { BackupSettings, BackupStorageKind, DataImport, DbCell, JobStatus } from '../../shared/types.js';
 import { parseCount, parseDuration, sleep } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
@@ -31,12 +32,12 @@ function storageOption(v: string): BackupStorageKind {
  * Polls a background job (a backup, an import) until it is no longer `running`, backing off from
  * 250 ms to 2 s; `seen` gets each answer. Past `deadline` it gives up waiting (the job goes on).
  */
-async function waitForJob<T extends { status: string }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
+async function waitForJob<T extends { status: JobStatus }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     const job = await read();
     if (!job) throw new CliError(`${what} disappeared`);
     seen(job);
-    if (job.status !== 'running') return job;
+    if (!jobInProgress(job.status)) return job;
     if (Date.now() > deadline) throw new CliError(`${what} still running after the timeout; it goes on`);
     await sleep(delay);
   }

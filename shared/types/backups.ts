@@ -1,4 +1,5 @@
-// Backups and imports of database services, and the remote storage backups go to.
+// Backups and imports of database services, and the remote storage backups go to. What each
+// status means is in ../statuses.ts.
 
 import type { Timestamp } from './common.js';
 import type { DatabaseEngine } from './databases.js';
@@ -34,13 +35,16 @@ export interface BackupStorageInput {
   forcePathStyle?: boolean;
 }
 
+/** A backup or an import: `running` until it ends `succeeded` or `failed`. */
+export type JobStatus = 'running' | 'succeeded' | 'failed';
+
 export type BackupStorageKind = 'disk' | 'remote' | 'disk+remote';
 
 export interface Backup {
   id: string;
   serviceId: string;
   engine: DatabaseEngine;
-  status: 'running' | 'succeeded' | 'failed';
+  status: JobStatus;
   trigger: 'manual' | 'daily' | 'weekly' | 'monthly';
   storage: BackupStorageKind;
   format: string;
@@ -74,7 +78,7 @@ export interface DataImport {
   engine: DatabaseEngine;
   source: 'postgres-url' | 'redis-url';
   sourceLabel: string;
-  status: 'running' | 'succeeded' | 'failed';
+  status: JobStatus;
   error: string | null;
   log: string[];
   createdAt: Timestamp;

@@ -1,10 +1,10 @@
 // What the store keeps about backups, their per-service settings, and data imports
 // (daemon/store/backups-repo.ts implements the repository).
-import type { Backup, BackupSettings, DataImport } from '../../../shared/types.js';
+import type { Backup, BackupSettings, DataImport, JobStatus } from '../../../shared/types.js';
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export type BackupStorage = (typeof BACKUP_STORAGES)[number];
-export type BackupStatus = 'running' | 'succeeded' | 'failed';
+export type BackupStatus = JobStatus;
 export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
 export type ScheduleKind = Exclude<BackupTrigger, 'manual'>;
 export const SCHEDULE_KINDS: readonly ScheduleKind[] = ['daily', 'weekly', 'monthly'];

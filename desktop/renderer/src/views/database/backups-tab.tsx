@@ -1,6 +1,7 @@
 // Backups of a database service: take one now, schedule with retention, restore (asks first),
 // download, delete; and imports from another server with their logs.
 import { useEffect, useState } from 'react';
+import { jobInProgress } from '../../../../../shared/statuses.js';
 import type { Backup, BackupSettings, BackupStorageKind, DataImport, Service } from '../../../../../shared/types.js';
 import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Status, bytes, timeAgo } from '../../ui/kit';
@@ -14,11 +15,11 @@ interface BackupsAnswer {
 }
 
 export default function BackupsTab({ service: s }: { service: Service }) {
-  const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => b.status === 'running');
+  const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => jobInProgress(b.status));
   // The daemon has no backup events yet (issue 15 adds them; live.ts already listens): while a
   // backup runs, and only then, the list is re-read every 2 s.
   const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`, {
-    refetchInterval: (query) => (query.state.data?.backups.some((b) => b.status === 'running') ? 2000 : false),
+    refetchInterval: (query) => (query.state.data?.backups.some((b) => jobInProgress(b.status)) ? 2000 : false),
   });
   const [storage, setStorage] = useState<BackupStorageKind>('disk');
   const create = useAction<{ storage: BackupStorageKind }>('POST', `/api/services/${s.id}/database/backups`, { invalidate: [['backups', s.id]], success: 'Backup started' });
@@ -172,7 +173,7 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
 
 function Imports({ serviceId, engine }: { serviceId: string; engine: 'postgres' | 'redis' }) {
   const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`, {
-    refetchInterval: (query) => (query.state.data?.imports.some((i) => i.status === 'running') ? 2000 : false),
+    refetchInterval: (query) => (query.state.data?.imports.some((i) => jobInProgress(i.status)) ? 2000 : false),
   });
   const [url, setUrl] = useState('');
   const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${engine}-url`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
