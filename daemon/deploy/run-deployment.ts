@@ -388,11 +388,11 @@ export async function pruneImages(d: DeployDeps, serviceId: string): Promise<voi
   const keep = await d.keepImages(service.projectId);
   const deployments = await d.store.deployments.listByService(serviceId);
   const inUse = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status) && x.imageTag).map((x) => x.imageTag!));
-  const succeeded = deployments
+  const wentLive = deployments
     .filter((x) => (x.status === 'running' || x.status === 'superseded') && x.imageTag && x.buildMethod !== 'image')
     .sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
   const kept = new Set<string>();
-  for (const x of succeeded) {
+  for (const x of wentLive) {
     const tag = x.imageTag!;
     if (kept.has(tag)) continue;
     // the live image counts as one of the N; one in use stays even beyond them
