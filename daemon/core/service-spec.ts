@@ -2,7 +2,7 @@
 // defaults filled in and every field checked. Pure: no store, no I/O.
 import type { BuildMethod, DatabaseEngine, RuntimeMode } from '../../shared/types.js';
 import { DATABASE_ENGINES, REPO_URL_DATABASE, REPO_URL_IMAGE } from '../../shared/constants.js';
-import { ENGINES } from './engines.js';
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import type { ServiceKind, ServiceRecord } from './records.js';
@@ -83,14 +83,14 @@ export function serviceSpec(input: NewServiceInput): ServiceSpec {
 
   if (kind === 'database') {
     const db = engine!;
-    const port = ENGINES[db].internalPort;
+    const port = ENGINE_CAPABILITIES[db].port;
     if (mode !== 'web') throw new InvalidInput('a database service runs in runtimeMode web');
     if (input.internalPort != null && input.internalPort !== port) {
       throw new InvalidInput(`a ${db} service listens on ${port} inside its container; internalPort must be ${port}`);
     }
     const replication = input.postgresLogicalReplicationEnabled ?? false;
-    if (replication && db !== 'postgres' && db !== 'timescale') {
-      throw new InvalidInput('postgresLogicalReplicationEnabled applies to postgres and timescale only');
+    if (replication && !ENGINE_CAPABILITIES[db].logicalReplication) {
+      throw new InvalidInput(`postgresLogicalReplicationEnabled applies to ${DATABASE_ENGINES.filter((e) => ENGINE_CAPABILITIES[e].logicalReplication).join(' and ')} only`);
     }
     return {
       ...common,

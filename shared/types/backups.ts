@@ -35,6 +35,9 @@ export interface BackupStorageInput {
   forcePathStyle?: boolean;
 }
 
+/** Where an import reads from (`POST .../database/import/:source`); which engines take which is in ../engines.ts. */
+export type ImportSource = 'postgres-url' | 'redis-url';
+
 /** A backup or an import: `running` until it ends `succeeded` or `failed`. */
 export type JobStatus = 'running' | 'succeeded' | 'failed';
 
@@ -76,7 +79,7 @@ export interface DataImport {
   id: string;
   serviceId: string;
   engine: DatabaseEngine;
-  source: 'postgres-url' | 'redis-url';
+  source: ImportSource;
   sourceLabel: string;
   status: JobStatus;
   error: string | null;

@@ -19,7 +19,7 @@ import { importPostgresUrl } from '../../daemon/databases/postgres/import.js';
 import { importRedisUrl } from '../../daemon/databases/redis/import.js';
 import type { ToolContext } from '../../daemon/databases/backup-tool.js';
 import { publishedPort, runContainer } from '../../daemon/docker/containers.js';
-import { ENGINES } from '../../daemon/core/engines.js';
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import { readConfig } from '../../daemon/config.js';
 import { mongoImage, requireDatabaseImages } from '../helpers/databases.js';
 import { docker } from '../helpers/docker.js';
@@ -52,7 +52,7 @@ async function startDb(engine: DatabaseEngine, env: Record<string, string>, imag
     labels: { 'dev.berth.test': 'engine-tools' },
     network: NETWORK,
     alias: name,
-    internalPort: ENGINES[engine].internalPort,
+    internalPort: ENGINE_CAPABILITIES[engine].port,
     limits: readConfig({}).limits.database,
     volumes: [{ name: volume, target: spec.dataPath }],
     binds: spec.binds,

@@ -1,6 +1,6 @@
 // What the store keeps about backups, their per-service settings, and data imports
 // (daemon/store/backups-repo.ts implements the repository).
-import type { Backup, BackupSettings, DataImport, JobStatus } from '../../../shared/types.js';
+import type { Backup, BackupSettings, DataImport, ImportSource, JobStatus } from '../../../shared/types.js';
 
 export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
 export type BackupStorage = (typeof BACKUP_STORAGES)[number];
@@ -15,7 +15,7 @@ export type BackupSettingsRecord = BackupSettings;
 
 export const DEFAULT_KEEP: Record<ScheduleKind, number> = { daily: 7, weekly: 4, monthly: 12 };
 
-export type ImportSource = 'postgres-url' | 'redis-url';
+export type { ImportSource };
 
 export type ImportRecord = DataImport;
 
