@@ -1,6 +1,6 @@
 // Turns a create-service request into what the service is: git source, image or database, with
 // defaults filled in and every field checked. Pure: no store, no I/O.
-import type { BuildMethod, DatabaseEngine, RuntimeMode } from '../../shared/types.js';
+import type { DatabaseEngine, NewServiceInput, RuntimeMode } from '../../shared/types.js';
 import { DATABASE_ENGINES, REPO_URL_DATABASE, REPO_URL_IMAGE } from '../../shared/constants.js';
 import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import { InvalidInput } from './errors.js';
@@ -8,26 +8,8 @@ import { normalizeHostname } from './hostname.js';
 import type { ServiceKind, ServiceRecord } from './records.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath, checkRepoFullName } from './source.js';
 
-export interface NewServiceInput {
-  name: string;
-  repoFullName?: string | null | undefined;
-  repoUrl?: string | null | undefined;
-  dockerImage?: string | null | undefined;
-  branch?: string | undefined;
-  rootDir?: string | null | undefined;
-  githubToken?: string | null | undefined;
-  installCommand?: string | null | undefined;
-  buildCommand?: string | null | undefined;
-  startCommand?: string | null | undefined;
-  staticOutput?: string | null | undefined;
-  buildMethod?: BuildMethod | undefined;
-  dockerfilePath?: string | null | undefined;
-  runtimeMode?: RuntimeMode | undefined;
-  internalPort?: number | null | undefined;
-  databasePublicEnabled?: boolean | undefined;
-  databasePublicHostname?: string | null | undefined;
-  postgresLogicalReplicationEnabled?: boolean | undefined;
-}
+/** The wire's new-service fields (shared/types/services.ts), defined once. */
+export type { NewServiceInput };
 
 export const DEFAULT_BRANCH = 'main';
 const DEFAULT_PORT: Record<RuntimeMode, number | null> = { web: 3000, static: 80, worker: null };

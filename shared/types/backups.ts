@@ -41,6 +41,9 @@ export type ImportSource = 'postgres-url' | 'redis-url';
 /** A backup or an import: `running` until it ends `succeeded` or `failed`. */
 export type JobStatus = 'running' | 'succeeded' | 'failed';
 
+/** `manual` (the API or a client), else the schedule that made it. */
+export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
+
 export type BackupStorageKind = 'disk' | 'remote' | 'disk+remote';
 
 export interface Backup {
@@ -48,7 +51,7 @@ export interface Backup {
   serviceId: string;
   engine: DatabaseEngine;
   status: JobStatus;
-  trigger: 'manual' | 'daily' | 'weekly' | 'monthly';
+  trigger: BackupTrigger;
   storage: BackupStorageKind;
   format: string;
   localPath: string | null;

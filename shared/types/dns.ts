@@ -14,10 +14,13 @@ export type DnsProviderCredentials =
   | { apiUser: string; apiKey: string; username?: string; clientIp: string; baseUrl?: string }
   | { apiKey: string; apiSecret: string; baseUrl?: string };
 
+/** What writing a record did. */
+export type DnsAction = 'created' | 'updated' | 'unchanged';
+
 export interface DnsRecordResult {
   provider: DnsProviderId;
   providerName: string;
-  action: 'created' | 'updated' | 'unchanged';
+  action: DnsAction;
   hostname: string;
   recordType: 'A';
   host: string;

@@ -97,3 +97,50 @@ export interface BuildPlanPreview {
   /** Why a deployment would fail at this stage (no Dockerfile for buildMethod dockerfile, nothing autobuild recognises, ...). */
   error: string | null;
 }
+
+/** A request's `limits`: a number sets a field, null goes back to the server's default, absent keeps it. */
+export interface ServiceLimitsInput {
+  memoryMb?: number | null;
+  cpus?: number | null;
+  pids?: number | null;
+}
+
+/** POST /api/projects/:projectId/services: the service's own fields (any kind); `env` and `limits` come beside them. */
+export interface NewServiceInput {
+  name: string;
+  repoFullName?: string | null;
+  repoUrl?: string | null;
+  dockerImage?: string | null;
+  branch?: string;
+  rootDir?: string | null;
+  githubToken?: string | null;
+  installCommand?: string | null;
+  buildCommand?: string | null;
+  startCommand?: string | null;
+  staticOutput?: string | null;
+  buildMethod?: BuildMethod;
+  dockerfilePath?: string | null;
+  runtimeMode?: RuntimeMode;
+  internalPort?: number | null;
+  databasePublicEnabled?: boolean;
+  databasePublicHostname?: string | null;
+  postgresLogicalReplicationEnabled?: boolean;
+}
+
+/** PATCH /api/services/:serviceId: the fields a service may change after creation. */
+export type ServicePatch = Pick<
+  NewServiceInput,
+  | 'branch'
+  | 'rootDir'
+  | 'githubToken'
+  | 'installCommand'
+  | 'buildCommand'
+  | 'startCommand'
+  | 'staticOutput'
+  | 'buildMethod'
+  | 'dockerfilePath'
+  | 'runtimeMode'
+  | 'internalPort'
+  | 'repoUrl'
+  | 'dockerImage'
+> & { name?: string; limits?: ServiceLimitsInput };
