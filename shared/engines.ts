@@ -123,10 +123,6 @@ export const IMPORT_SOURCES: { readonly [S in ImportSource]: ImportSourceSpec } 
 
 export const IMPORT_SOURCE_NAMES = Object.keys(IMPORT_SOURCES) as ImportSource[];
 
-export function engineCapabilities(engine: DatabaseEngine): EngineCapabilities {
-  return ENGINE_CAPABILITIES[engine];
-}
-
 /** The engines a source imports into. */
 export function enginesImportingFrom(source: ImportSource): DatabaseEngine[] {
   return (Object.keys(ENGINE_CAPABILITIES) as DatabaseEngine[]).filter((e) => ENGINE_CAPABILITIES[e].importSources.includes(source));
