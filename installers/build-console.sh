@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 stamp=dist/console/.inputs-hash
-want=$( (find desktop/renderer -type f -not -path '*/node_modules/*' -print0 | sort -z | xargs -0 sha256sum; sha256sum shared/*.ts package-lock.json) | sha256sum | cut -d' ' -f1)
+want=$( (find desktop/renderer -type f -not -path '*/node_modules/*' -print0 | sort -z | xargs -0 sha256sum; find shared -name "*.ts" -print0 | sort -z | xargs -0 sha256sum; sha256sum package-lock.json) | sha256sum | cut -d' ' -f1)
 if [ "${1:-}" != "--force" ] && [ -f "$stamp" ] && [ -f dist/console/index.html ] && [ "$(cat "$stamp")" = "$want" ]; then
   exit 0
 fi

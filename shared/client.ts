@@ -1,5 +1,6 @@
 // A typed client for the Berth API over fetch. Tests, the desktop app and scripts all use it.
 import type {
+  ImportSource,
   DnsProviderCredentials,
   DnsProviderId,
   DnsProviderStatus,
@@ -448,7 +449,7 @@ export class BerthClient {
   listImports(serviceId: string): Promise<{ imports: DataImport[] }> {
     return this.call('GET', `/api/services/${enc(serviceId)}/database/imports`);
   }
-  importFrom(serviceId: string, source: 'postgres-url' | 'redis-url', sourceUrl: string): Promise<{ result: { id: string; status: string; source: string; createdAt: string } }> {
+  importFrom(serviceId: string, source: ImportSource, sourceUrl: string): Promise<{ result: { id: string; status: string; source: string; createdAt: string } }> {
     return this.call('POST', `/api/services/${enc(serviceId)}/database/import/${source}`, { sourceUrl });
   }
 

@@ -1,5 +1,5 @@
 // Constants the daemon, the client and the desktop app agree on.
-import type { BuildMethod, ChannelType, DatabaseEngine, NotifyEvent, RuntimeMode } from './types.js';
+import type { BackupStorageKind, BackupTrigger, BuildMethod, ChannelType, DatabaseEngine, DnsProviderId, HttpsMode, NotifyEvent, RuntimeMode } from './types.js';
 
 /** Environment variable keys (spec, Limits 1). */
 export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
@@ -19,8 +19,10 @@ export const DATABASE_ENGINES: readonly DatabaseEngine[] = [
 export const REPO_URL_IMAGE = 'docker-image';
 export const REPO_URL_DATABASE = 'database';
 
-export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
-export const DNS_PROVIDER_IDS = ['cloudflare', 'namecheap', 'spaceship'] as const;
+export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const satisfies readonly BackupStorageKind[];
+export const BACKUP_TRIGGERS = ['manual', 'daily', 'weekly', 'monthly'] as const satisfies readonly BackupTrigger[];
+export const DNS_PROVIDER_IDS = ['cloudflare', 'namecheap', 'spaceship'] as const satisfies readonly DnsProviderId[];
+export const HTTPS_MODES = ['acme', 'internal', 'http'] as const satisfies readonly HttpsMode[];
 
 /** What a notification channel can be told about, and the kinds of channel. */
 export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'daemon_restarted'] as const satisfies readonly NotifyEvent[];

@@ -5,7 +5,9 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
-import type { BackupSettings, BackupStorageKind, DataImport, DbCell } from '../../shared/types.js';
+import { IMPORT_SOURCE_NAMES, IMPORT_SOURCES, importSourceOfUrl } from '../../shared/engines.js';
+import { jobInProgress } from '../../shared/statuses.js';
+import type { BackupSettings, BackupStorageKind, DataImport, DbCell, ImportSource, JobStatus } from '../../shared/types.js';
 import { parseCount, parseDuration, sleep } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
@@ -31,12 +33,12 @@ function storageOption(v: string): BackupStorageKind {
  * Polls a background job (a backup, an import) until it is no longer `running`, backing off from
  * 250 ms to 2 s; `seen` gets each answer. Past `deadline` it gives up waiting (the job goes on).
  */
-async function waitForJob<T extends { status: string }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
+async function waitForJob<T extends { status: JobStatus }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     const job = await read();
     if (!job) throw new CliError(`${what} disappeared`);
     seen(job);
-    if (job.status !== 'running') return job;
+    if (!jobInProgress(job.status)) return job;
     if (Date.now() > deadline) throw new CliError(`${what} still running after the timeout; it goes on`);
     await sleep(delay);
   }
@@ -45,11 +47,11 @@ async function waitForJob<T extends { status: string }>(what: string, read: () =
 const deadlineOf = (timeout: number | undefined) => (timeout === undefined ? Infinity : Date.now() + timeout);
 
 /** The import endpoint a source URL's scheme names. */
-function importSource(url: string): DataImport['source'] {
-  const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(url)?.[1]?.toLowerCase();
-  if (scheme === 'postgres' || scheme === 'postgresql') return 'postgres-url';
-  if (scheme === 'redis' || scheme === 'rediss') return 'redis-url';
-  throw usageError('the source must be a postgres://, postgresql://, redis:// or rediss:// URL');
+function importSource(url: string): ImportSource {
+  const source = importSourceOfUrl(url);
+  if (source) return source;
+  const schemes = IMPORT_SOURCE_NAMES.flatMap((s) => IMPORT_SOURCES[s].schemes).map((x) => `${x}://`);
+  throw usageError(`the source must be a ${schemes.slice(0, -1).join(', ')} or ${schemes.at(-1)} URL`);
 }
 
 const onOff = (v: string): boolean => {

@@ -1,6 +1,7 @@
 // deploy: queue a deployment, follow its build log live, end with the URL (exit 0) or with the
 // built-in `local` explanation of the failure (exit 1).
 import type { Command } from 'commander';
+import { deploymentSucceeded } from '../../shared/statuses.js';
 import type { DeploymentLogLine, Explanation } from '../../shared/types.js';
 import { parseDuration } from './durations.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -70,7 +71,7 @@ export function registerDeployCommand(program: Command): void {
       }
       const seconds = Math.round((Date.now() - started) / 1000);
 
-      if (end === 'running' || end === 'superseded') {
+      if (end !== 'deleted' && end !== 'timeout' && deploymentSucceeded(end)) {
         const { service: now } = await s.client.overview(service.id);
         const url = now.primaryUrl; // https://<preferred domain>, else the host port
         out.result({ type: 'result', deploymentId: deployment.id, serviceId: service.id, status: end, url, seconds }, () => url);

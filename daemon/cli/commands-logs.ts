@@ -1,6 +1,7 @@
 // logs (runtime output or a build log, once or followed), abort, explain.
 import type { Command } from 'commander';
 import { ApiError } from '../../shared/client.js';
+import { deploymentInProgress } from '../../shared/statuses.js';
 import type { Deployment, DeploymentLogLine, RuntimeLogLine } from '../../shared/types.js';
 import { parseCount, parseSince, sleep } from './durations.js';
 import { CliError, EXIT, isNetworkError } from './exit-codes.js';
@@ -13,8 +14,6 @@ interface LogsOptions {
   since?: Date;
   build?: string | true;
 }
-
-const ACTIVE = ['queued', 'building'];
 
 function newest(deployments: Deployment[]): Deployment | undefined {
   return [...deployments].sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
@@ -151,7 +150,7 @@ export function registerLogCommands(program: Command): void {
       } catch (err) {
         if (!(err instanceof ApiError && err.status === 404)) throw err;
         const service = await s.service(target);
-        const active = (await s.client.listDeployments(service.id)).deployments.find((d) => ACTIVE.includes(d.status));
+        const active = (await s.client.listDeployments(service.id)).deployments.find((d) => deploymentInProgress(d.status));
         if (!active) throw new CliError(`${service.slug} has no deployment in progress`, EXIT.failed);
         deploymentId = active.id;
         await s.client.abortDeployment(active.id);

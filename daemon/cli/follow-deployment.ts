@@ -3,12 +3,12 @@
 // and the stream is resumed with Last-Event-ID, so a cut connection can neither fail a deployment
 // that succeeded nor print a line twice.
 import { ApiError } from '../../shared/client.js';
+import { deploymentOver } from '../../shared/statuses.js';
 import type { DeploymentLogLine, DeploymentStatus } from '../../shared/types.js';
 import { isNetworkError } from './exit-codes.js';
 import { sleep } from './durations.js';
 import type { Session } from './session.js';
 
-const TERMINAL: readonly string[] = ['running', 'superseded', 'failed', 'aborted'];
 /** The daemon pings every 15 s; a stream silent for this long is dead even if the socket is not. */
 const IDLE_MS = 45_000;
 /** How long the server may stay unreachable before following gives up (exit 4). */
@@ -75,7 +75,7 @@ export async function followDeployment(s: Session, serviceId: string, deployment
       const dep = (await s.client.listDeployments(serviceId)).deployments.find((d) => d.id === deploymentId);
       unreachableSince = null;
       if (!dep) return 'deleted';
-      if (TERMINAL.includes(dep.status)) {
+      if (deploymentOver(dep.status)) {
         for await (const page of s.client.deploymentLogPages(deploymentId, lastLineId)) for (const l of page.logs) emit(l);
         o.onDrop?.(`${drop}; the deployment is ${dep.status}`);
         return dep.status;

@@ -1,6 +1,7 @@
 // The spec's backup, restore, download and import use cases for database services: the key and
 // the service are checked here (a database the key can see; writes need a write key), then the
 // runner (daemon/backups/backups.ts, through the BackupJobs port) does the work.
+import { enginesImportingFrom } from '../../shared/engines.js';
 import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';
 import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
@@ -58,6 +59,9 @@ export class Backups {
   async startImport(access: Access, serviceId: string, source: ImportSource, sourceUrl: string): Promise<ImportRecord> {
     access.requireWrite();
     const service = await this.databaseService(access, serviceId);
+    const engine = service.databaseEngine!;
+    const into = enginesImportingFrom(source);
+    if (!into.includes(engine)) throw new InvalidInput(`${source} imports into ${into.join(' or ')} services; this one runs ${engine}`);
     return this.jobs.startImport(service, source, sourceUrl, await this.reachOf(access));
   }
 

@@ -1,6 +1,8 @@
 // Browsing and editing a database service's data through its engine adapter: who may, which
 // server, which credentials, and the limits every request gets. The adapters do the engine work;
 // nothing here knows a driver.
+import { DATABASE_ENGINES } from '../../shared/constants.js';
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './database-adapter.js';
 import { visibleService, type Access } from './access.js';
@@ -41,7 +43,7 @@ export interface TlsInfo {
   publicPort: number;
 }
 
-const TLS_ENGINES: readonly DatabaseEngine[] = ['postgres', 'timescale'];
+const TLS_ENGINES: readonly DatabaseEngine[] = DATABASE_ENGINES.filter((e) => ENGINE_CAPABILITIES[e].tls);
 
 export class Databases {
   constructor(private d: DatabasesDeps) {}
@@ -113,7 +115,7 @@ export class Databases {
   private async tlsService(access: Access, serviceId: string): Promise<ServiceRecord> {
     const service = await this.databaseService(access, serviceId);
     if (!TLS_ENGINES.includes(service.databaseEngine!)) {
-      throw new InvalidInput(`TLS with a Berth certificate is offered for postgres and timescale services; this one runs ${service.databaseEngine}`, 'tls_not_supported');
+      throw new InvalidInput(`TLS with a Berth certificate is offered for ${TLS_ENGINES.join(' and ')} services; this one runs ${service.databaseEngine}`, 'tls_not_supported');
     }
     return service;
   }

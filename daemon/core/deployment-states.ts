@@ -5,6 +5,7 @@
 // `WHERE status IN (the allowed predecessors)`, so when two writers race (a start-up reconciliation
 // and a deployment going live, a failure and a supersede) the loser changes nothing and a finished
 // deployment never takes back what it said.
+import { DEPLOYMENT_STATUSES, deploymentFinal, LIVE_DEPLOYMENT_STATUS } from '../../shared/statuses.js';
 import type { DeploymentStatus, ServiceStatus } from '../../shared/types.js';
 import { IllegalTransition } from './errors.js';
 import type { DeploymentRecord } from './records.js';
@@ -13,7 +14,11 @@ import type { DeploymentPatch, DeploymentRepo, Store } from './store.js';
 /** Every deployment is stored first as `queued` (core/deployments.ts). */
 export const INITIAL_STATUS: DeploymentStatus = 'queued';
 
-/** The allowed moves, and nothing else. A status with no move is final. */
+/**
+ * The allowed moves, and nothing else. A status with no move is final: the meaning of each status
+ * (final, live, in progress) is stated in shared/statuses.ts for every program, and
+ * test/unit/statuses.test.ts proves this table agrees with it.
+ */
 export const TRANSITIONS: { readonly [From in DeploymentStatus]: readonly DeploymentStatus[] } = {
   // picked up by the runner; replaced in the queue by a newer deployment of the service; aborted
   // by a user; or the daemon stopped before it ran (start-up reconciliation)
@@ -27,12 +32,10 @@ export const TRANSITIONS: { readonly [From in DeploymentStatus]: readonly Deploy
   aborted: [],
 };
 
-export const DEPLOYMENT_STATUSES = Object.keys(TRANSITIONS) as DeploymentStatus[];
+export { DEPLOYMENT_STATUSES };
 
 /** True when nothing may follow the status. */
-export function isFinal(status: DeploymentStatus): boolean {
-  return TRANSITIONS[status].length === 0;
-}
+export const isFinal: (status: DeploymentStatus) => boolean = deploymentFinal;
 
 /** The statuses from which a deployment may move to `to`. */
 export function predecessorsOf(to: DeploymentStatus): DeploymentStatus[] {
@@ -75,7 +78,7 @@ export async function recordStatus(
 export type LiveDeployment = DeploymentRecord & { status: 'running'; containerId: string };
 
 export function isLive(d: DeploymentRecord): d is LiveDeployment {
-  return d.status === 'running' && d.containerId !== null;
+  return d.status === LIVE_DEPLOYMENT_STATUS && d.containerId !== null;
 }
 
 /**

@@ -1,4 +1,5 @@
 // Deployments as the API sees them: queue one, list, abort, read its log.
+import { deploymentSucceeded } from '../../shared/statuses.js';
 import type { Deployment, DeploymentLogLine, DeploymentLogPage } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
@@ -18,7 +19,6 @@ import { checkBranch } from './source.js';
 import type { Store } from './store.js';
 import { deploymentView } from './views.js';
 
-export const TERMINAL_STATUSES: readonly DeploymentRecord['status'][] = ['running', 'superseded', 'failed', 'aborted'];
 /** queued and building: what the state table lets become `aborted`. */
 const ABORTABLE = predecessorsOf('aborted');
 
@@ -49,7 +49,7 @@ export class Deployments {
   async rollback(access: Access, deploymentId: string): Promise<Deployment> {
     access.requireWrite();
     const { deployment: source, service } = await this.visible(access, deploymentId);
-    if (source.status !== 'running' && source.status !== 'superseded') {
+    if (!deploymentSucceeded(source.status)) {
       throw new Conflict(`deployment ${source.id} is ${source.status}; only a deployment that went live can be rolled back to`, 'not_live');
     }
     if (service.kind === 'database') throw new Conflict('a database service is not rolled back; restore one of its backups instead', 'not_rollbackable');

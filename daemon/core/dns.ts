@@ -9,7 +9,7 @@
 // name (`mail.example.com`, a custom domain in the operator's zones) is 403: a key over all
 // projects writes it. A record Berth created is recorded and removed when its domain goes (or its
 // hostname changes); records Berth found or repointed are never removed.
-import type { DnsAction, DnsProvider, DnsProviderId } from './ports/dns-provider.js';
+import type { DnsProvider, DnsProviderId } from './ports/dns-provider.js';
 import { DNS_PROVIDER_IDS } from './ports/dns-provider.js';
 import type { DnsProviderRecord } from './ports/dns-provider-repo.js';
 import { visibleService, type Access } from './access.js';
@@ -19,11 +19,11 @@ import { Forbidden, InvalidInput, NotFound } from './errors.js';
 import { generatedHostnameOf, rootDomainOf } from './generated-names.js';
 import type { DomainRecord } from './records.js';
 import type { Store } from './store.js';
-import type { Domain } from '../../shared/types.js';
+import type { DnsProviderStatus, DnsRecordResult, Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
 
-export type { DnsProviderId };
-export type { DnsProviderRecord } from './ports/dns-provider-repo.js';
+export type { DnsProviderId, DnsProviderStatus, DnsRecordResult };
+export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
 
 const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };
 
@@ -32,23 +32,6 @@ const DNS_DEFAULT_BASE_URLS: Record<DnsProviderId, string> = {
   namecheap: 'https://api.namecheap.com/xml.response',
   spaceship: 'https://spaceship.dev/api/v1',
 };
-
-export interface DnsProviderStatus {
-  id: DnsProviderId;
-  name: string;
-  connected: boolean;
-}
-
-export interface DnsRecordResult {
-  provider: DnsProviderId;
-  providerName: string;
-  action: DnsAction;
-  hostname: string;
-  recordType: 'A';
-  host: string;
-  zone: string;
-  targetIp: string;
-}
 
 /** Credentials as given, per provider (already shape-checked at the edge), with an optional baseUrl. */
 export interface DnsProviderPut {

@@ -1,10 +1,11 @@
-// Database engines as services: conventional ports, the initial variables a new service gets,
-// and the connection variables other services can reference (`${db.POSTGRES_URL}`).
+// Database engines as services: the initial variables a new service gets, and the connection
+// variables other services can reference (`${db.POSTGRES_URL}`), computed. What each engine
+// supports (its port, TLS, imports, ...) is the shared table in shared/engines.ts.
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import type { DatabaseEngine } from '../../shared/types.js';
 import { strongPassword } from './ids.js';
 
 interface EngineSpec {
-  internalPort: number;
   /** Initial variables, in the spec's order; a `null` value is a generated password. */
   initialEnv: [key: string, value: string | null][];
   /** Connection URL variables, built from the service's resolved variables. */
@@ -24,8 +25,7 @@ function postgresUrls(vars: ReadonlyMap<string, string>, host: string, port: num
 
 export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
   postgres: {
-    internalPort: 5432,
-    initialEnv: [
+        initialEnv: [
       ['POSTGRES_DB', DEFAULT_DB],
       ['POSTGRES_USER', DEFAULT_USER],
       ['POSTGRES_PASSWORD', null],
@@ -33,8 +33,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     urls: postgresUrls,
   },
   timescale: {
-    internalPort: 5432,
-    initialEnv: [
+        initialEnv: [
       ['POSTGRES_DB', DEFAULT_DB],
       ['POSTGRES_USER', DEFAULT_USER],
       ['POSTGRES_PASSWORD', null],
@@ -43,8 +42,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     urls: postgresUrls,
   },
   mysql: {
-    internalPort: 3306,
-    initialEnv: [
+        initialEnv: [
       ['MYSQL_DATABASE', DEFAULT_DB],
       ['MYSQL_USER', DEFAULT_USER],
       ['MYSQL_PASSWORD', null],
@@ -56,15 +54,13 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     },
   },
   redis: {
-    internalPort: 6379,
-    initialEnv: [['REDIS_PASSWORD', null]],
+        initialEnv: [['REDIS_PASSWORD', null]],
     urls(vars, host, port) {
       return { REDIS_URL: `redis://default:${e(get(vars, 'REDIS_PASSWORD'))}@${host}:${port}` };
     },
   },
   mongodb: {
-    internalPort: 27017,
-    initialEnv: [
+        initialEnv: [
       ['MONGO_INITDB_ROOT_USERNAME', DEFAULT_USER],
       ['MONGO_INITDB_ROOT_PASSWORD', null],
     ],
@@ -74,8 +70,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     },
   },
   clickhouse: {
-    internalPort: 8123,
-    initialEnv: [
+        initialEnv: [
       ['CLICKHOUSE_DB', DEFAULT_DB],
       ['CLICKHOUSE_USER', DEFAULT_USER],
       ['CLICKHOUSE_PASSWORD', null],
@@ -99,9 +94,9 @@ export function initialDatabaseEnv(engine: DatabaseEngine, given: ReadonlyMap<st
   return out;
 }
 
-/** Names of the connection variables an engine exposes, without computing them. */
+/** Names of the connection variables an engine exposes, without computing them (test/unit/engine-capabilities.test.ts proves `urls` computes exactly these). */
 export function connectionVariableNames(engine: DatabaseEngine): string[] {
-  return Object.keys(ENGINES[engine].urls(new Map(), 'host', 0));
+  return [...ENGINE_CAPABILITIES[engine].connectionVariables];
 }
 
 /** Who the daemon logs in as to browse a database: the service's own credentials. */

@@ -4,7 +4,7 @@
 // defaults and maxima come from the configuration (BERTH_DEFAULT_* / BERTH_MAX_*). Keys over all
 // projects may go past the maxima (they belong to the server's administrator); selected-projects
 // keys may not. Pure: no store, no Docker.
-import type { ServiceLimits } from '../../shared/types.js';
+import type { ServiceLimits, ServiceLimitsInput } from '../../shared/types.js';
 import type { Access } from './access.js';
 import { InvalidInput } from './errors.js';
 import type { ServiceRecord } from './records.js';
@@ -23,11 +23,7 @@ export interface LimitPolicy {
 }
 
 /** A request's `limits`: a number sets a field, null goes back to the default, absent keeps it. */
-export interface LimitsInput {
-  memoryMb?: number | null | undefined;
-  cpus?: number | null | undefined;
-  pids?: number | null | undefined;
-}
+export type LimitsInput = ServiceLimitsInput;
 
 export type LimitOverrides = Pick<ServiceRecord, 'memoryLimitMb' | 'cpuLimit' | 'pidsLimit'>;
 

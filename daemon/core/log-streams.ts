@@ -1,9 +1,10 @@
 // Deployment build logs and service runtime logs as live streams: the key's access is checked when
 // a stream opens and again whenever the HTTP layer re-checks it (after writes, see
 // http/sse-streams.ts). The HTTP layer only turns what these handles give into Server-Sent Events.
+import { deploymentOver } from '../../shared/statuses.js';
 import type { DeploymentStatus } from '../../shared/types.js';
 import { Access } from './access.js';
-import { TERMINAL_STATUSES, type Deployments } from './deployments.js';
+import type { Deployments } from './deployments.js';
 import type { EventFeed } from './events.js';
 import type { KeyService } from './keys.js';
 import { LOG_PAGE_LINES, withinBytes } from './log-pages.js';
@@ -82,12 +83,12 @@ export class LogStreams {
       snapshot: (afterId) => boundedSnapshot(this.d.buildLogs, id, afterId, LOG_PAGE_LINES),
       onEnd: (fn) =>
         this.d.events.subscribe((e) => {
-          if (e.type === 'deployment' && e.data.deploymentId === id && TERMINAL_STATUSES.includes(e.data.status)) fn(e.data.status);
+          if (e.type === 'deployment' && e.data.deploymentId === id && deploymentOver(e.data.status)) fn(e.data.status);
         }),
       ended: async () => {
         const now = await this.d.deployments.visible(access, id).catch(() => null);
         if (!now) return 'deleted';
-        return TERMINAL_STATUSES.includes(now.deployment.status) ? now.deployment.status : null;
+        return deploymentOver(now.deployment.status) ? now.deployment.status : null;
       },
     };
   }

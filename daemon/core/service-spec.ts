@@ -1,33 +1,15 @@
 // Turns a create-service request into what the service is: git source, image or database, with
 // defaults filled in and every field checked. Pure: no store, no I/O.
-import type { BuildMethod, DatabaseEngine, RuntimeMode } from '../../shared/types.js';
+import type { DatabaseEngine, NewServiceInput, RuntimeMode } from '../../shared/types.js';
 import { DATABASE_ENGINES, REPO_URL_DATABASE, REPO_URL_IMAGE } from '../../shared/constants.js';
-import { ENGINES } from './engines.js';
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import type { ServiceKind, ServiceRecord } from './records.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath, checkRepoFullName } from './source.js';
 
-export interface NewServiceInput {
-  name: string;
-  repoFullName?: string | null | undefined;
-  repoUrl?: string | null | undefined;
-  dockerImage?: string | null | undefined;
-  branch?: string | undefined;
-  rootDir?: string | null | undefined;
-  githubToken?: string | null | undefined;
-  installCommand?: string | null | undefined;
-  buildCommand?: string | null | undefined;
-  startCommand?: string | null | undefined;
-  staticOutput?: string | null | undefined;
-  buildMethod?: BuildMethod | undefined;
-  dockerfilePath?: string | null | undefined;
-  runtimeMode?: RuntimeMode | undefined;
-  internalPort?: number | null | undefined;
-  databasePublicEnabled?: boolean | undefined;
-  databasePublicHostname?: string | null | undefined;
-  postgresLogicalReplicationEnabled?: boolean | undefined;
-}
+/** The wire's new-service fields (shared/types/services.ts), defined once. */
+export type { NewServiceInput };
 
 export const DEFAULT_BRANCH = 'main';
 const DEFAULT_PORT: Record<RuntimeMode, number | null> = { web: 3000, static: 80, worker: null };
@@ -83,14 +65,14 @@ export function serviceSpec(input: NewServiceInput): ServiceSpec {
 
   if (kind === 'database') {
     const db = engine!;
-    const port = ENGINES[db].internalPort;
+    const port = ENGINE_CAPABILITIES[db].port;
     if (mode !== 'web') throw new InvalidInput('a database service runs in runtimeMode web');
     if (input.internalPort != null && input.internalPort !== port) {
       throw new InvalidInput(`a ${db} service listens on ${port} inside its container; internalPort must be ${port}`);
     }
     const replication = input.postgresLogicalReplicationEnabled ?? false;
-    if (replication && db !== 'postgres' && db !== 'timescale') {
-      throw new InvalidInput('postgresLogicalReplicationEnabled applies to postgres and timescale only');
+    if (replication && !ENGINE_CAPABILITIES[db].logicalReplication) {
+      throw new InvalidInput(`postgresLogicalReplicationEnabled applies to ${DATABASE_ENGINES.filter((e) => ENGINE_CAPABILITIES[e].logicalReplication).join(' and ')} only`);
     }
     return {
       ...common,

@@ -1,5 +1,5 @@
 // Services: create any kind, read the overview, patch, move between projects, delete.
-import type { ProxyResult, Service, ServiceOverview, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
+import type { ProxyResult, Service, ServiceOverview, ServicePatch, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
 import { ENV_KEY_PATTERN } from '../../shared/constants.js';
 import { visibleProject, visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
@@ -41,22 +41,8 @@ export interface ServicesDeps {
   quotas: Quotas;
 }
 
-export type ServicePatch = Pick<
-  NewServiceInput,
-  | 'branch'
-  | 'rootDir'
-  | 'githubToken'
-  | 'installCommand'
-  | 'buildCommand'
-  | 'startCommand'
-  | 'staticOutput'
-  | 'buildMethod'
-  | 'dockerfilePath'
-  | 'runtimeMode'
-  | 'internalPort'
-  | 'repoUrl'
-  | 'dockerImage'
-> & { name?: string | undefined; limits?: LimitsInput | undefined };
+/** The wire's patch fields (shared/types/services.ts), defined once. */
+export type { ServicePatch };
 
 export class Services {
   private allocate = serial();

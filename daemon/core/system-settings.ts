@@ -6,16 +6,18 @@
 import { isIPv4 } from 'node:net';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
-import { DEPLOY_LIMIT_NAMES, type DeployLimits, type DeployLimitSettings, type DeployLimitsPatch } from './deploy-limits.js';
+import { DEPLOY_LIMIT_NAMES, type DeployLimitSettings } from './deploy-limits.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import { NotifyTargets } from './notify-targets.js';
 import type { ProxyPort } from './proxy.js';
-import type { ProxyResult } from '../../shared/types.js';
+import { HTTPS_MODES } from '../../shared/constants.js';
+import type { HttpsMode, ProxyResult, SystemSettings as SystemSettingsWire, SystemSettingsPatch } from '../../shared/types.js';
 import type { SettingsRepo } from './store.js';
 
-export const HTTPS_MODES = ['acme', 'internal', 'http'] as const;
-type HttpsMode = (typeof HTTPS_MODES)[number];
+// The wire's HTTPS modes and settings shapes (shared/), defined once.
+export { HTTPS_MODES };
+export type { HttpsMode, SystemSettingsPatch };
 
 /** The keys the proxy integration reads: keep them exactly. */
 const SETTING_KEYS = {
@@ -26,28 +28,8 @@ const SETTING_KEYS = {
   dashboardHostname: 'dashboardHostname',
 } as const;
 
-export interface SystemSettingsView extends DeployLimits {
-  rootDomain: string | null;
-  /** The address DNS records point at: the stored override, else the detected one. */
-  publicIp: string;
-  /** True when publicIp is the detected address (no override stored). */
-  publicIpDetected: boolean;
-  acmeEmail: string | null;
-  /** null: not chosen; the proxy applies its default. */
-  httpsMode: HttpsMode | null;
-  dashboardHostname: string | null;
-  /** Notification channels may send to this host (loopback) and link-local addresses; Caddy's admin API stays refused. */
-  allowPrivateNotifyTargets: boolean;
-}
-
-export interface SystemSettingsPatch extends DeployLimitsPatch {
-  rootDomain?: string | null | undefined;
-  publicIp?: string | null | undefined;
-  acmeEmail?: string | null | undefined;
-  httpsMode?: HttpsMode | undefined;
-  dashboardHostname?: string | null | undefined;
-  allowPrivateNotifyTargets?: boolean | undefined;
-}
+/** GET /api/system/settings: the wire's shape (its deploy limits are the ones core/deploy-limits.ts keeps). */
+export type SystemSettingsView = SystemSettingsWire;
 
 const EMAIL = /^[^\s@"<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
 

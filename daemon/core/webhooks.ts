@@ -11,6 +11,7 @@
 // so "older" means "deployed before on this branch": a force-push back to an earlier commit is
 // deployed by hand (POST /api/services/:id/deploy), never by a delivery.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { deploymentInProgress, deploymentSucceeded } from '../../shared/statuses.js';
 import type { Deployment, DeploymentStatus } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
@@ -35,8 +36,8 @@ export type HookOutcome = { deployment: Deployment } | { ignored: string };
 const DELIVERY_MEMORY_MS = 30 * 24 * 3600_000;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
 const ZERO_SHA = /^0{40}$/;
-/** A deployment in one of these states deployed (or is deploying) its commit: a push of it again is a replay. */
-const DEPLOYED: ReadonlySet<DeploymentStatus> = new Set(['queued', 'building', 'running', 'superseded']);
+/** A deployment in progress or one that went live deployed (or is deploying) its commit: a push of it again is a replay. */
+const deployedOrDeploying = (s: DeploymentStatus) => deploymentInProgress(s) || deploymentSucceeded(s);
 
 interface DeliveryKey {
   key: string;
@@ -112,7 +113,7 @@ export class Webhooks {
     const seen = await this.store.webhooks.firstDelivery(service.id, keys.map((k) => k.key), now, forgetBefore);
     if (seen !== null) return { ignored: `${keys.find((k) => k.key === seen)?.why ?? 'received before'}; not deployed again` };
     const deployedBefore = (await this.store.deployments.listByService(service.id)).find(
-      (d) => d.commitSha === commitSha && (d.branch === null || d.branch === branch) && DEPLOYED.has(d.status),
+      (d) => d.commitSha === commitSha && (d.branch === null || d.branch === branch) && deployedOrDeploying(d.status),
     );
     if (deployedBefore) {
       return { ignored: `commit ${commitSha.slice(0, 12)} was already deployed on branch ${branch} (deployment ${deployedBefore.id}); a push of it is not deployed again` };

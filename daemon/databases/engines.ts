@@ -11,7 +11,7 @@ import { mysqlModule } from './mysql/index.js';
 import { postgresModule } from './postgres/index.js';
 import { redisModule } from './redis/index.js';
 
-const ENGINE_MODULES: Readonly<Record<DatabaseEngine, EngineModule>> = {
+export const ENGINE_MODULES: Readonly<Record<DatabaseEngine, EngineModule>> = {
   postgres: postgresModule('postgres'),
   timescale: postgresModule('timescale'),
   mysql: mysqlModule,

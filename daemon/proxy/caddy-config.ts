@@ -11,7 +11,8 @@ export const CADDY_HTTP_SERVER_NAME = 'berth_http';
 /** One server per web service's host port: `berth_port_<hostPort>`. */
 export const HOST_PORT_SERVER_PREFIX = 'berth_port_';
 
-export type HttpsMode = 'acme' | 'internal' | 'http';
+export type { HttpsMode } from '../../shared/types.js';
+import type { HttpsMode } from '../../shared/types.js';
 
 export interface ProxyRoute {
   hostname: string;

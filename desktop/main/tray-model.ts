@@ -1,6 +1,7 @@
 // The tray, as data: the worst state across servers picks the icon, each server gets a submenu
 // (status, open, its last failed deployment), and the whole menu is rebuilt from state on every
 // change. Where the desktop has no tray the window stays the way in (see closeBehaviour).
+import { worstServiceStatus } from '../../shared/statuses.js';
 import type { ConnectionState } from './event-stream.js';
 
 export interface ServerView {
@@ -20,10 +21,8 @@ const RANK: Record<OverallState, number> = { none: 0, ok: 1, building: 2, offlin
 
 export function serverState(s: ServerView): OverallState {
   if (s.connection.status !== 'online') return s.connection.status === 'offline' ? 'offline' : 'building';
-  const statuses = Object.values(s.services);
-  if (statuses.includes('failed')) return 'failed';
-  if (statuses.includes('building')) return 'building';
-  return 'ok';
+  const worst = worstServiceStatus(Object.values(s.services));
+  return worst === 'failed' || worst === 'building' ? worst : 'ok';
 }
 
 export function worstState(servers: ServerView[]): OverallState {

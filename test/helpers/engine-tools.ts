@@ -10,7 +10,7 @@ import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfig } from '../../daemon/config.js';
-import { ENGINES } from '../../daemon/core/engines.js';
+import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import type { ToolContext } from '../../daemon/databases/backup-tool.js';
 import { backupTool, databaseContainer } from '../../daemon/databases/engines.js';
 import { runContainer } from '../../daemon/docker/containers.js';
@@ -47,7 +47,7 @@ export async function startDb(engine: DatabaseEngine, env: Record<string, string
     labels: { 'dev.berth.test': 'engine-tools' },
     network: NETWORK,
     alias: name,
-    internalPort: ENGINES[engine].internalPort,
+    internalPort: ENGINE_CAPABILITIES[engine].port,
     limits: readConfig({}).limits.database,
     volumes: [{ name: volume, target: spec.dataPath }],
     binds: spec.binds,

@@ -1,11 +1,13 @@
 // What the store keeps about backups, their per-service settings, and data imports
 // (daemon/store/backups-repo.ts implements the repository).
-import type { Backup, BackupSettings, DataImport } from '../../../shared/types.js';
+import { BACKUP_STORAGES } from '../../../shared/constants.js';
+import type { Backup, BackupSettings, BackupStorageKind, BackupTrigger, DataImport, ImportSource, JobStatus } from '../../../shared/types.js';
 
-export const BACKUP_STORAGES = ['disk', 'remote', 'disk+remote'] as const;
-export type BackupStorage = (typeof BACKUP_STORAGES)[number];
-type BackupStatus = 'running' | 'succeeded' | 'failed';
-export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
+// The wire types, defined once in shared/types/backups.ts, under the names core uses.
+export { BACKUP_STORAGES };
+export type BackupStorage = BackupStorageKind;
+export type BackupStatus = JobStatus;
+export type { BackupTrigger };
 export type ScheduleKind = Exclude<BackupTrigger, 'manual'>;
 export const SCHEDULE_KINDS: readonly ScheduleKind[] = ['daily', 'weekly', 'monthly'];
 
@@ -15,7 +17,7 @@ export type BackupSettingsRecord = BackupSettings;
 
 export const DEFAULT_KEEP: Record<ScheduleKind, number> = { daily: 7, weekly: 4, monthly: 12 };
 
-export type ImportSource = 'postgres-url' | 'redis-url';
+export type { ImportSource };
 
 export type ImportRecord = DataImport;
 

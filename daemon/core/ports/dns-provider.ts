@@ -1,10 +1,12 @@
 // The port every DNS provider implements (daemon/integrations/dns/*): make sure one A record
 // points at an address.
 
-export type DnsProviderId = 'cloudflare' | 'namecheap' | 'spaceship';
-export const DNS_PROVIDER_IDS: readonly DnsProviderId[] = ['cloudflare', 'namecheap', 'spaceship'];
+import { DNS_PROVIDER_IDS } from '../../../shared/constants.js';
+import type { DnsAction, DnsProviderId } from '../../../shared/types.js';
 
-export type DnsAction = 'created' | 'updated' | 'unchanged';
+// Provider ids and actions are the wire's (shared/), defined once.
+export { DNS_PROVIDER_IDS };
+export type { DnsAction, DnsProviderId };
 
 export interface ARecordOutcome {
   action: DnsAction;

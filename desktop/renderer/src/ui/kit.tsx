@@ -1,5 +1,6 @@
 // Small building blocks shared by the views.
 import { useEffect, useId, useRef, useState, type ButtonHTMLAttributes, type ReactNode } from 'react';
+import { statusTone } from '../../../../shared/statuses.js';
 import { errorMessage } from '../transport/transport';
 
 export function Button({ variant = 'default', busy, children, ...rest }: ButtonHTMLAttributes<HTMLButtonElement> & { variant?: 'default' | 'primary' | 'danger' | 'ghost'; busy?: boolean }) {
@@ -48,21 +49,9 @@ export function Loading({ what }: { what: string }) {
   );
 }
 
-const STATUS_TONE: Record<string, string> = {
-  active: 'ok',
-  running: 'ok',
-  succeeded: 'ok',
-  idle: 'muted',
-  queued: 'info',
-  building: 'info',
-  superseded: 'muted',
-  aborted: 'warn',
-  failed: 'bad',
-};
-
 export function Status({ value, label }: { value: string; label?: string }) {
   return (
-    <span className={`badge tone-${STATUS_TONE[value] ?? 'muted'}`}>
+    <span className={`badge tone-${statusTone(value)}`}>
       <span className="dot" aria-hidden="true" />
       {label ?? value}
     </span>

@@ -2,6 +2,8 @@
 // managed database. After a git service is created, its page shows the build plan before the first deploy.
 import { useState, type FormEvent, type ReactNode } from 'react';
 import { Link, useLocation } from 'wouter';
+import { DATABASE_ENGINES } from '../../../../../shared/constants.js';
+import { ENGINE_CAPABILITIES } from '../../../../../shared/engines.js';
 import type { BuildMethod, DatabaseEngine, Project, RuntimeMode, Service } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Loading, Tabs } from '../../ui/kit';
@@ -16,14 +18,7 @@ const FLOWS: { id: Flow; label: string }[] = [
   { id: 'static', label: 'Static site' },
 ];
 
-const ENGINES: { id: DatabaseEngine; label: string; port: number }[] = [
-  { id: 'postgres', label: 'PostgreSQL', port: 5432 },
-  { id: 'timescale', label: 'TimescaleDB', port: 5432 },
-  { id: 'mysql', label: 'MySQL', port: 3306 },
-  { id: 'redis', label: 'Redis', port: 6379 },
-  { id: 'mongodb', label: 'MongoDB', port: 27017 },
-  { id: 'clickhouse', label: 'ClickHouse', port: 8123 },
-];
+const ENGINES: { id: DatabaseEngine; label: string; port: number }[] = DATABASE_ENGINES.map((id) => ({ id, label: ENGINE_CAPABILITIES[id].label, port: ENGINE_CAPABILITIES[id].port }));
 
 export default function CreateServicePage({ slug }: { slug: string }) {
   const q = useGet<{ project: Project }>(['project', slug], `/api/projects/${encodeURIComponent(slug)}`);
@@ -182,7 +177,7 @@ function DatabaseForm({ project }: { project: Project }) {
   const [hostname, setHostname] = useState('');
   const [replication, setReplication] = useState(false);
   const spec = ENGINES.find((x) => x.id === engine)!;
-  const pg = engine === 'postgres' || engine === 'timescale';
+  const replicable = ENGINE_CAPABILITIES[engine].logicalReplication;
   return (
     <form
       className="stack"
@@ -196,7 +191,7 @@ function DatabaseForm({ project }: { project: Project }) {
           branch: 'main',
           internalPort: spec.port,
           databasePublicEnabled: isPublic,
-          postgresLogicalReplicationEnabled: pg && replication,
+          postgresLogicalReplicationEnabled: replicable && replication,
           ...(isPublic && hostname.trim() ? { databasePublicHostname: hostname.trim() } : {}),
           env: [],
         });
@@ -222,7 +217,7 @@ function DatabaseForm({ project }: { project: Project }) {
           {(id) => <input id={id} value={hostname} onChange={(e) => setHostname(e.target.value)} placeholder="db.example.com" />}
         </Field>
       ) : null}
-      {pg ? (
+      {replicable ? (
         <label className="check">
           <input type="checkbox" checked={replication} onChange={(e) => setReplication(e.target.checked)} /> Logical replication (wal_level=logical)
         </label>

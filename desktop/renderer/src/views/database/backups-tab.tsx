@@ -1,7 +1,9 @@
 // Backups of a database service: take one now, schedule with retention, restore (asks first),
 // download, delete; and imports from another server with their logs.
 import { useEffect, useState } from 'react';
-import type { Backup, BackupSettings, BackupStorageKind, DataImport, Service } from '../../../../../shared/types.js';
+import { IMPORT_SOURCES, offeredImport } from '../../../../../shared/engines.js';
+import { jobInProgress } from '../../../../../shared/statuses.js';
+import type { Backup, BackupSettings, BackupStorageKind, DataImport, ImportSource, Service } from '../../../../../shared/types.js';
 import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Status, bytes, timeAgo } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
@@ -14,15 +16,16 @@ interface BackupsAnswer {
 }
 
 export default function BackupsTab({ service: s }: { service: Service }) {
-  const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => b.status === 'running');
+  const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => jobInProgress(b.status));
   // The daemon has no backup events yet (issue 15 adds them; live.ts already listens): while a
   // backup runs, and only then, the list is re-read every 2 s.
   const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`, {
-    refetchInterval: (query) => (query.state.data?.backups.some((b) => b.status === 'running') ? 2000 : false),
+    refetchInterval: (query) => (query.state.data?.backups.some((b) => jobInProgress(b.status)) ? 2000 : false),
   });
   const [storage, setStorage] = useState<BackupStorageKind>('disk');
   const create = useAction<{ storage: BackupStorageKind }>('POST', `/api/services/${s.id}/database/backups`, { invalidate: [['backups', s.id]], success: 'Backup started' });
   const engine = databaseEngine(s);
+  const importSource = offeredImport(engine);
   const remote = q.data?.remote.connected ?? false;
   return (
     <div className="stack">
@@ -69,7 +72,7 @@ export default function BackupsTab({ service: s }: { service: Service }) {
         </table>
       ) : null}
       {q.data ? <Schedule serviceId={s.id} settings={q.data.settings} remote={remote} /> : null}
-      {engine === 'postgres' || engine === 'redis' ? <Imports serviceId={s.id} engine={engine} /> : null}
+      {importSource ? <Imports serviceId={s.id} source={importSource} /> : null}
     </div>
   );
 }
@@ -170,12 +173,13 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
   );
 }
 
-function Imports({ serviceId, engine }: { serviceId: string; engine: 'postgres' | 'redis' }) {
+function Imports({ serviceId, source }: { serviceId: string; source: ImportSource }) {
+  const spec = IMPORT_SOURCES[source];
   const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`, {
-    refetchInterval: (query) => (query.state.data?.imports.some((i) => i.status === 'running') ? 2000 : false),
+    refetchInterval: (query) => (query.state.data?.imports.some((i) => jobInProgress(i.status)) ? 2000 : false),
   });
   const [url, setUrl] = useState('');
-  const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${engine}-url`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
+  const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${source}`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
   return (
     <section className="card stack" aria-label="Imports">
       <h2 className="h3">Import from another server</h2>
@@ -186,8 +190,8 @@ function Imports({ serviceId, engine }: { serviceId: string; engine: 'postgres' 
           start.mutate({ sourceUrl: url });
         }}
       >
-        <Field label={engine === 'postgres' ? 'PostgreSQL URL' : 'Redis URL'} hint="Read once; only a masked label is kept">
-          {(id) => <input id={id} type="password" value={url} onChange={(e) => setUrl(e.target.value)} placeholder={engine === 'postgres' ? 'postgresql://user:pass@host:5432/db' : 'redis://:pass@host:6379/0'} autoComplete="off" />}
+        <Field label={spec.label} hint="Read once; only a masked label is kept">
+          {(id) => <input id={id} type="password" value={url} onChange={(e) => setUrl(e.target.value)} placeholder={spec.example} autoComplete="off" />}
         </Field>
         <Button type="submit" variant="primary" busy={start.isPending} disabled={!url}>
           Import

@@ -1,6 +1,7 @@
 // The database browser: tables, paged rows with insert / edit / delete by primary key, a query
 // console, and the TLS details with the CA certificate.
 import { useState } from 'react';
+import { ENGINE_CAPABILITIES } from '../../../../../shared/engines.js';
 import type { DatabaseRowsPage, DatabaseTable, DbCell, DbRow, PostgresTls, Service } from '../../../../../shared/types.js';
 import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal } from '../../ui/kit';
@@ -25,7 +26,6 @@ export default function DataTab({ service: s }: { service: Service }) {
   const tables = useGet<{ tables: DatabaseTable[] }>(['tables', s.id], `/api/services/${s.id}/database/tables`);
   const [table, setTable] = useState<string | null>(null);
   const current = table ?? tables.data?.tables[0]?.id ?? null;
-  const pg = engine === 'postgres' || engine === 'timescale';
   if (s.status !== 'active') return <Empty title="The database is not running">Deploy it first; its tables appear here once it is up.</Empty>;
   return (
     <div className="stack">
@@ -47,7 +47,7 @@ export default function DataTab({ service: s }: { service: Service }) {
         <div>{current ? <Rows serviceId={s.id} table={current} key={current} /> : null}</div>
       </div>
       <QueryConsole serviceId={s.id} engine={engine ?? 'postgres'} />
-      {pg ? <TlsCard serviceId={s.id} /> : null}
+      {engine && ENGINE_CAPABILITIES[engine].tls ? <TlsCard serviceId={s.id} /> : null}
     </div>
   );
 }

@@ -5,12 +5,14 @@ import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { bracketMatching, defaultHighlightStyle, syntaxHighlighting } from '@codemirror/language';
 import { EditorView, drawSelection, highlightActiveLine, keymap, lineNumbers } from '@codemirror/view';
 import { useEffect, useRef, useState } from 'react';
+import { ENGINE_CAPABILITIES, type QueryDialect } from '../../../../../shared/engines.js';
 import type { DatabaseEngine, DatabaseQueryResult } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { Button, ErrorNote } from '../../ui/kit';
 import { cellText } from './data-tab';
 
-const PLACEHOLDER: Partial<Record<DatabaseEngine, string>> = { redis: 'KEYS *', mongodb: '{"find": "collection", "filter": {}}' };
+/** The highlighting for each query dialect: SQL ones by their dialect, the others plain. */
+const HIGHLIGHT: Record<QueryDialect, typeof StandardSQL> = { postgresql: PostgreSQL, mysql: MySQL, clickhouse: StandardSQL, redis: StandardSQL, mongodb: StandardSQL };
 
 export function QueryConsole({ serviceId, engine }: { serviceId: string; engine: DatabaseEngine }) {
   const host = useRef<HTMLDivElement>(null);
@@ -23,12 +25,13 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
     if (text) run.mutate({ sql: text });
   };
   useEffect(() => {
-    const dialect = engine === 'mysql' ? MySQL : engine === 'postgres' || engine === 'timescale' ? PostgreSQL : StandardSQL;
+    const capabilities = ENGINE_CAPABILITIES[engine];
+    const dialect = HIGHLIGHT[capabilities.queryDialect];
     // In a shadow root CodeMirror styles itself through constructed style sheets (adoptedStyleSheets)
     // instead of <style> elements, which the console's CSP (style-src 'self') refuses.
     const shadow = host.current!.shadowRoot ?? host.current!.attachShadow({ mode: 'open' });
     const v = new EditorView({
-      doc: PLACEHOLDER[engine] ?? 'SELECT 1;',
+      doc: capabilities.queryExample,
       root: shadow,
       parent: shadow,
       extensions: [

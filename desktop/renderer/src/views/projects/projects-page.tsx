@@ -1,6 +1,7 @@
 // All projects the key can see, with their services' state at a glance; create a project.
 import { useState } from 'react';
 import { Link, useLocation } from 'wouter';
+import { SERVICE_STATUS_MEANING, worstServiceStatus } from '../../../../../shared/statuses.js';
 import type { Project } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, Empty, ErrorNote, Field, Loading, Modal, Status, timeAgo } from '../../ui/kit';
@@ -56,18 +57,18 @@ export function ProjectsPage({ canCreate }: { canCreate: boolean }) {
 }
 
 function ProjectCard({ project: p }: { project: Project }) {
+  const worst = worstServiceStatus(p.services.map((s) => s.status));
   const failed = p.services.filter((s) => s.status === 'failed').length;
-  const building = p.services.filter((s) => s.status === 'building').length;
   return (
     <Link href={`/projects/${p.slug}`} className="card project-card">
       <div className="row between">
         <h2 className="card-title">{p.name}</h2>
-        <Status value={failed ? 'failed' : building ? 'building' : p.status} label={failed ? `${failed} failed` : building ? 'building' : p.status} />
+        <Status value={worst === 'failed' || worst === 'building' ? worst : p.status} label={worst === 'failed' ? `${failed} failed` : worst === 'building' ? 'building' : p.status} />
       </div>
       <p className="muted clamp">{p.description || 'No description'}</p>
       <div className="service-dots" aria-label={`${p.serviceCount} services`}>
         {p.services.slice(0, 12).map((s) => (
-          <span key={s.id} className={`chip tone-${s.status === 'active' ? 'ok' : s.status === 'failed' ? 'bad' : s.status === 'building' ? 'info' : 'muted'}`} title={`${s.name}: ${s.status}`}>
+          <span key={s.id} className={`chip tone-${SERVICE_STATUS_MEANING[s.status].tone}`} title={`${s.name}: ${s.status}`}>
             <span className="dot" aria-hidden="true" />
             {s.name}
             <span className="sr-only">

@@ -2,6 +2,7 @@
 // failure" for failed ones. Before the first deployment of a git service: its build plan.
 import { useEffect, useState } from 'react';
 import { useSearch } from 'wouter';
+import { deploymentInProgress } from '../../../../../shared/statuses.js';
 import type { AiProvider, Deployment, DeploymentLogPage, Explanation, ServiceOverview } from '../../../../../shared/types.js';
 import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, Empty, ErrorNote, Field, Status, timeAgo } from '../../ui/kit';
@@ -9,8 +10,6 @@ import { BuildPlan } from './build-plan';
 import { LogView } from './log-view';
 import { serviceKind } from './service-kind';
 import { useLogStream, type LogLine } from './use-log-stream';
-
-const LIVE = ['queued', 'building'];
 
 export function Deployments({ overview }: { overview: ServiceOverview }) {
   const { service: s, deployments } = overview;
@@ -100,7 +99,7 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
             {d.trigger} · {timeAgo(d.createdAt)} {duration(d) ? `· ${duration(d)}` : ''}
           </span>
         </div>
-        {LIVE.includes(d.status) ? (
+        {deploymentInProgress(d.status) ? (
           <Button busy={abort.isPending} onClick={() => abort.mutate(undefined)}>
             Abort
           </Button>
@@ -115,7 +114,7 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
           <ErrorNote error={older.error} />
         </div>
       ) : null}
-      <LogView lines={lines} label="Build log" emptyText={log.state === 'open' || LIVE.includes(status) ? 'Waiting for the first lines…' : 'No log lines.'} />
+      <LogView lines={lines} label="Build log" emptyText={log.state === 'open' || (log.ended === null && deploymentInProgress(d.status)) ? 'Waiting for the first lines…' : 'No log lines.'} />
       <div className="muted small" role="status">
         {log.ended ? `Build log complete: ${log.ended}. ${lines.length} lines.` : log.state === 'open' ? `Following the build log live · ${lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
       </div>

@@ -1,0 +1,93 @@
+// Backups and imports of database services, and the remote storage backups go to. What each
+// status means is in ../statuses.ts.
+
+import type { Timestamp } from './common.js';
+import type { DatabaseEngine } from './databases.js';
+
+/** Remote (S3-compatible) backup storage as the API shows it: the secret access key is never returned. */
+export interface BackupStorageSettings {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  /** '' or ending with '/'; objects are stored under `<prefix><serviceId>/`. */
+  prefix: string;
+  accessKeyId: string;
+  hasSecret: boolean;
+  forcePathStyle: boolean;
+}
+
+/** GET / PUT /api/system/backup-storage: the settings and the result of a real, authenticated call. */
+export interface BackupStorageStatus {
+  storage: BackupStorageSettings | null;
+  connected: boolean;
+  detail: string;
+}
+
+/** PUT /api/system/backup-storage. secretAccessKey may be left out to keep the stored one (same endpoint and key id). */
+export interface BackupStorageInput {
+  endpoint: string;
+  region: string;
+  bucket: string;
+  prefix?: string;
+  accessKeyId: string;
+  secretAccessKey?: string;
+  /** Default true. */
+  forcePathStyle?: boolean;
+}
+
+/** Where an import reads from (`POST .../database/import/:source`); which engines take which is in ../engines.ts. */
+export type ImportSource = 'postgres-url' | 'redis-url';
+
+/** A backup or an import: `running` until it ends `succeeded` or `failed`. */
+export type JobStatus = 'running' | 'succeeded' | 'failed';
+
+/** `manual` (the API or a client), else the schedule that made it. */
+export type BackupTrigger = 'manual' | 'daily' | 'weekly' | 'monthly';
+
+export type BackupStorageKind = 'disk' | 'remote' | 'disk+remote';
+
+export interface Backup {
+  id: string;
+  serviceId: string;
+  engine: DatabaseEngine;
+  status: JobStatus;
+  trigger: BackupTrigger;
+  storage: BackupStorageKind;
+  format: string;
+  localPath: string | null;
+  remoteKey: string | null;
+  sizeBytes: number;
+  checksum: string;
+  error: string | null;
+  createdAt: Timestamp;
+  startedAt: Timestamp;
+  finishedAt: Timestamp | null;
+}
+
+export interface BackupSettings {
+  serviceId: string;
+  storage: BackupStorageKind;
+  automaticEnabled: boolean;
+  dailyEnabled: boolean;
+  weeklyEnabled: boolean;
+  monthlyEnabled: boolean;
+  keepDaily: number;
+  keepWeekly: number;
+  keepMonthly: number;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+}
+
+export interface DataImport {
+  id: string;
+  serviceId: string;
+  engine: DatabaseEngine;
+  source: ImportSource;
+  sourceLabel: string;
+  status: JobStatus;
+  error: string | null;
+  log: string[];
+  createdAt: Timestamp;
+  startedAt: Timestamp;
+  finishedAt: Timestamp | null;
+}

@@ -1,0 +1,146 @@
+// Services: their settings, status, limits, overview and build plan.
+
+import type { Timestamp } from './common.js';
+import type { Deployment } from './deployments.js';
+import type { Domain } from './domains.js';
+import type { EnvVar } from './env.js';
+
+export type BuildMethod = 'auto' | 'dockerfile' | 'autobuild';
+
+export type DetectedBuildMethod = 'dockerfile' | 'autobuild';
+
+export type RuntimeMode = 'web' | 'worker' | 'static';
+
+export type ServiceStatus = 'idle' | 'building' | 'active' | 'failed';
+
+/** A container's resource limits: memory in MiB (no swap beyond it), CPUs (1.0 = one core), processes. */
+export interface ServiceLimits {
+  memoryMb: number;
+  cpus: number;
+  pids: number;
+}
+
+export interface Service {
+  id: string;
+  projectId: string;
+  name: string;
+  slug: string;
+  repoFullName: string | null;
+  repoUrl: string | null;
+  dockerImage: string | null;
+  branch: string;
+  rootDir: string | null;
+  hasGithubToken: boolean;
+  installCommand: string | null;
+  buildCommand: string | null;
+  startCommand: string | null;
+  staticOutput: string | null;
+  buildMethod: BuildMethod;
+  dockerfilePath: string | null;
+  detectedBuildMethod: DetectedBuildMethod | null;
+  runtimeMode: RuntimeMode;
+  internalPort: number | null;
+  hostPort: number | null;
+  databasePublicEnabled: boolean;
+  databasePublicHostname: string | null;
+  postgresLogicalReplicationEnabled: boolean;
+  status: ServiceStatus;
+  reachable: boolean;
+  localUrl: string;
+  primaryUrl: string;
+  preferredDomain: string | null;
+  /**
+   * The hostname Berth generated for the service, `<service>-<project>.<rootDomain>` (unique to its
+   * project; services created before keep `<service>.<rootDomain>`); null without a root domain.
+   */
+  generatedHostname: string | null;
+  framework: string | null;
+  lastDeployedAt: Timestamp | null;
+  createdAt: Timestamp;
+  updatedAt: Timestamp;
+  /** The limits its containers run with (the service's own, else the server's defaults). */
+  limits: ServiceLimits;
+}
+
+export interface ServiceOverview {
+  service: Service;
+  deployments: Deployment[];
+  env: EnvVar[];
+  domains: Domain[];
+  publicIp: string;
+}
+
+/** GET /api/services/:serviceId/build-plan: what a deployment of the branch's head would build, computed without building. */
+export interface BuildPlanPreview {
+  /** The builder a deployment would run under the service's buildMethod; null when it would fail before choosing (see error). */
+  buildMethod: DetectedBuildMethod | null;
+  /** Whether the service's directory has the Dockerfile it would use (dockerfilePath, <SERVICE>_DOCKERFILE_PATH or Dockerfile). */
+  dockerfileExists: boolean;
+  branch: string;
+  commitSha: string;
+  /** What autobuild detected (filled even when the Dockerfile would be used); null when it could not place the repository. */
+  stack: string | null;
+  framework: string | null;
+  /** Package manager or build tool: npm, yarn, pnpm, pip, poetry, go, bundler, composer, maven, gradle, javac, cargo, dotnet, none. */
+  tool: string | null;
+  installCommand: string | null;
+  buildCommand: string | null;
+  startCommand: string | null;
+  /** The port the app is expected to listen on (PORT is set to it). */
+  port: number | null;
+  staticOutput: string | null;
+  /** The images the generated Dockerfile starts from. */
+  baseImages: string[];
+  /** The generated Dockerfile, as a deployment would log and build it. */
+  dockerfile: string | null;
+  notes: string[];
+  /** Why a deployment would fail at this stage (no Dockerfile for buildMethod dockerfile, nothing autobuild recognises, ...). */
+  error: string | null;
+}
+
+/** A request's `limits`: a number sets a field, null goes back to the server's default, absent keeps it. */
+export interface ServiceLimitsInput {
+  memoryMb?: number | null;
+  cpus?: number | null;
+  pids?: number | null;
+}
+
+/** POST /api/projects/:projectId/services: the service's own fields (any kind); `env` and `limits` come beside them. */
+export interface NewServiceInput {
+  name: string;
+  repoFullName?: string | null;
+  repoUrl?: string | null;
+  dockerImage?: string | null;
+  branch?: string;
+  rootDir?: string | null;
+  githubToken?: string | null;
+  installCommand?: string | null;
+  buildCommand?: string | null;
+  startCommand?: string | null;
+  staticOutput?: string | null;
+  buildMethod?: BuildMethod;
+  dockerfilePath?: string | null;
+  runtimeMode?: RuntimeMode;
+  internalPort?: number | null;
+  databasePublicEnabled?: boolean;
+  databasePublicHostname?: string | null;
+  postgresLogicalReplicationEnabled?: boolean;
+}
+
+/** PATCH /api/services/:serviceId: the fields a service may change after creation. */
+export type ServicePatch = Pick<
+  NewServiceInput,
+  | 'branch'
+  | 'rootDir'
+  | 'githubToken'
+  | 'installCommand'
+  | 'buildCommand'
+  | 'startCommand'
+  | 'staticOutput'
+  | 'buildMethod'
+  | 'dockerfilePath'
+  | 'runtimeMode'
+  | 'internalPort'
+  | 'repoUrl'
+  | 'dockerImage'
+> & { name?: string; limits?: ServiceLimitsInput };
