@@ -2,10 +2,10 @@
 // explicit dependencies (the ports below). Adapters are built in daemon/compose.ts and handed in;
 // nothing in core builds an adapter.
 import { AiProviders } from './ai-providers.js';
-import { BackupStorage, type RemoteStoreFactory } from './backup-storage.js';
+import type { BackupStorage } from './backup-storage.js';
 import { Backups } from './backups.js';
 import { BuildPlans, type BuildPlanner } from './build-plans.js';
-import { Catalog } from './catalog.js';
+import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
 import type { DeploymentEngine } from './deployment-engine.js';
@@ -66,7 +66,12 @@ export interface CoreDeps {
   /** The engine adapters (the port is the db helper's to move into core; see core/databases.ts). */
   openDatabase: DatabasesDeps['open'];
   ca: CaPort;
-  remoteStoreFor: RemoteStoreFactory;
+  /**
+   * Remote backup storage (S3-compatible, a sealed system setting) and the service catalog: built by
+   * compose.ts before core, because the backup runner (an adapter core depends on) reads them too.
+   */
+  backupStorage: BackupStorage;
+  catalog: Catalog;
   backupJobs: BackupJobs;
   buildPlanner: BuildPlanner;
   /** Where a clone may connect for a key over selected projects (core/clone-reach.ts). */
@@ -110,7 +115,7 @@ export interface Core {
 
 export function buildCore(deps: CoreDeps): Core {
   const { store, clock } = deps;
-  const catalog = new Catalog(store, deps.limits);
+  const { catalog } = deps;
   const keys = new KeyService(store, clock);
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp());
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
@@ -135,8 +140,7 @@ export function buildCore(deps: CoreDeps): Core {
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
     databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
     backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk),
-    // remote backup storage (S3-compatible), a sealed system setting
-    backupStorage: new BackupStorage(store.settings, clock, deps.remoteStoreFor),
+    backupStorage: deps.backupStorage,
     aiProviders: new AiProviders(store.aiProviders, clock),
     // failure explanations: the built-in rules or a configured AI provider's HTTP API
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
