@@ -20,7 +20,7 @@ import { buildCore, type Core } from './core/core.js';
 import { DiskSpace } from './core/disk-space.js';
 import { probeFree } from './core/host-ports.js';
 import { newId } from './core/ids.js';
-import type { Store } from './core/store.js';
+import type { Store } from './core/ports/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';

@@ -10,7 +10,7 @@ import { Conflict } from '../core/errors.js';
 import type { BackupDownload } from '../core/ports/backup-jobs.js';
 import type { BackupRecord } from '../core/ports/backups-repo.js';
 import type { RemoteStore } from '../core/ports/remote-store.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { EngineBackupTool, ToolContext } from '../databases/backup-tool.js';
 import { writeWhole } from './backup-file.js';
 import { messageOf } from './job-parts.js';

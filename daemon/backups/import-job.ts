@@ -4,7 +4,7 @@
 import type { Clock } from '../core/clock.js';
 import { recordImportStatus } from '../core/backup-states.js';
 import type { ImportRecord } from '../core/ports/backups-repo.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { ToolContext } from '../databases/backup-tool.js';
 import { messageOf, type LiveDb } from './job-parts.js';
 

@@ -4,7 +4,7 @@ import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { recordBackupStatus, recordImportStatus } from '../core/backup-states.js';
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import { PARTIAL_SUFFIX } from './backup-file.js';
 
 export async function recoverInterrupted(store: Store, clock: Clock, dir: string): Promise<void> {

@@ -12,7 +12,7 @@ import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/p
 import type { ServiceRecord } from '../core/records.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { BackupRunner } from './backups.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { DiskSpace } from '../core/disk-space.js';
 import type { Quotas } from '../core/quotas.js';
 

@@ -1,13 +1,12 @@
 // Host ports from BERTH_PORT_RANGE: unique across the daemon (a unique index backs this up),
 // skipping ports something else on the host already listens on.
 import { createServer } from 'node:net';
+import type { PortProbe } from './ports/port-probe.js';
 
 export interface PortRange {
   from: number;
   to: number;
 }
-
-export type PortProbe = (port: number) => Promise<boolean>;
 
 /**
  * Listens on the address for an instant and lets it go: null when that worked, else the error code

@@ -10,9 +10,9 @@ import { DEPLOY_LIMIT_NAMES, type DeployLimits, type DeployLimitSettings, type D
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import { NotifyTargets } from './notify-targets.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import type { ProxyResult } from '../../shared/types.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
 
 export const HTTPS_MODES = ['acme', 'internal', 'http'] as const;
 export type HttpsMode = (typeof HTTPS_MODES)[number];

@@ -26,7 +26,7 @@ import {
 import { Conflict, InvalidInput } from '../../daemon/core/errors.js';
 import type { BackupRecord, BackupStatus, ImportRecord } from '../../daemon/core/ports/backups-repo.js';
 import type { ServiceRecord } from '../../daemon/core/records.js';
-import type { Store } from '../../daemon/core/store.js';
+import type { Store } from '../../daemon/core/ports/store.js';
 import { openDataDir } from '../../daemon/runtime.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
