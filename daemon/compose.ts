@@ -18,7 +18,7 @@ import { BackupStorage } from './core/backup-storage.js';
 import { Catalog } from './core/catalog.js';
 import { buildCore, type Core } from './core/core.js';
 import { DiskSpace } from './core/disk-space.js';
-import { probeFree } from './core/host-ports.js';
+import { probeFree } from './proxy/host-port-probe.js';
 import { newId } from './core/ids.js';
 import type { Store } from './core/ports/store.js';
 import { liveDeployment } from './core/deployment-states.js';

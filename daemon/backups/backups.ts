@@ -26,7 +26,7 @@ import { checksumOf } from './backup-file.js';
 import { downloadName, localCopy, openDownload, removeFiles, runBackup, type BackupFilesDeps } from './backup-job.js';
 import { runImport, type ImportJobDeps } from './import-job.js';
 import { messageOf, toolContext, type LiveDb } from './job-parts.js';
-import { maskedSourceLabel, parseSourceUrl } from './source-url.js';
+import { maskedSourceLabel, parseSourceUrl } from '../databases/source-url.js';
 import { pinSourceAddress, type ReachFacts } from './source-reach.js';
 import type { BackupRecord, BackupSettingsRecord, BackupStorage, BackupTrigger, ImportRecord, ImportSource } from '../core/ports/backups-repo.js';
 

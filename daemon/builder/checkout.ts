@@ -11,7 +11,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkRepoFullName, isHttpGitUrl } from '../core/source.js';
-import { BuildError } from './build-error.js';
+import { BuildError } from '../core/build-error.js';
 import type { ClonePin } from './clone-reach.js';
 import { MAX_LINE_CHARS } from '../docker/output-lines.js';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { EnvResolver } from '../core/env-references.js';
 import { effectiveLimits } from '../core/limits.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { checkout, cloneUrlFor } from '../builder/checkout.js';
 import { prepareContext, tarContext } from '../builder/context.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../builder/dockerfile-choice.js';

@@ -11,7 +11,7 @@ import { BerthError } from '../../core/errors.js';
 import { checkGitUrl, isHttpGitUrl } from '../../core/source.js';
 import type { ServiceRecord } from '../../core/records.js';
 import type { Store } from '../../core/ports/store.js';
-import { BuildError } from '../build-error.js';
+import { BuildError } from '../../core/build-error.js';
 import { checkout, cloneUrlFor, DEFAULT_CLONE_LIMITS, type CloneLimits } from '../checkout.js';
 import { chooseBuild, dockerfilePathVariable, serviceRoot } from '../dockerfile-choice.js';
 import type { BaseImages } from './base-images.js';
