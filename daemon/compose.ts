@@ -14,11 +14,13 @@ import { hostReachFacts } from './backups/source-reach.js';
 import { BuildPlanPreviewer } from './builder/autobuild/preview.js';
 import { cloneReachCheck } from './builder/clone-reach.js';
 import { systemClock } from './core/clock.js';
+import { BackupStorage } from './core/backup-storage.js';
+import { Catalog } from './core/catalog.js';
 import { buildCore, type Core } from './core/core.js';
 import { DiskSpace } from './core/disk-space.js';
-import { probeFree } from './core/host-ports.js';
+import { probeFree } from './proxy/host-port-probe.js';
 import { newId } from './core/ids.js';
-import type { Store } from './core/store.js';
+import type { Store } from './core/ports/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
@@ -133,28 +135,27 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     },
     config.buildConcurrency,
   );
-  // The backup runner needs two core services (remote storage, resolved variables); they are
-  // reached through `core`, assigned below before any request or schedule can run a job.
-  let core: Core | null = null;
-  const ready = (): Core => {
-    if (!core) throw new Error('the backup runner was used before the core was built');
-    return core;
-  };
-  // The scheduler is built after the runner; saved settings reach it through this.
-  let settingsSaved = (): void => {};
+  // Remote backup storage and the service catalog (resolved variables) are core services the
+  // backup runner reads; they are built here, before the runner, and handed to `buildCore` too.
+  const backupStorage = new BackupStorage(store.settings, clock, lazyS3Store);
+  const catalog = new Catalog(store, config.limits);
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backups = new BackupRunner({
-    settingsSaved: () => settingsSaved(),
+    // The one real cycle: the scheduler drives the runner (start, isBusy, removeFiles) and the
+    // runner tells the scheduler that settings were saved (it arms on the first automatic
+    // schedule). The scheduler is built right after the runner; this reads it only when settings
+    // are saved, which no request can do before composeDaemon returns.
+    settingsSaved: () => void scheduler.armWhenScheduled(),
     store,
     docker,
     clock,
     dir: backupsDir,
     tool: backupTool,
-    remote: () => ready().backupStorage.remote(),
+    remote: () => backupStorage.remote(),
     live: async (service) => {
       const live = await liveDeployment(store, service.id);
       if (!live || service.hostPort === null) return null;
-      return { containerId: live.containerId, env: Object.fromEntries(await ready().catalog.resolvedEnv(service)), hostPort: service.hostPort };
+      return { containerId: live.containerId, env: Object.fromEntries(await catalog.resolvedEnv(service)), hostPort: service.hostPort };
     },
     restarted: (serviceId) => engine.containerRestarted(serviceId),
     importPostgres: importPostgresUrl,
@@ -168,8 +169,11 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // loopback and link-local targets only when a setting allows; Caddy's admin API never
   const notifyTargets = new NotifyTargets(store.settings, lookupAll, config.caddyAdmin);
   const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
-  core = buildCore({
+  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
+  const core = buildCore({
     store,
+    catalog,
+    backupStorage,
     clock,
     proxy,
     portRange: config.portRange,
@@ -189,7 +193,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     dnsProviderFor: (record) => dnsProviderFor(record),
     openDatabase: openAdapter,
     ca,
-    remoteStoreFor: lazyS3Store,
     backupJobs: backups,
     buildPlanner: new BuildPlanPreviewer({
       store,
@@ -206,8 +209,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     quotas,
     disk,
   });
-  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
-  settingsSaved = () => void scheduler.armWhenScheduled();
   return {
     core,
     store,

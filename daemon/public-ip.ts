@@ -1,7 +1,7 @@
 // The server's public IPv4 as far as this host can tell without asking anyone outside: the
 // `publicIp` setting when one is stored, else the first non-internal IPv4 of its interfaces.
 import { networkInterfaces } from 'node:os';
-import type { SettingsRepo } from './core/store.js';
+import type { SettingsRepo } from './core/ports/store.js';
 
 export function detectInterfaceIpv4(): string {
   for (const addrs of Object.values(networkInterfaces())) {

@@ -2,17 +2,18 @@
 // `failed` with a reason, and partial files are removed.
 import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { recordBackupStatus, recordImportStatus } from '../core/backup-states.js';
 import type { Clock } from '../core/clock.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import { PARTIAL_SUFFIX } from './backup-file.js';
 
 export async function recoverInterrupted(store: Store, clock: Clock, dir: string): Promise<void> {
   const reason = 'the daemon stopped while this was running; it did not finish';
   for (const b of await store.backups.listByStatus('running')) {
-    await store.backups.update(b.id, { status: 'failed', error: reason, finishedAt: clock.now() });
+    await recordBackupStatus(store.backups, b.id, 'failed', { error: reason, finishedAt: clock.now() });
   }
   for (const i of await store.backups.listImportsByStatus('running')) {
-    await store.backups.updateImport(i.id, { status: 'failed', error: reason, finishedAt: clock.now() });
+    await recordImportStatus(store.backups, i.id, 'failed', { error: reason, finishedAt: clock.now() });
   }
   for (const serviceDir of await readdir(dir).catch(() => [] as string[])) {
     for (const file of await readdir(join(dir, serviceDir)).catch(() => [] as string[])) {

@@ -1,37 +1,20 @@
 // Scheduled backups: node-cron wakes the scheduler every minute and it takes whatever is due by
 // the clock it is given, so a test can drive the clock and a daemon that was down at 03:00 takes
-// the missed backup when it starts. Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st
-// 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
+// the missed backup when it starts. The slot and retention rules are core's (core/backup-states.ts).
+// Slots (UTC): daily 03:00, weekly Sunday 03:00, monthly the 1st 03:00. A slot is due when no backup of that schedule was started since it. After a scheduled
 // backup succeeds, the oldest succeeded backups of that schedule beyond its keep count go.
 // A due backup over its project's backup quotas first makes room by removing the oldest backups of
 // the same schedule (never its last one); when that is not enough, or while the disk is low, the
 // slot gets a `failed` record saying why (so the schedule never claims a backup it did not take).
 import type { ScheduledTask } from 'node-cron';
+import { beyondRetention, roomCandidate, scheduleEnabled, slotTaken } from '../core/backup-states.js';
 import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
 import type { ServiceRecord } from '../core/records.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { BackupRunner } from './backups.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { DiskSpace } from '../core/disk-space.js';
 import type { Quotas } from '../core/quotas.js';
-
-const HOUR = 3;
-
-/** The most recent slot of a schedule at or before `now`. */
-export function lastSlot(kind: ScheduleKind, now: Date): Date {
-  const d = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate(), HOUR));
-  if (kind === 'monthly') d.setUTCDate(1);
-  if (kind === 'weekly') d.setUTCDate(d.getUTCDate() - d.getUTCDay());
-  if (d > now) {
-    if (kind === 'daily') d.setUTCDate(d.getUTCDate() - 1);
-    if (kind === 'weekly') d.setUTCDate(d.getUTCDate() - 7);
-    if (kind === 'monthly') d.setUTCMonth(d.getUTCMonth() - 1);
-  }
-  return d;
-}
-
-const enabled = (s: BackupSettingsRecord, kind: ScheduleKind) => s.automaticEnabled && (kind === 'daily' ? s.dailyEnabled : kind === 'weekly' ? s.weeklyEnabled : s.monthlyEnabled);
-const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind) => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
 
 /** What a due backup is checked against before it is taken. */
 export interface ScheduleLimits {
@@ -98,9 +81,8 @@ export class BackupScheduler {
       const history = await this.store.backups.listByService(service.id);
       await this.prune(settings, history);
       for (const kind of SCHEDULE_KINDS) {
-        if (!enabled(settings, kind)) continue;
-        const slot = lastSlot(kind, now).toISOString();
-        if (history.some((b) => b.trigger === kind && b.createdAt >= slot)) continue;
+        if (!scheduleEnabled(settings, kind)) continue;
+        if (slotTaken(history, kind, now)) continue;
         if (this.backups.isBusy(service.id)) break; // the next tick takes it
         try {
           const refused = (await this.limits.disk.lowReason(`the scheduled ${kind} backup was`)) ?? (await this.makeRoom(service, kind));
@@ -122,8 +104,7 @@ export class BackupScheduler {
     for (;;) {
       const over = await this.limits.quotas.backupOverQuota(service);
       if (!over) return null;
-      const own = (await this.store.backups.listByService(service.id)).filter((b) => b.trigger === kind && b.status === 'succeeded');
-      const oldest = own.length > 1 ? own[own.length - 1]! : null;
+      const oldest = roomCandidate(await this.store.backups.listByService(service.id), kind);
       if (!oldest) return `the scheduled ${kind} backup was not taken: ${over}`;
       await this.backups.removeFiles(oldest);
       await this.store.backups.delete(oldest.id);
@@ -133,15 +114,12 @@ export class BackupScheduler {
 
   /** Keeps the newest N succeeded backups of each schedule; failed scheduled ones go after a day's worth of retries. */
   private async prune(settings: BackupSettingsRecord, history: readonly BackupRecord[]): Promise<void> {
-    for (const kind of SCHEDULE_KINDS) {
-      const succeeded = history.filter((b) => b.trigger === kind && b.status === 'succeeded');
-      for (const old of succeeded.slice(keepOf(settings, kind))) {
-        try {
-          await this.backups.removeFiles(old);
-          await this.store.backups.delete(old.id);
-        } catch (err) {
-          this.log(`pruning backup ${old.id}`, err);
-        }
+    for (const old of beyondRetention(settings, history)) {
+      try {
+        await this.backups.removeFiles(old);
+        await this.store.backups.delete(old.id);
+      } catch (err) {
+        this.log(`pruning backup ${old.id}`, err);
       }
     }
   }

@@ -15,7 +15,7 @@ import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import { Forbidden, InvalidInput } from '../core/errors.js';
 import type { ImportReach } from '../core/ports/backup-jobs.js';
-import { redisEndpoint } from './source-url.js';
+import { redisEndpoint } from '../databases/source-url.js';
 
 export interface ReachFacts {
   /** Every address the name resolves to. */

@@ -3,7 +3,7 @@
 // exactly that address (git's http.curloptResolve pins the name, so a name that resolves elsewhere
 // the second time changes nothing) and follows no redirect (a redirect could lead anywhere).
 import { isIP } from 'node:net';
-import type { CloneReach, CloneReachCheck } from '../core/clone-reach.js';
+import type { CloneReach, CloneReachCheck } from '../core/ports/clone-reach-check.js';
 import { InvalidInput } from '../core/errors.js';
 import { isHttpGitUrl } from '../core/source.js';
 import { parseImageRef } from '../core/image-refs.js';

@@ -8,7 +8,7 @@ import { join, relative, sep } from 'node:path';
 import type { BuildMethod } from '../../shared/types.js';
 import { InvalidInput } from '../core/errors.js';
 import { checkRelativePath } from '../core/source.js';
-import { BuildError } from './build-error.js';
+import { BuildError } from '../core/build-error.js';
 
 export type BuildChoice = { method: 'dockerfile'; dockerfile: string; source: string } | { method: 'autobuild' };
 

@@ -5,7 +5,7 @@
 // (core/image-refs.ts, then the image on this server: docker/image-guard.ts), so a repository
 // cannot name another tenant's image by ID prefix, digest or Berth's own tags. Anything this
 // reader cannot follow (an unknown `${...}` form) is refused, never guessed. Pure: text in, list out.
-import { BuildError } from './build-error.js';
+import { BuildError } from '../core/build-error.js';
 
 export type RefInstruction = 'FROM' | 'COPY --from' | 'RUN --mount from';
 

@@ -2,7 +2,6 @@
 // usage errors), each group registers itself from its own file, and every failure ends here as
 // one message on stderr and an exit code from exit-codes.ts.
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../version.js';
 import { registerAuthCommands } from './commands-auth.js';
 import { registerDatabaseCommands } from './commands-db.js';
 import { registerDeployCommand } from './commands-deploy.js';
@@ -23,7 +22,16 @@ Exit codes: 0 ok, 1 the operation failed (a deployment failed, not found, refuse
 per line. Environment: BERTH_SERVER, BERTH_TOKEN, BERTH_CERT_SHA256, NO_COLOR,
 XDG_CONFIG_HOME (the saved contexts live in $XDG_CONFIG_HOME/berth/config.json).`;
 
-function buildProgram(): Command {
+/**
+ * What the entry point (daemon/cli.ts) hands the client: its version, and the server-side `berth
+ * keys` tool (daemon/server-tools/keys.ts), so this API client imports nothing but shared/.
+ */
+export interface ProgramEnv {
+  version: string;
+  keys(argv: string[]): Promise<void>;
+}
+
+export function buildProgram(env: ProgramEnv): Command {
   const program = new Command('berth');
   // settings first: subcommands inherit them when they are created
   program
@@ -32,7 +40,7 @@ function buildProgram(): Command {
     .configureOutput({ outputError: (text, write) => write(`berth: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError('(add --help for usage)')
     .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups.')
-    .version(VERSION, '-V, --version')
+    .version(env.version, '-V, --version')
     .option('--server <url>', 'the server (default: BERTH_SERVER, else the current context)')
     .option('--token <key>', 'the API key (default: BERTH_TOKEN, else the saved one; prefer the variable: argv is visible to other users)')
     .option('--context <name>', 'use this saved context instead of the current one')
@@ -59,15 +67,14 @@ function buildProgram(): Command {
     .allowExcessArguments()
     // reached only when global options come first (`berth -q keys list`); cli.ts sends `berth keys ...` straight there
     .action(async (_o, cmd: Command) => {
-      const { runKeys } = await import('./keys.js');
-      await runKeys(['keys', ...cmd.args]);
+      await env.keys(['keys', ...cmd.args]);
     });
   return program;
 }
 
 /** Runs the client commands; resolves to the exit code. */
-export async function runProgram(argv: string[]): Promise<ExitCode> {
-  const program = buildProgram();
+export async function runProgram(argv: string[], env: ProgramEnv): Promise<ExitCode> {
+  const program = buildProgram(env);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;

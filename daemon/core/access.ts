@@ -2,7 +2,7 @@
 // the key's Access to core; core use cases check it here and never see HTTP.
 import type { KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
 import { Forbidden, NotFound } from './errors.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 export class Access {
   constructor(readonly key: KeyRecord) {}

@@ -7,8 +7,9 @@ import type { RemoteSettings, RemoteStore } from './ports/remote-store.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput } from './errors.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
 import type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } from '../../shared/types.js';
+import type { RemoteStoreFactory } from './ports/remote-store.js';
 
 /** The settings key; its value is sealed. */
 export const BACKUP_STORAGE_KEY = 'backupStorage';
@@ -27,8 +28,6 @@ export interface BackupStorageInput {
   secretAccessKey?: string | undefined;
   forcePathStyle?: boolean | undefined;
 }
-
-export type RemoteStoreFactory = (settings: RemoteSettings) => RemoteStore;
 
 export class BackupStorage {
   constructor(

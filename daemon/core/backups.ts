@@ -9,7 +9,7 @@ import type { BackupRecord, BackupSettingsRecord, BackupStorage, ImportRecord, I
 import type { DiskSpace } from './disk-space.js';
 import type { Quotas } from './quotas.js';
 import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 export class Backups {
   constructor(

@@ -4,14 +4,9 @@
 import type { BuildPlanPreview } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import { InvalidInput } from './errors.js';
-import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
-import { cloneReachOfKey, cloneReachOfService, widerReach, type CloneReach } from './clone-reach.js';
-
-export interface BuildPlanner {
-  /** `keyId`: previews are limited per key as well as in all. `reach`: where its clone may connect. */
-  preview(service: ServiceRecord, keyId: string, reach: CloneReach): Promise<BuildPlanPreview>;
-}
+import type { Store } from './ports/store.js';
+import { cloneReachOfKey, cloneReachOfService, widerReach } from './clone-reach.js';
+import type { BuildPlanner } from './ports/build-planner.js';
 
 export class BuildPlans {
   constructor(

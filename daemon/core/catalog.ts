@@ -5,7 +5,7 @@ import { connectionVariableNames } from './engines.js';
 import { EnvResolver, publicName } from './env-references.js';
 import { rootDomainOf } from './generated-names.js';
 import type { DomainRecord, ProjectRecord, ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import type { LimitPolicy } from './limits.js';
 import { projectView, serviceView } from './views.js';
 

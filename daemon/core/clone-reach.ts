@@ -8,23 +8,9 @@
 // per service), and every later clone (a deployment, a webhook's, a build-plan preview by a key
 // over selected projects) applies the recorded reach.
 import type { Access } from './access.js';
-import type { ImportReach } from './ports/backup-jobs.js';
+import type { CloneReach } from './ports/clone-reach-check.js';
 import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
-
-/** The same shape as an import's reach: anywhere, or not this host except some host ports. */
-export type CloneReach = ImportReach;
-
-/**
- * Checks a git service's clone URL (its repoUrl, or owner/name under BERTH_GIT_BASE_URL) against
- * a reach before anything connects: throws Forbidden (403) or InvalidInput (400). Implemented in
- * builder/clone-reach.ts.
- */
-export interface CloneReachCheck {
-  check(source: Pick<ServiceRecord, 'repoFullName' | 'repoUrl'>, reach: CloneReach): Promise<void>;
-  /** The registry an image reference names (none: Docker Hub), checked the same way: the Engine on this host connects to it. */
-  checkImage(ref: string, reach: CloneReach): Promise<void>;
-}
+import type { Store } from './ports/store.js';
 
 const SETTING_PREFIX = 'clone-reach/';
 const ANYWHERE = 'anywhere';

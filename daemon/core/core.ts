@@ -2,39 +2,45 @@
 // explicit dependencies (the ports below). Adapters are built in daemon/compose.ts and handed in;
 // nothing in core builds an adapter.
 import { AiProviders } from './ai-providers.js';
-import { BackupStorage, type RemoteStoreFactory } from './backup-storage.js';
+import type { BackupStorage } from './backup-storage.js';
 import { Backups } from './backups.js';
-import { BuildPlans, type BuildPlanner } from './build-plans.js';
-import { Catalog } from './catalog.js';
+import { BuildPlans } from './build-plans.js';
+import type { BuildPlanner } from './ports/build-planner.js';
+import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
-import { Databases, type CaPort, type DatabasesDeps } from './databases.js';
-import type { DeploymentEngine } from './deployment-engine.js';
+import { Databases, type DatabasesDeps } from './databases.js';
+import type { CaPort } from './ports/ca.js';
+import type { DeploymentEngine } from './ports/deployment-engine.js';
 import type { DeployLimitSettings } from './deploy-limits.js';
 import { Deployments } from './deployments.js';
 import type { DiskSpace } from './disk-space.js';
-import { DnsProviders, type DnsProviderFactory } from './dns.js';
+import { DnsProviders } from './dns.js';
+import type { DnsProviderFactory } from './ports/dns-provider-repo.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
 import { EventStreams } from './event-streams.js';
 import type { EventFeed, EventSink } from './events.js';
-import { FailureExplainer, type FailureLogs, type ProviderRegistry } from './explain.js';
-import type { PortProbe, PortRange } from './host-ports.js';
+import { FailureExplainer } from './explain.js';
+import type { FailureLogs, ProviderRegistry } from './ports/explain-provider.js';
+import type { PortRange } from './host-ports.js';
+import type { PortProbe } from './ports/port-probe.js';
 import { KeyService } from './keys.js';
 import type { LimitPolicy } from './limits.js';
 import { LogStreams } from './log-streams.js';
-import { MetricsCollector, SystemMetricsView, type MetricsSources } from './metrics.js';
+import { MetricsCollector, SystemMetricsView } from './metrics.js';
+import type { MetricsSources } from './ports/metrics-sources.js';
 import type { NotifyTargets } from './notify-targets.js';
 import { NotificationChannels } from './notification-channels.js';
 import type { BackupJobs } from './ports/backup-jobs.js';
-import type { CloneReachCheck } from './clone-reach.js';
+import type { CloneReachCheck } from './ports/clone-reach-check.js';
 import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
 import type { Sender } from './ports/notice-sender.js';
 import { Projects } from './projects.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import type { Quotas } from './quotas.js';
 import { Services } from './services.js';
 import { SessionService } from './sessions.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
@@ -66,7 +72,12 @@ export interface CoreDeps {
   /** The engine adapters (the port is the db helper's to move into core; see core/databases.ts). */
   openDatabase: DatabasesDeps['open'];
   ca: CaPort;
-  remoteStoreFor: RemoteStoreFactory;
+  /**
+   * Remote backup storage (S3-compatible, a sealed system setting) and the service catalog: built by
+   * compose.ts before core, because the backup runner (an adapter core depends on) reads them too.
+   */
+  backupStorage: BackupStorage;
+  catalog: Catalog;
   backupJobs: BackupJobs;
   buildPlanner: BuildPlanner;
   /** Where a clone may connect for a key over selected projects (core/clone-reach.ts). */
@@ -110,7 +121,7 @@ export interface Core {
 
 export function buildCore(deps: CoreDeps): Core {
   const { store, clock } = deps;
-  const catalog = new Catalog(store, deps.limits);
+  const { catalog } = deps;
   const keys = new KeyService(store, clock);
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp());
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
@@ -135,8 +146,7 @@ export function buildCore(deps: CoreDeps): Core {
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
     databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
     backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk),
-    // remote backup storage (S3-compatible), a sealed system setting
-    backupStorage: new BackupStorage(store.settings, clock, deps.remoteStoreFor),
+    backupStorage: deps.backupStorage,
     aiProviders: new AiProviders(store.aiProviders, clock),
     // failure explanations: the built-in rules or a configured AI provider's HTTP API
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),

@@ -4,14 +4,15 @@
 import { DATABASE_ENGINES } from '../../shared/constants.js';
 import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './database-adapter.js';
+import type { DatabaseAdapter, OpenAdapter, QueryResult, Row, RowsPage, Scope, TableEntry } from './ports/database-adapter.js';
 import { visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
 import { databaseLogin } from './engines.js';
 import { DatabaseUnavailable, InvalidInput } from './errors.js';
 import { liveDeployment } from './deployment-states.js';
 import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
+import type { CaPort } from './ports/ca.js';
 
 const ROWS_DEFAULT_LIMIT = 50;
 const ROWS_MAX_LIMIT = 500;
@@ -19,12 +20,6 @@ const QUERY_TIMEOUT_MS = 30_000;
 const QUERY_MAX_ROWS = 1000;
 /** The most bytes one query result or row page may bring into the daemon (rows past it are left out, `truncated`). */
 export const ANSWER_MAX_BYTES = 16 * 1024 * 1024;
-
-/** Where Berth's CA lives: the database TLS endpoints read it. */
-export interface CaPort {
-  caPem(): Promise<string>;
-  hasCa(): boolean;
-}
 
 export interface DatabasesDeps {
   store: Store;

@@ -4,7 +4,7 @@
 // stored as plain strings in the settings table; a missing or unreadable value means the default.
 // The deployment engine reads them when a step starts, so a change applies to the next step.
 import { InvalidInput } from './errors.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
 
 export interface DeployLimits {
   /** Wall-clock seconds one image build may take; over it the build is stopped and the deployment fails. */

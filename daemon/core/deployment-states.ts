@@ -9,7 +9,7 @@ import { DEPLOYMENT_STATUSES, deploymentFinal, LIVE_DEPLOYMENT_STATUS } from '..
 import type { DeploymentStatus, ServiceStatus } from '../../shared/types.js';
 import { IllegalTransition } from './errors.js';
 import type { DeploymentRecord } from './records.js';
-import type { DeploymentPatch, DeploymentRepo, Store } from './store.js';
+import type { DeploymentPatch, DeploymentRepo, Store } from './ports/store.js';
 
 /** Every deployment is stored first as `queued` (core/deployments.ts). */
 export const INITIAL_STATUS: DeploymentStatus = 'queued';

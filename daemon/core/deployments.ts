@@ -3,7 +3,7 @@ import { deploymentSucceeded } from '../../shared/statuses.js';
 import type { Deployment, DeploymentLogLine, DeploymentLogPage } from '../../shared/types.js';
 import { visibleService, type Access } from './access.js';
 import type { Clock } from './clock.js';
-import type { DeploymentEngine } from './deployment-engine.js';
+import type { DeploymentEngine } from './ports/deployment-engine.js';
 import { INITIAL_STATUS, predecessorsOf } from './deployment-states.js';
 import type { DeployLimitSettings } from './deploy-limits.js';
 import type { EventSink } from './events.js';
@@ -16,7 +16,7 @@ import type { DeploymentRecord, LogLineRecord, ServiceRecord } from './records.j
 export type { LogReader } from './ports/log-feeds.js';
 import { serial } from './serial.js';
 import { checkBranch } from './source.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import { deploymentView } from './views.js';
 
 /** queued and building: what the state table lets become `aborted`. */

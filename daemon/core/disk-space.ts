@@ -7,12 +7,8 @@ import type { DiskState, DiskVolume } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { Conflict, InvalidInput } from './errors.js';
-import type { SettingsRepo } from './store.js';
-
-/** Measures the volumes that matter (the adapter: daemon/metrics/disk-space.ts). */
-export interface DiskProbe {
-  volumes(): Promise<DiskVolume[]>;
-}
+import type { SettingsRepo } from './ports/store.js';
+import type { DiskProbe } from './ports/disk-probe.js';
 
 const DISK_MIN_FREE_SETTING = 'diskMinFreeBytes';
 const MAX_THRESHOLD = 2 ** 50;

@@ -9,21 +9,21 @@
 // name (`mail.example.com`, a custom domain in the operator's zones) is 403: a key over all
 // projects writes it. A record Berth created is recorded and removed when its domain goes (or its
 // hostname changes); records Berth found or repointed are never removed.
-import type { DnsProvider, DnsProviderId } from './ports/dns-provider.js';
+import type { DnsProviderId } from './ports/dns-provider.js';
 import { DNS_PROVIDER_IDS } from './ports/dns-provider.js';
-import type { DnsProviderRecord } from './ports/dns-provider-repo.js';
 import { visibleService, type Access } from './access.js';
 import { checkBaseUrl } from './ai-providers.js';
 import type { Clock } from './clock.js';
 import { Forbidden, InvalidInput, NotFound } from './errors.js';
 import { generatedHostnameOf, rootDomainOf } from './generated-names.js';
 import type { DomainRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import type { DnsProviderStatus, DnsRecordResult, Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
 
 export type { DnsProviderId, DnsProviderStatus, DnsRecordResult };
 export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
+import type { DnsProviderFactory } from './ports/dns-provider-repo.js';
 
 const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };
 
@@ -47,8 +47,6 @@ export function requireDnsProviderId(id: string): DnsProviderId {
   if (!isDnsProviderId(id)) throw new InvalidInput(`unknown DNS provider "${id.slice(0, 60)}": use one of ${DNS_PROVIDER_IDS.join(', ')}`, 'unknown_dns_provider');
   return id;
 }
-
-export type DnsProviderFactory = (record: DnsProviderRecord) => DnsProvider;
 
 export class DnsProviders {
   constructor(

@@ -7,10 +7,10 @@ import { Conflict, InvalidInput, NotFound } from './errors.js';
 import { generatedOwner } from './generated-names.js';
 import { normalizeHostname } from './hostname.js';
 import { newId } from './ids.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import type { DomainRecord, ServiceRecord } from './records.js';
 import type { EventSink } from './events.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import { domainView } from './views.js';
 
 /** Removes the DNS records Berth created for domains that go (core/dns.ts). */

@@ -5,7 +5,7 @@ import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import { newId } from './ids.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 export class EnvVars {
   constructor(

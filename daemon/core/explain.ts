@@ -2,59 +2,21 @@
 // framework, the end of the build log and of the container's output), redact every secret of the
 // project from it, and ask a provider: the built-in rules or an AI provider's HTTP API. The answer
 // is checked field by field; a provider that answers something else is reported, never patched up.
-import type { BuildMethod, Explanation, RuntimeMode } from '../../shared/types.js';
+import type { Explanation } from '../../shared/types.js';
 import type { Access } from './access.js';
 import { EnvResolver } from './env-references.js';
 import { Conflict, InvalidInput, ProviderError } from './errors.js';
-import type { DeploymentRecord, ServiceKind, ServiceRecord } from './records.js';
+import type { DeploymentRecord, ServiceRecord } from './records.js';
 import { redactor } from './redact.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
+import type { ExplainPrompt, FailureLogs, ProviderRegistry } from './ports/explain-provider.js';
 
 /** Lines taken from the end of each log. */
 const LOG_TAIL_LINES = 150;
 /** A longer line (a minified bundle, a base64 blob) is cut: the prompt stays a few hundred KB at most. */
 const MAX_LINE_CHARS = 2000;
 
-/** Everything a provider is told about one failure; secrets are already redacted. */
-export interface ExplainPrompt {
-  service: { id: string; name: string; kind: ServiceKind; runtimeMode: RuntimeMode; internalPort: number | null };
-  /** As configured on the service. */
-  configuredBuildMethod: BuildMethod;
-  /** What the deployment used: dockerfile, autobuild or image; null when it failed before deciding. */
-  buildMethod: string | null;
-  framework: string | null;
-  /** Names only: values never leave the server. */
-  envKeys: string[];
-  buildLog: string[];
-  /** What the deployment's container wrote (empty when it never ran). */
-  runtimeLog: string[];
-}
-
-/** The port every provider implements; `model` is the provider's model name (ignored by `local`). */
-export interface ExplainProvider {
-  explain(prompt: ExplainPrompt, model: string): Promise<Explanation>;
-}
-
-interface ResolvedProvider {
-  provider: ExplainProvider;
-  defaultModel: string | null;
-  /** False for the built-in rules, which have no models. */
-  needsModel: boolean;
-}
-
-export interface ProviderRegistry {
-  /** null for an id that is neither built in nor configured. */
-  resolve(providerId: string): Promise<ResolvedProvider | null>;
-}
-
-export interface FailureLogs {
-  /** The newest `n` lines of the deployment's build log, oldest first. */
-  buildTail(deploymentId: string, n: number): Promise<string[]>;
-  /** The newest `n` lines the deployment's container wrote, oldest first. */
-  runtimeTail(serviceId: string, deploymentId: string, n: number): Promise<string[]>;
-}
-
-interface DeploymentLookup {
+export interface DeploymentLookup {
   visible(access: Access, deploymentId: string): Promise<{ deployment: DeploymentRecord; service: ServiceRecord }>;
 }
 

@@ -16,7 +16,7 @@ import type { GeneratedName } from '../../shared/types.js';
 import type { Access } from './access.js';
 import { Conflict, Forbidden, NotFound } from './errors.js';
 import type { GeneratedNameRecord, ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 /** The longest DNS label. */
 const MAX_LABEL = 63;

@@ -6,7 +6,7 @@ import type { Clock } from './clock.js';
 import { InvalidInput, NotFound, Unauthorized } from './errors.js';
 import { newId } from './ids.js';
 import type { KeyRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 const TOKEN_PREFIX = 'berth_';
 /** lastUsedAt is written at most this often per key, so reads stay reads. */

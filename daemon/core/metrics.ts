@@ -3,28 +3,14 @@
 // unfiltered; each request narrows it to the projects its key can see (viewFor). A part that fails
 // or hangs becomes null with a line in `errors`; collecting never throws.
 // The sources are a port: daemon/metrics/sources.ts reads the host and the Engine.
-import type { DiskMetrics, HostCpuMetrics, HostMemoryMetrics, NetworkMetrics, ServiceContainerMetrics, SystemMetrics } from '../../shared/types.js';
+import type { SystemMetrics } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
+import type { MetricsSources, ScopedError } from './ports/metrics-sources.js';
 
 const METRICS_CACHE_MS = 2_000;
 /** A part that takes longer than this is reported as failed (its late answer is dropped). */
 const PART_TIMEOUT_MS = 10_000;
-
-/** An error line and the project it concerns (null: the host's), so keys see only their own. */
-interface ScopedError {
-  projectId: string | null;
-  message: string;
-}
-
-export interface MetricsSources {
-  cpu(): Promise<HostCpuMetrics>;
-  memory(): Promise<HostMemoryMetrics>;
-  disks(): Promise<DiskMetrics[]>;
-  network(): Promise<NetworkMetrics[]>;
-  /** Running containers of known services, with the project each service belongs to now. */
-  services(): Promise<{ services: ServiceContainerMetrics[]; errors: ScopedError[] }>;
-}
 
 export interface MetricsSnapshot extends Omit<SystemMetrics, 'errors'> {
   errors: ScopedError[];

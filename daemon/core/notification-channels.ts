@@ -12,7 +12,7 @@ import { newId } from './ids.js';
 import type { NotifyTargets } from './notify-targets.js';
 import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEvent, Sender } from './ports/notice-sender.js';
 import { serial } from './serial.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
 
 export { NOTIFY_EVENTS } from './ports/notice-sender.js';
 export type { Channel, NotifyEvent } from './ports/notice-sender.js';

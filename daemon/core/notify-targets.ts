@@ -6,12 +6,10 @@
 import { addressClass, isLocalhostName, unmappedAddress } from './address-class.js';
 import { InvalidInput } from './errors.js';
 import type { ChannelConfig } from './ports/notice-sender.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
+import type { Lookup } from './ports/lookup.js';
 
 const ALLOW_PRIVATE_NOTIFY_TARGETS = 'allowPrivateNotifyTargets';
-
-/** Every address a name resolves to (an IP resolves to itself). */
-export type Lookup = (hostname: string) => Promise<string[]>;
 
 /** A refused target: the sender does not retry it. */
 export class NotifyTargetRefused extends InvalidInput {}

@@ -5,12 +5,12 @@ import type { DatabaseVariableSuggestion, Project, ProxyResult } from '../../sha
 import { visibleProject, type Access } from './access.js';
 import type { Clock } from './clock.js';
 import { newId } from './ids.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import type { ProjectRecord } from './records.js';
 import { slugify, uniqueSlug } from './slug.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 import type { Catalog } from './catalog.js';
-import type { DeploymentEngine } from './deployment-engine.js';
+import type { DeploymentEngine } from './ports/deployment-engine.js';
 
 export interface ProjectInput {
   name: string;

@@ -10,7 +10,7 @@ import type { Clock } from './clock.js';
 import { Conflict, InvalidInput } from './errors.js';
 import type { QuotaOverrides } from './ports/quota-repo.js';
 import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 const QUOTA_FIELDS = ['maxServices', 'maxBackups', 'maxBackupBytes', 'maxImagesPerService'] as const;
 type QuotaField = (typeof QUOTA_FIELDS)[number];

@@ -10,9 +10,10 @@ import { EnvResolver, referencesIn } from './env-references.js';
 import type { DnsCleanup } from './domains.js';
 import { checkDatabaseHostname, freeDatabaseHostname, newGeneratedLabel, rootDomainOf } from './generated-names.js';
 import { Conflict, InvalidInput } from './errors.js';
-import { pickHostPort, type PortProbe, type PortRange } from './host-ports.js';
+import { pickHostPort, type PortRange } from './host-ports.js';
+import type { PortProbe } from './ports/port-probe.js';
 import { newId } from './ids.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import type { Quotas } from './quotas.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';
@@ -20,11 +21,12 @@ import { checkLimits, type LimitsInput } from './limits.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './source.js';
-import { cloneReachOfKey, cloneReachSetting, recordCloneReach, type CloneReachCheck } from './clone-reach.js';
-import type { Store } from './store.js';
+import { cloneReachOfKey, cloneReachSetting, recordCloneReach } from './clone-reach.js';
+import type { CloneReachCheck } from './ports/clone-reach-check.js';
+import type { Store } from './ports/store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
-import type { DeploymentEngine } from './deployment-engine.js';
+import type { DeploymentEngine } from './ports/deployment-engine.js';
 
 export interface ServicesDeps {
   store: Store;

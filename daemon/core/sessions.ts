@@ -7,7 +7,7 @@ import type { Clock } from './clock.js';
 import { Unauthorized } from './errors.js';
 import type { KeyService } from './keys.js';
 import type { KeyRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 const SESSION_TTL_MS = 7 * 24 * 3600_000;
 

@@ -10,10 +10,10 @@ import { DEPLOY_LIMIT_NAMES, type DeployLimitSettings } from './deploy-limits.js
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import { NotifyTargets } from './notify-targets.js';
-import type { ProxyPort } from './proxy.js';
+import type { ProxyPort } from './ports/proxy.js';
 import { HTTPS_MODES } from '../../shared/constants.js';
 import type { HttpsMode, ProxyResult, SystemSettings as SystemSettingsWire, SystemSettingsPatch } from '../../shared/types.js';
-import type { SettingsRepo } from './store.js';
+import type { SettingsRepo } from './ports/store.js';
 
 // The wire's HTTPS modes and settings shapes (shared/), defined once.
 export { HTTPS_MODES };

@@ -18,7 +18,7 @@ import type { Clock } from './clock.js';
 import type { Deployments } from './deployments.js';
 import { InvalidInput, Unauthorized } from './errors.js';
 import type { ServiceRecord } from './records.js';
-import type { Store } from './store.js';
+import type { Store } from './ports/store.js';
 
 type HookProvider = 'github' | 'gitea' | 'gitlab';
 

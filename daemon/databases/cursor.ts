@@ -5,7 +5,7 @@
 // decode to a cursor of this table and this key is refused with 400 `invalid_cursor`. Adapters
 // bind the decoded values as parameters (or the engine's escaped literals); a cursor never
 // becomes statement text.
-import { CURSOR_MAX_LENGTH } from '../core/database-adapter.js';
+import { CURSOR_MAX_LENGTH } from '../core/ports/database-adapter.js';
 import { InvalidInput } from '../core/errors.js';
 import { fromCell, TAGS, type Cell } from './encoding.js';
 

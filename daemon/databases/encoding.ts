@@ -11,7 +11,7 @@
 // Reads produce these forms; writes accept them (and plain values) for the same column kinds.
 // A JSON column's own objects are returned as they are; a one-key object whose key is one of the
 // above is always read as the tagged form when written.
-import type { Cell, Row } from '../core/database-adapter.js';
+import type { Cell, Row } from '../core/ports/database-adapter.js';
 import { InvalidInput } from '../core/errors.js';
 
 export type { Cell, Row };

@@ -5,7 +5,7 @@
 // variables, connection URLs and login) stays in core/engines.ts: plain data core needs everywhere.
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { EngineBackupTool } from './backup-tool.js';
-import type { Connection, DatabaseAdapter } from '../core/database-adapter.js';
+import type { Connection, DatabaseAdapter } from '../core/ports/database-adapter.js';
 
 /** How an engine's server runs as a container (the official image's documented contract). */
 export interface DatabaseContainer {

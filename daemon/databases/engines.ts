@@ -3,7 +3,7 @@
 // does with an engine goes through here.
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { EngineBackupTool } from './backup-tool.js';
-import type { Connection, DatabaseAdapter, OpenAdapter } from '../core/database-adapter.js';
+import type { Connection, DatabaseAdapter, OpenAdapter } from '../core/ports/database-adapter.js';
 import type { DatabaseContainer, DatabaseOptions, EngineModule } from './engine-module.js';
 import { clickhouseModule } from './clickhouse/index.js';
 import { mongodbModule } from './mongodb/index.js';

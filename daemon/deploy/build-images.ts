@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { imageRefProblem } from '../core/image-refs.js';
 import { BerthError } from '../core/errors.js';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { imageRefsOf, instructionsOf, type DockerfileImageRef } from '../builder/dockerfile-refs.js';
 import { readyImage } from '../docker/image-guard.js';
 import type { LineSink } from '../docker/images.js';

@@ -1,13 +1,13 @@
 // What a deployment run needs, passed in once by the composition root.
 import type Docker from 'dockerode';
 import type { DatabaseEngine } from '../../shared/types.js';
-import type { OpenAdapter } from '../core/database-adapter.js';
+import type { OpenAdapter } from '../core/ports/database-adapter.js';
 import type { BerthCa } from '../databases/tls.js';
 import type { Clock } from '../core/clock.js';
 import type { DeployLimitsRead } from '../core/deploy-limits.js';
 import type { BaseImages } from '../builder/autobuild/base-images.js';
 import type { CloneLimits } from '../builder/checkout.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { LimitPolicy, LimitValues } from '../core/limits.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';

@@ -6,7 +6,7 @@ import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { isLive, liveDeployment } from '../core/deployment-states.js';
 import { databaseLogin } from '../core/engines.js';
 import { generatedOwner } from '../core/generated-names.js';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { engineModule, withAdapter } from '../databases/engines.js';
 import { ensureServiceVolume } from '../docker/volumes.js';
 import { containerState, publishedPort, type RunSpec } from '../docker/containers.js';

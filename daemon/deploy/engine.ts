@@ -2,7 +2,7 @@
 // start-up reconciliation of what Docker holds against the store.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { DeploymentEngine } from '../core/deployment-engine.js';
+import type { DeploymentEngine } from '../core/ports/deployment-engine.js';
 import { liveDeployment } from '../core/deployment-states.js';
 import type { ProjectRecord, ServiceRecord } from '../core/records.js';
 import { isDockerUnreachable } from '../docker/client.js';

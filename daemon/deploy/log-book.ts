@@ -6,7 +6,7 @@
 // output cannot grow the store between the periodic trims.
 import type { Clock } from '../core/clock.js';
 import type { LogLineRecord } from '../core/records.js';
-import type { LogLineInsert, LogSize, LogsRepo, LogTable } from '../core/store.js';
+import type { LogLineInsert, LogSize, LogsRepo, LogTable } from '../core/ports/store.js';
 
 const FLUSH_MS = 100;
 const MAX_LINE = 16_384;

@@ -5,7 +5,7 @@
 // expect it; Caddy serves the service's host port and hostnames in front of it.
 import { createServer } from 'node:net';
 import type { ServiceRecord } from '../core/records.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 
 export async function publishFor(store: Store, service: ServiceRecord): Promise<{ hostIp: string; hostPort: number } | undefined> {
   if (service.internalPort === null) return undefined;

@@ -4,7 +4,7 @@ import type { DeploymentStatus } from '../../shared/types.js';
 import { recordStatus, serviceStatusAfterFailure } from '../core/deployment-states.js';
 import { IllegalTransition } from '../core/errors.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
-import type { DeploymentPatch } from '../core/store.js';
+import type { DeploymentPatch } from '../core/ports/store.js';
 import type { DeployDeps } from './context.js';
 
 /**

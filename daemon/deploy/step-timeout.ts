@@ -3,7 +3,7 @@
 // the step for real (the build's or pull's connection to the Engine is closed, and the Engine
 // cancels the work: the classic builder kills and removes the running step's container). A step
 // that fails after its limit passed fails with one clear line naming the limit and the setting.
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { describeSeconds } from '../core/deploy-limits.js';
 
 export interface StepLimit {

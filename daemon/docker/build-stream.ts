@@ -4,7 +4,7 @@
 // Ids come only from the Engine's structured `aux` messages: a build's own output (a RUN step
 // printing " ---> <id>" or "Successfully built <id>") is text for the log and nothing else.
 import type { Readable } from 'node:stream';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { CappedLineSplitter } from './output-lines.js';
 
 export interface BuildOutcome {

@@ -7,7 +7,7 @@
 // reads the same ("Pulling ...", then the registry's answer) whether or not another tenant's image
 // is here, and that image itself is never used.
 import type Docker from 'dockerode';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { pullImage, type LineSink } from './images.js';
 import { LABEL_BUILD, LABEL_IMAGE_OWNER, LABEL_SERVICE, type Labels, type Ownership } from './labels.js';
 

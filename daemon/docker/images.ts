@@ -1,7 +1,7 @@
 // Images: build from a tar context, pull when missing, remove only what Berth labelled.
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
-import { BuildError } from '../builder/build-error.js';
+import { BuildError } from '../core/build-error.js';
 import { parseBuildStream, type BuildOutcome } from './build-stream.js';
 import type { Labels, Ownership } from './labels.js';
 

@@ -2,7 +2,7 @@
 // frames of [stream type, 0, 0, 0, payload size (uint32 BE)] followed by the payload. Type 1 is
 // stdout, 2 stderr. Payload bytes are handed on as they arrive: a frame is never held whole, so a
 // frame of any size costs no memory here. The one reader of this framing; log lines
-// (output-lines.ts) and exec streams (backups/exec.ts) sit on it.
+// (output-lines.ts) and exec streams (exec.ts) sit on it.
 
 export class DockerFrameReader {
   private readonly header = Buffer.alloc(8);

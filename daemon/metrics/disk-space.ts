@@ -5,7 +5,7 @@
 import type Docker from 'dockerode';
 import { statfs } from 'node:fs/promises';
 import type { DiskVolume } from '../../shared/types.js';
-import type { DiskProbe } from '../core/disk-space.js';
+import type { DiskProbe } from '../core/ports/disk-probe.js';
 
 export function diskProbe(docker: Docker, dataDir: string): DiskProbe {
   let dockerRoot: Promise<string | null> | null = null;

@@ -1,8 +1,8 @@
 // The real metrics sources: systeminformation for the host, the Engine's stats API for containers.
 import type Docker from 'dockerode';
 import type { ServiceContainerMetrics } from '../../shared/types.js';
-import type { MetricsSources } from '../core/metrics.js';
-import type { Store } from '../core/store.js';
+import type { MetricsSources } from '../core/ports/metrics-sources.js';
+import type { Store } from '../core/ports/store.js';
 import type { Ownership } from '../docker/labels.js';
 import { ContainerSampler } from './containers.js';
 import { readCpu, readDisks, readMemory, readNetwork } from './host.js';

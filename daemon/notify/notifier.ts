@@ -6,7 +6,7 @@ import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Clock } from '../core/clock.js';
 import type { PublishedEvent } from '../core/events.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { EventHub } from '../events/hub.js';
 import type { NotificationChannels, NotifyEvent } from '../core/notification-channels.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';

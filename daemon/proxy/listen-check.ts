@@ -4,7 +4,7 @@
 // answering about half the connections with the refused routes, even after later good loads.
 // So before a load, Berth tries each address the new configuration listens on that Caddy does not
 // hold yet, and sends nothing when one is taken.
-import { tryListen } from '../core/host-ports.js';
+import { tryListen } from './host-port-probe.js';
 
 /** Every address the configuration's HTTP servers listen on (Caddy's `host:port` / `:port` form). */
 export function listenAddresses(config: unknown): string[] {

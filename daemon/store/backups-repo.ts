@@ -41,6 +41,14 @@ export function backupsRepo(knex: Knex): BackupsRepo {
     async update(id, patch) {
       await knex('backups').where({ id }).update(toRow(patch));
     },
+    async setStatus(id, to, from, patch) {
+      if (from.length === 0) return false;
+      const changed = await knex('backups')
+        .where({ id })
+        .whereIn('status', from as string[])
+        .update({ ...toRow(patch), status: to });
+      return changed > 0;
+    },
     async get(id) {
       const r = await knex('backups').where({ id }).first();
       return r ? backup(r) : null;
@@ -71,6 +79,14 @@ export function backupsRepo(knex: Knex): BackupsRepo {
     },
     async updateImport(id, patch) {
       await knex('imports').where({ id }).update(toRow(patch, ['log']));
+    },
+    async setImportStatus(id, to, from, patch) {
+      if (from.length === 0) return false;
+      const changed = await knex('imports')
+        .where({ id })
+        .whereIn('status', from as string[])
+        .update({ ...toRow(patch, ['log']), status: to });
+      return changed > 0;
     },
     async getImport(id) {
       const r = await knex('imports').where({ id }).first();

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DeploymentRecord } from '../core/records.js';
-import type { DeploymentPatch, DeploymentRepo } from '../core/store.js';
+import type { DeploymentPatch, DeploymentRepo } from '../core/ports/store.js';
 
 const LIVE_CHUNK = 10_000;
 

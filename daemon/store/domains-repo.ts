@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { DomainRecord } from '../core/records.js';
-import type { DomainRepo } from '../core/store.js';
+import type { DomainRepo } from '../core/ports/store.js';
 
 interface DomainRow {
   id: string;

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EnvRecord } from '../core/records.js';
-import type { EnvRepo } from '../core/store.js';
+import type { EnvRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 interface EnvRow {

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { KeyRecord } from '../core/records.js';
-import type { KeyRepo } from '../core/store.js';
+import type { KeyRepo } from '../core/ports/store.js';
 
 interface KeyRow {
   id: string;

@@ -3,7 +3,7 @@
 // a line has its id before it reaches the disk and live streams can use it at once.
 import type { Knex } from 'knex';
 import type { LogLineRecord } from '../core/records.js';
-import type { LogSize, LogsRepo, LogTable } from '../core/store.js';
+import type { LogSize, LogsRepo, LogTable } from '../core/ports/store.js';
 
 const OWNER: Record<LogTable, string> = { deployment_logs: 'deployment_id', runtime_logs: 'service_id' };
 /** A line's size in bytes (UTF-8), as retention counts it. */

@@ -2,7 +2,7 @@
 import knexFactory, { type Knex } from 'knex';
 import { join } from 'node:path';
 import { NotFound } from '../core/errors.js';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { TokenHasher } from '../crypto/token-hash.js';
 import { migrationSource } from './migrations.js';

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { ProjectRecord } from '../core/records.js';
-import type { ProjectRepo } from '../core/store.js';
+import type { ProjectRepo } from '../core/ports/store.js';
 
 interface ProjectRow {
   id: string;

@@ -3,7 +3,7 @@
 // `berth keys` CLI) invalidates everything. Cross-process writes are seen through a marker file
 // that every writer appends to; a stat of it is microseconds, a query is not.
 import { appendFileSync, statSync, truncateSync } from 'node:fs';
-import type { Store } from '../core/store.js';
+import type { Store } from '../core/ports/store.js';
 
 /**
  * A repository method either only reads (memoised until the next write) or writes (never cached,
@@ -19,7 +19,7 @@ type CachedRepo = (typeof REPOS)[number];
 
 /**
  * Every method of every cached repository, declared read or write. The type makes the table
- * complete: a method added to a repository interface in core/store.ts does not compile until it is
+ * complete: a method added to a repository interface in core/ports/store.ts does not compile until it is
  * declared here, so nothing becomes cached (or uncached) by the accident of its name.
  */
 export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: MethodKind } } = {

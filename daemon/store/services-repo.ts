@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { EnvRecord, ServiceRecord } from '../core/records.js';
-import type { ServiceRepo } from '../core/store.js';
+import type { ServiceRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { envToRow } from './env-repo.js';
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { SessionRecord, SessionRepo } from '../core/store.js';
+import type { SessionRecord, SessionRepo } from '../core/ports/store.js';
 
 interface SessionRow {
   secret_hash: string;

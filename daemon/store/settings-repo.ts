@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { SettingsRepo } from '../core/store.js';
+import type { SettingsRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 export function settingsRepo(knex: Knex, box: SecretBox): SettingsRepo {

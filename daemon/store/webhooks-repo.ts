@@ -2,7 +2,7 @@
 // delivery's keys (id, body hash, pushed commit) are unique per service, so a replay is refused by
 // the database itself, even when two arrive at once.
 import type { Knex } from 'knex';
-import type { WebhookRecord, WebhookRepo } from '../core/store.js';
+import type { WebhookRecord, WebhookRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 interface WebhookRow {

@@ -11,7 +11,8 @@ import { analyze } from '../../daemon/builder/autobuild/analyze.js';
 import { BASE_IMAGE_DEFAULTS } from '../../daemon/builder/autobuild/base-images.js';
 import { mainClassOf } from '../../daemon/builder/autobuild/java.js';
 import { writeBuildFile } from '../../daemon/builder/build-files.js';
-import { gitEnvironment, sizeOver } from '../../daemon/builder/checkout.js';
+import { gitEnvironment } from '../../daemon/builder/checkout.js';
+import { sizeOver } from '../../daemon/builder/git-run.js';
 import { afterEachFrom, prepareContext } from '../../daemon/builder/context.js';
 import { parseBuildStream } from '../../daemon/docker/build-stream.js';
 

@@ -6,7 +6,7 @@
 // selected projects may import only from another server (data-imports.test.ts), which a test here
 // cannot have, so the server's owner starts these imports; the tenant's key then watches them.
 // A real redis container is the target. (PostgreSQL imports run pg_dump | pg_restore inside the
-// tenant's own container: the daemon holds only the last 4 KB of stderr, see backups/exec.ts.)
+// tenant's own container: the daemon holds only the last 4 KB of stderr, see docker/exec.ts.)
 import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';

@@ -4,7 +4,7 @@
 // two log reads in flight with one key are refused with 429 while another key still reads.
 import { expect } from 'chai';
 import { BerthClient } from '../../shared/client.js';
-import type { LogLineInsert } from '../../daemon/core/store.js';
+import type { LogLineInsert } from '../../daemon/core/ports/store.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';

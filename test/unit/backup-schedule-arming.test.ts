@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { BackupRunner } from '../../daemon/backups/backups.js';
 import { BackupScheduler, type ScheduleLimits } from '../../daemon/backups/schedule.js';
 import type { ServiceRecord } from '../../daemon/core/records.js';
-import type { Store } from '../../daemon/core/store.js';
+import type { Store } from '../../daemon/core/ports/store.js';
 import { openDataDir } from '../../daemon/runtime.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -8,7 +8,7 @@ import { createServer as createHttpServer, type Server as HttpServer } from 'nod
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
-import { BuildError } from '../../daemon/builder/build-error.js';
+import { BuildError } from '../../daemon/core/build-error.js';
 import { checkout, cloneUrlFor, headOfClone, type CheckoutRequest } from '../../daemon/builder/checkout.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 

@@ -6,7 +6,7 @@ import type { DeploymentStatus } from '../../shared/types.js';
 import { liveDeployment, liveDeployments, recordStatus } from '../../daemon/core/deployment-states.js';
 import { IllegalTransition } from '../../daemon/core/errors.js';
 import type { DeploymentRecord, ServiceRecord } from '../../daemon/core/records.js';
-import type { DeploymentRepo, Store } from '../../daemon/core/store.js';
+import type { DeploymentRepo, Store } from '../../daemon/core/ports/store.js';
 import { systemClock } from '../../daemon/core/clock.js';
 import { setStatus } from '../../daemon/deploy/states.js';
 import { DaemonEvents, type DeploymentChange } from '../../daemon/deploy/events.js';

@@ -4,7 +4,7 @@
 // computes, the URL schemes an import source accepts; and the console offers the import panel to
 // every engine the daemon imports into (timescale included).
 import { expect } from 'chai';
-import { parseSourceUrl } from '../../daemon/backups/source-url.js';
+import { parseSourceUrl } from '../../daemon/databases/source-url.js';
 import { connectionVariableNames, ENGINES } from '../../daemon/core/engines.js';
 import { databaseContainer, ENGINE_MODULES } from '../../daemon/databases/engines.js';
 import { DATABASE_ENGINES } from '../../shared/constants.js';

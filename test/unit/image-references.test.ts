@@ -2,7 +2,7 @@
 // and which images a Dockerfile makes the builder resolve, read the way the builder reads them
 // (builder/dockerfile-refs.ts).
 import { expect } from 'chai';
-import { BuildError } from '../../daemon/builder/build-error.js';
+import { BuildError } from '../../daemon/core/build-error.js';
 import { imageRefsOf } from '../../daemon/builder/dockerfile-refs.js';
 import { imageRefProblem } from '../../daemon/core/image-refs.js';
 

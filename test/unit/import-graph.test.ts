@@ -67,10 +67,72 @@ function cyclesIn(folder: string): string[] {
   return cycles;
 }
 
+/** The top-level part of daemon/ a repository path is in (a folder, or a file directly under daemon/); null outside daemon/. */
+function topOf(path: string): string | null {
+  return /^daemon\/([^/]+)/.exec(path)?.[1] ?? null;
+}
+
+/** Cycles between daemon's top-level folders and files, each as `a -> b -> a` with one file edge per step. */
+function folderCycles(): string[] {
+  const edges = new Map<string, Map<string, string>>();
+  for (const file of sources(DAEMON)) {
+    const from = relative(REPO_ROOT, file);
+    const a = topOf(from)!;
+    for (const target of importsOf(file)) {
+      const b = topOf(target);
+      if (b === null || b === a) continue;
+      if (!edges.has(a)) edges.set(a, new Map());
+      if (!edges.get(a)!.has(b)) edges.get(a)!.set(b, `${from} -> ${target}`);
+    }
+  }
+  const cycles: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (node: string) => {
+    state.set(node, 'open');
+    path.push(node);
+    for (const next of edges.get(node)?.keys() ?? []) {
+      if (state.get(next) === 'open') {
+        const loop = [...path.slice(path.indexOf(next)), next];
+        cycles.push(loop.slice(1).map((b, i) => edges.get(loop[i]!)!.get(b)!).join(' ; '));
+      } else if (!state.has(next)) visit(next);
+    }
+    path.pop();
+    state.set(node, 'done');
+  };
+  for (const node of edges.keys()) if (!state.has(node)) visit(node);
+  return cycles;
+}
+
+/**
+ * The Node built-ins core may import: they compute and do no I/O (hashes and random bytes, path
+ * arithmetic, stream types for the ports). From node:net only its address parsers.
+ */
+const CORE_BUILTINS = ['node:crypto', 'node:path', 'node:stream'];
+const CORE_NET_NAMES = ['isIP', 'isIPv4', 'isIPv6', 'BlockList'];
+
+function coreIoImports(): string[] {
+  const found: string[] = [];
+  for (const file of sources(join(DAEMON, 'core'))) {
+    const text = readFileSync(file, 'utf8');
+    const from = relative(REPO_ROOT, file);
+    for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
+      if (!fileName.startsWith('node:') || CORE_BUILTINS.includes(fileName)) continue;
+      if (fileName === 'node:net') {
+        const names = [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'node:net'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+        const io = names.filter((n) => !CORE_NET_NAMES.includes(n));
+        if (names.length > 0 && io.length === 0 && !/import\s+\*|import\s+\w+\s+from\s+'node:net'/.test(text)) continue;
+      }
+      found.push(`${from} -> ${fileName}`);
+    }
+  }
+  return found;
+}
+
 describe('import graph: routes -> core -> adapters', () => {
   it('reads the imports of the sources, type-only and dynamic ones included', () => {
     // a guard for the walk itself: it must see what the rules below are about
-    expect(importsOf(join(DAEMON, 'core', 'store.ts'))).to.include('daemon/core/records.ts');
+    expect(importsOf(join(DAEMON, 'core', 'ports', 'store.ts'))).to.include('daemon/core/records.ts');
     expect(sources(join(DAEMON, 'core')).length).to.be.greaterThan(20);
   });
 
@@ -95,5 +157,23 @@ describe('import graph: routes -> core -> adapters', () => {
 
   it('core has no import cycles (a port is imported by its use case, never the other way)', () => {
     expect(cyclesIn('core'), 'import cycles in core').to.deep.equal([]);
+  });
+
+  it('no cycle between daemon\'s top-level folders (core <- deploy <- core and the like)', () => {
+    expect(folderCycles(), 'folder cycles (one file edge per step)').to.deep.equal([]);
+  });
+
+  it('no I/O in core: no node:fs, net sockets, http(s), child_process, dgram, dns, undici...; only computing built-ins', () => {
+    expect(coreIoImports(), 'core imports these I/O modules').to.deep.equal([]);
+  });
+
+  it('the CLI client (daemon/cli/) imports only shared/ and itself; the server-side `berth keys` lives apart', () => {
+    const outside = sources(join(DAEMON, 'cli')).flatMap((file) => {
+      const from = relative(REPO_ROOT, file);
+      return importsOf(file)
+        .filter((target) => !target.startsWith('daemon/cli/') && !target.startsWith('shared/'))
+        .map((target) => `${from} -> ${target}`);
+    });
+    expect(outside, 'the CLI client imports these').to.deep.equal([]);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { systemClock } from '../../daemon/core/clock.js';
-import type { Store } from '../../daemon/core/store.js';
+import type { Store } from '../../daemon/core/ports/store.js';
 import { LogBook } from '../../daemon/deploy/log-book.js';
 import { openDataDir } from '../../daemon/runtime.js';
 

@@ -3,7 +3,8 @@
 // `docker stats` arithmetic for CPU and memory.
 import { expect } from 'chai';
 import { cpuPercent, memoryInUse } from '../../daemon/metrics/containers.js';
-import { MetricsCollector, viewFor, type MetricsSources } from '../../daemon/core/metrics.js';
+import { MetricsCollector, viewFor } from '../../daemon/core/metrics.js';
+import type { MetricsSources } from '../../daemon/core/ports/metrics-sources.js';
 import type { ServiceContainerMetrics } from '../../shared/types.js';
 
 function fakeClock(startMs = Date.parse('2030-01-01T00:00:00.000Z')) {

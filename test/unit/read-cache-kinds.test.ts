@@ -10,7 +10,7 @@ import { secretBoxFromKey } from '../../daemon/crypto/secret-box.js';
 import { tokenHasherFromKey } from '../../daemon/crypto/token-hash.js';
 import { openStore } from '../../daemon/store/open.js';
 import { cachedStore, METHOD_KINDS, type CachedStore } from '../../daemon/store/read-cache.js';
-import type { Store } from '../../daemon/core/store.js';
+import type { Store } from '../../daemon/core/ports/store.js';
 
 describe('read cache: every repository method declared read or write', () => {
   let dir: string;

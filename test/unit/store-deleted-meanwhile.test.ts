@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NotFound } from '../../daemon/core/errors.js';
-import type { Store } from '../../daemon/core/store.js';
+import type { Store } from '../../daemon/core/ports/store.js';
 import { openDataDir } from '../../daemon/runtime.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -4,7 +4,7 @@
 import { expect } from 'chai';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DockerStreamDemux } from '../../daemon/backups/exec.js';
+import { DockerStreamDemux } from '../../daemon/docker/exec.js';
 import { DockerFrameReader } from '../../daemon/docker/stream-frames.js';
 
 function frame(type: number, payload: Buffer): Buffer {

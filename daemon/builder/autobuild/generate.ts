@@ -2,7 +2,7 @@
 // Dockerfile out. Used by deployments (which then build the file like any Dockerfile) and by the
 // build-plan preview.
 import type { ServiceRecord } from '../../core/records.js';
-import { BuildError } from '../build-error.js';
+import { BuildError } from '../../core/build-error.js';
 import { AUTOBUILD_DOCKERFILE, writeBuildFile } from '../build-files.js';
 import { analyze } from './analyze.js';
 import type { BaseImages } from './base-images.js';

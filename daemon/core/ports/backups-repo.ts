@@ -21,9 +21,20 @@ export type { ImportSource };
 
 export type ImportRecord = DataImport;
 
+/** What may change on a backup besides its status (which only `setStatus` writes, through core/backup-states.ts). */
+export type BackupPatch = Partial<Omit<BackupRecord, 'id' | 'serviceId' | 'status'>>;
+/** What may change on an import besides its status (which only `setImportStatus` writes). */
+export type ImportPatch = Partial<Omit<ImportRecord, 'id' | 'serviceId' | 'status'>>;
+
 export interface BackupsRepo {
   insert(b: BackupRecord): Promise<void>;
-  update(id: string, patch: Partial<BackupRecord>): Promise<void>;
+  update(id: string, patch: BackupPatch): Promise<void>;
+  /**
+   * Sets the status (and `patch`) only while the stored status is one of `from`, in one statement;
+   * false when it was not (or the backup is gone). Use core's `recordBackupStatus`, which checks the
+   * state table.
+   */
+  setStatus(id: string, to: BackupStatus, from: readonly BackupStatus[], patch: BackupPatch): Promise<boolean>;
   get(id: string): Promise<BackupRecord | null>;
   /** Newest first. */
   listByService(serviceId: string): Promise<BackupRecord[]>;
@@ -33,7 +44,9 @@ export interface BackupsRepo {
   putSettings(s: BackupSettingsRecord): Promise<void>;
   listAutomatic(): Promise<BackupSettingsRecord[]>;
   insertImport(i: ImportRecord): Promise<void>;
-  updateImport(id: string, patch: Partial<ImportRecord>): Promise<void>;
+  updateImport(id: string, patch: ImportPatch): Promise<void>;
+  /** As `setStatus`, for an import (core's `recordImportStatus`). */
+  setImportStatus(id: string, to: BackupStatus, from: readonly BackupStatus[], patch: ImportPatch): Promise<boolean>;
   getImport(id: string): Promise<ImportRecord | null>;
   listImports(serviceId: string): Promise<ImportRecord[]>;
   listImportsByStatus(status: BackupStatus): Promise<ImportRecord[]>;

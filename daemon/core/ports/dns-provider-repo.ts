@@ -1,5 +1,5 @@
 // DNS provider connections as the store keeps them (daemon/store/dns-providers-repo.ts implements it).
-import type { DnsProviderId } from './dns-provider.js';
+import type { DnsProvider, DnsProviderId } from './dns-provider.js';
 
 export interface DnsProviderRecord {
   id: DnsProviderId;
@@ -31,3 +31,6 @@ export interface DnsProviderRepo {
   createdFor(domainIds: readonly string[]): Promise<CreatedDnsRecord[]>;
   forgetCreated(domainId: string, provider: DnsProviderId): Promise<void>;
 }
+
+/** Builds the provider client of a stored connection (daemon/integrations/dns/registry.ts). */
+export type DnsProviderFactory = (record: DnsProviderRecord) => DnsProvider;

@@ -24,3 +24,5 @@ export interface RemoteStore {
   /** A real, authenticated call (a listing of the prefix, at most one key): true only when it succeeded. */
   check(): Promise<{ connected: boolean; detail: string }>;
 }
+
+export type RemoteStoreFactory = (settings: RemoteSettings) => RemoteStore;

@@ -16,7 +16,7 @@
 // instants ({$date}) by converting from that zone.
 import { createClient, ClickHouseLogLevel, type ClickHouseClient } from '@clickhouse/client';
 import { EngineRefused, InvalidInput, NotFound, DatabaseUnavailable } from '../../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/ports/database-adapter.js';
 import { afterKeyCondition, decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
 import type { Cell, Row } from '../encoding.js';
 import { toError } from './errors.js';

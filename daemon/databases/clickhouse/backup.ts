@@ -29,7 +29,7 @@
 import { randomBytes } from 'node:crypto';
 import { Readable, Transform, type Writable } from 'node:stream';
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
-import { execInContainer, execText, withSecretFile, writeTo } from '../../backups/exec.js';
+import { execInContainer, execText, withSecretFile, writeTo } from '../../docker/exec.js';
 
 const MAGIC_LINE = 'BERTH-CLICKHOUSE-NATIVE 1';
 const MAX_LINE = 64 * 1024 * 1024;

@@ -16,7 +16,7 @@ import {
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
 // mongodb v7 does not re-export EJSON at its top level; it is on the BSON namespace it does export.
 const { EJSON } = BSON;
-import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import type { Column, Connection, DatabaseAdapter, QueryResult, RowsPage, TableEntry } from '../../core/ports/database-adapter.js';
 import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
 import { bigintCell, bytesCell, dateCell, decimalCell, fromCell, oidCell, tagOf, type Cell, type Row } from '../encoding.js';
 

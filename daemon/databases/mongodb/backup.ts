@@ -17,7 +17,7 @@
 // 0x8199e26d, little-endian): no MongoDB server can run on the test machines, so this file is
 // compiled but not exercised against a real mongod.
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
-import { execInContainer, readHead, withSecretFile } from '../../backups/exec.js';
+import { execInContainer, readHead, withSecretFile } from '../../docker/exec.js';
 
 const MAGIC = Buffer.from([0x6d, 0xe2, 0x99, 0x81]);
 

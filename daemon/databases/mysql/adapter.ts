@@ -12,7 +12,7 @@ import type { FieldPacket, ResultSetHeader } from 'mysql2/promise';
 import type { Connection as CoreConnection } from 'mysql2';
 import type { Socket } from 'node:net';
 import { BerthError, DatabaseUnavailable, InvalidInput, NotFound } from '../../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/ports/database-adapter.js';
 import { afterKeyCondition, decodeCursor, encodeCursor } from '../cursor.js';
 import { SocketBudget } from '../answer-budget.js';
 import { bigintCell, fromCell, toCell, type Cell, type Row } from '../encoding.js';

@@ -12,7 +12,7 @@
 // before them: the restore replaces the whole database, tables created since the dump included.
 // mysqldump ends a complete dump with a `-- Dump completed` comment: a dump without it is refused.
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
-import { execInContainer, execText, readHead, TailKeeper } from '../../backups/exec.js';
+import { execInContainer, execText, readHead, TailKeeper } from '../../docker/exec.js';
 
 const TRAILER = /-- Dump completed[^\n]*\n?$/;
 /** mysqldump's first line (MariaDB >= 10.5.25 / 11 may precede it with a sandbox-mode comment). */

@@ -9,7 +9,7 @@
 import pg from 'pg';
 import type { Socket } from 'node:net';
 import { BerthError, DatabaseUnavailable, InvalidInput, NotFound } from '../../core/errors.js';
-import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/database-adapter.js';
+import type { Column, Connection, DatabaseAdapter, PageRequest, QueryLimits, QueryResult, RowsPage, TableEntry } from '../../core/ports/database-adapter.js';
 import { decodeCursor, encodeCursor, InvalidCursor } from '../cursor.js';
 import { SocketBudget } from '../answer-budget.js';
 import { fromCell, tagOf, type Cell, type Row } from '../encoding.js';

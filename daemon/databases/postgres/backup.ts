@@ -13,7 +13,7 @@
 // server can run on the test machines).
 import type { DatabaseEngine } from '../../../shared/types.js';
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
-import { execInContainer, readHead } from '../../backups/exec.js';
+import { execInContainer, readHead } from '../../docker/exec.js';
 
 const MAGIC = Buffer.from('PGDMP');
 

@@ -7,7 +7,7 @@
 // The container's pg_dump must be at least the source server's major version (pg_dump refuses
 // newer servers with a clear message).
 import type { ToolContext } from '../backup-tool.js';
-import { execInContainer } from '../../backups/exec.js';
+import { execInContainer } from '../../docker/exec.js';
 import { dbnameConninfo, postgresLogin } from './backup.js';
 
 const IMPORT_SCRIPT = [

@@ -26,7 +26,7 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, Command, ReplyError } from 'ioredis';
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
-import type { Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from '../../core/database-adapter.js';
+import type { Connection, DatabaseAdapter, QueryResult, RowsPage, Scope, TableEntry } from '../../core/ports/database-adapter.js';
 import { SocketBudget } from '../answer-budget.js';
 import type { Cell, Row } from '../encoding.js';
 import { checkAllowed, splitCommandLine } from './command-line.js';

@@ -34,7 +34,7 @@ import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_PROJECT } from '../../docker/label
 import { BOUNDED_LOG_CONFIG } from '../../docker/log-config.js';
 import type { EngineBackupTool, ToolContext } from '../backup-tool.js';
 import { REDIS_DATA_PATH } from './container.js';
-import { execInContainer, execText, readHead } from '../../backups/exec.js';
+import { execInContainer, execText, readHead } from '../../docker/exec.js';
 
 const MAGIC = Buffer.from('REDIS');
 const EOF_MARK_LENGTH = 40;

@@ -14,7 +14,7 @@
 // bytes, not by a key count; one key whose DUMP alone is over the cap fails the import, naming it.
 import { isIP, type Socket } from 'node:net';
 import { Redis, type RedisOptions } from 'ioredis';
-import { redisEndpoint } from '../../backups/source-url.js';
+import { redisEndpoint } from '../source-url.js';
 import { ANSWER_MAX_BYTES } from '../../core/databases.js';
 import { SocketBudget } from '../answer-budget.js';
 

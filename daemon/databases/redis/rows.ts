@@ -3,7 +3,7 @@
 // READ_WHOLE_MAX elements), sorted by bytes, and resumed after the last field/member; lists by
 // index; sorted sets by (score, member) through the member's rank; streams by entry id.
 import type { Redis } from 'ioredis';
-import type { Column, PageRequest, RowsPage } from '../../core/database-adapter.js';
+import type { Column, PageRequest, RowsPage } from '../../core/ports/database-adapter.js';
 import { InvalidInput, NotFound } from '../../core/errors.js';
 import { decodeCursor, encodeCursor, InvalidCursor, type CursorKey } from '../cursor.js';
 import { bytesCell, type Cell, type Row } from '../encoding.js';

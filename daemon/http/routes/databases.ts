@@ -5,7 +5,7 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { z } from 'zod';
 import { InvalidInput } from '../../core/errors.js';
-import { CURSOR_MAX_LENGTH, type Row } from '../../core/database-adapter.js';
+import { CURSOR_MAX_LENGTH, type Row } from '../../core/ports/database-adapter.js';
 import { accessOf } from '../auth.js';
 import type { AppServices } from '../route-module.js';
 import { parse } from '../validate.js';

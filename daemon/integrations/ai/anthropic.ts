@@ -1,5 +1,5 @@
 // Anthropic's Messages API.
-import type { ExplainProvider } from '../../core/explain.js';
+import type { ExplainProvider } from '../../core/ports/explain-provider.js';
 import { postJson, type ProviderEndpoint } from './http.js';
 import { notAnExplanation, parseAnswer, SYSTEM_PROMPT, userPrompt } from './prompt.js';
 

@@ -2,7 +2,7 @@
 // against what Berth, Docker's classic builder, npm and V8 really print. The first rule that finds
 // its evidence answers; each quotes the line it found.
 import type { Explanation } from '../../../shared/types.js';
-import type { ExplainPrompt } from '../../core/explain.js';
+import type { ExplainPrompt } from '../../core/ports/explain-provider.js';
 
 export interface Evidence {
   prompt: ExplainPrompt;

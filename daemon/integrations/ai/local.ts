@@ -1,6 +1,6 @@
 // The built-in provider `local`: explains a failure from rules over its log, with no network and
 // no model (the model argument is ignored), so explanations work on an offline server.
-import type { ExplainProvider } from '../../core/explain.js';
+import type { ExplainProvider } from '../../core/ports/explain-provider.js';
 import { RULES, type Evidence } from './local-rules.js';
 
 export const localProvider: ExplainProvider = {

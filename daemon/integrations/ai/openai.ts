@@ -1,6 +1,6 @@
 // OpenAI's Chat Completions API, which OpenRouter, Ollama, LM Studio and vLLM also serve: give
 // their base URL (e.g. http://127.0.0.1:11434/v1 for Ollama).
-import type { ExplainProvider } from '../../core/explain.js';
+import type { ExplainProvider } from '../../core/ports/explain-provider.js';
 import { postJson, type ProviderEndpoint } from './http.js';
 import { notAnExplanation, parseAnswer, SYSTEM_PROMPT, userPrompt } from './prompt.js';
 

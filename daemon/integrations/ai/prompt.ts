@@ -2,7 +2,8 @@
 // the answer must be one JSON object with exactly the explanation's four fields.
 import type { Explanation } from '../../../shared/types.js';
 import { ProviderError } from '../../core/errors.js';
-import { explanationFrom, type ExplainPrompt } from '../../core/explain.js';
+import { explanationFrom } from '../../core/explain.js';
+import type { ExplainPrompt } from '../../core/ports/explain-provider.js';
 import { excerpt } from './http.js';
 
 export const SYSTEM_PROMPT = [

@@ -2,7 +2,7 @@
 // kind picks the HTTP API, built per request from its stored settings.
 import { LOCAL_PROVIDER_ID } from '../../core/ai-providers.js';
 import type { AiProviderRecord, AiProviderRepo } from '../../core/ports/ai-provider-repo.js';
-import type { ExplainProvider, ProviderRegistry } from '../../core/explain.js';
+import type { ExplainProvider, ProviderRegistry } from '../../core/ports/explain-provider.js';
 import { anthropicProvider } from './anthropic.js';
 import { geminiProvider } from './gemini.js';
 import type { FetchLike, ProviderEndpoint } from './http.js';

@@ -9,7 +9,7 @@ import { Readable, Transform, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
-import { DockerFrameReader } from '../docker/stream-frames.js';
+import { DockerFrameReader } from './stream-frames.js';
 
 const STDERR_TAIL_BYTES = 4096;
 /** How long to wait for Docker to record the exit code once the stream has ended. */

@@ -4,7 +4,7 @@
 // official Node driver; they never splice an identifier or a value into a statement: identifiers
 // are quoted by the adapter's own quoting function after being checked against the catalogue,
 // values always travel as driver parameters.
-import type { DatabaseColumn, DatabaseEngine, DatabaseRowsPage, DbCell, DbRow } from '../../shared/types.js';
+import type { DatabaseColumn, DatabaseEngine, DatabaseRowsPage, DbCell, DbRow } from '../../../shared/types.js';
 
 /** One value of a row, in the JSON encoding of daemon/databases/encoding.ts (the API's DbCell). */
 export type Cell = DbCell;

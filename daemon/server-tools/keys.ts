@@ -8,7 +8,7 @@ import { systemClock } from '../core/clock.js';
 import { KeyService } from '../core/keys.js';
 import { keyView } from '../core/views.js';
 import { openDataDir } from '../runtime.js';
-import { terminalSafe } from './terminal-text.js';
+import { terminalSafe } from '../cli/terminal-text.js';
 
 const USAGE = `usage:
   berth keys create --access read|write --projects all|ID,ID [--name NAME] [--json]

@@ -1,10 +1,10 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
-import type { BackupsRepo } from './ports/backups-repo.js';
-import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from './records.js';
-import type { AiProviderRepo } from './ports/ai-provider-repo.js';
-import type { DnsProviderRepo } from './ports/dns-provider-repo.js';
-import type { QuotaRepo } from './ports/quota-repo.js';
+import type { BackupsRepo } from './backups-repo.js';
+import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from '../records.js';
+import type { AiProviderRepo } from './ai-provider-repo.js';
+import type { DnsProviderRepo } from './dns-provider-repo.js';
+import type { QuotaRepo } from './quota-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;

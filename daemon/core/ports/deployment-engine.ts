@@ -1,5 +1,5 @@
 // What core needs from the machinery that builds and runs deployments (daemon/deploy/).
-import type { ProjectRecord, ServiceRecord } from './records.js';
+import type { ProjectRecord, ServiceRecord } from '../records.js';
 
 export interface DeploymentEngine {
   /** Queues a deployment already stored as `queued` (the project: slots are shared fairly between projects). */

@@ -1,5 +1,5 @@
 // The reverse proxy as core sees it: "make routing match the store" and report the outcome.
-import type { ProxyResult } from '../../shared/types.js';
+import type { ProxyResult } from '../../../shared/types.js';
 
 export interface ProxyPort {
   apply(): Promise<ProxyResult>;
