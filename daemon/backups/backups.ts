@@ -180,6 +180,15 @@ export class BackupRunner implements BackupJobs {
     }
   }
 
+  /** An `import` event on the daemon's stream: the imports list refetches on it. */
+  private announceImport(service: ServiceRecord, importId: string, status: BackupEventStatus): void {
+    try {
+      this.d.events?.publish({ type: 'import', projectId: service.projectId, data: { importId, serviceId: service.id, projectId: service.projectId, status } });
+    } catch (err) {
+      this.d.log(`publishing the ${status} event of import ${importId}`, err);
+    }
+  }
+
   /** A `backup` event on the daemon's stream (the desktop tray and notification channels hear it). */
   private announce(service: ServiceRecord, backupId: string, status: BackupEventStatus): void {
     try {
@@ -282,11 +291,16 @@ export class BackupRunner implements BackupJobs {
       this.busy.delete(service.id);
       throw err;
     }
-    this.track(this.runImport(record, live, sourceUrl, address).finally(() => this.busy.delete(service.id)));
+    this.announceImport(service, record.id, 'running');
+    this.track(
+      this.runImport(record, live, sourceUrl, address)
+        .finally(() => this.busy.delete(service.id))
+        .then((status) => this.announceImport(service, record.id, status)),
+    );
     return record;
   }
 
-  private async runImport(record: ImportRecord, live: LiveDb, sourceUrl: string, address: string | null): Promise<void> {
+  private async runImport(record: ImportRecord, live: LiveDb, sourceUrl: string, address: string | null): Promise<'succeeded' | 'failed'> {
     const lines: string[] = [];
     let saving = Promise.resolve();
     const log = (line: string) => {
@@ -306,11 +320,13 @@ export class BackupRunner implements BackupJobs {
       log('Import finished');
       await saving;
       await this.d.store.backups.updateImport(record.id, { status: 'succeeded', log: lines.slice(-IMPORT_LOG_LINES), finishedAt: this.d.clock.now() });
+      return 'succeeded';
     } catch (err) {
       const reason = (expired.signal.aborted ? messageOf(expired.signal.reason) : messageOf(err)).replaceAll(sourceUrl, record.sourceLabel);
       log(`Import failed: ${reason}`);
       await saving;
       await this.d.store.backups.updateImport(record.id, { status: 'failed', error: reason, log: lines.slice(-IMPORT_LOG_LINES), finishedAt: this.d.clock.now() });
+      return 'failed';
     } finally {
       clearTimeout(timer);
     }

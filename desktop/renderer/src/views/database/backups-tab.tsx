@@ -15,11 +15,8 @@ interface BackupsAnswer {
 
 export default function BackupsTab({ service: s }: { service: Service }) {
   const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => b.status === 'running');
-  // The daemon has no backup events yet (issue 15 adds them; live.ts already listens): while a
-  // backup runs, and only then, the list is re-read every 2 s.
-  const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`, {
-    refetchInterval: (query) => (query.state.data?.backups.some((b) => b.status === 'running') ? 2000 : false),
-  });
+  // no polling: `backup` and `backup-settings` events re-read the list (api/live.ts)
+  const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`);
   const [storage, setStorage] = useState<BackupStorageKind>('disk');
   const create = useAction<{ storage: BackupStorageKind }>('POST', `/api/services/${s.id}/database/backups`, { invalidate: [['backups', s.id]], success: 'Backup started' });
   const engine = databaseEngine(s);
@@ -171,9 +168,8 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
 }
 
 function Imports({ serviceId, engine }: { serviceId: string; engine: 'postgres' | 'redis' }) {
-  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`, {
-    refetchInterval: (query) => (query.state.data?.imports.some((i) => i.status === 'running') ? 2000 : false),
-  });
+  // no polling: `import` events re-read the list (api/live.ts)
+  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`);
   const [url, setUrl] = useState('');
   const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${engine}-url`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
   return (
