@@ -24,9 +24,10 @@ export interface ProjectEventPayloads {
   project: { projectId: string; name: string; slug: string; action: ChangeAction };
   /**
    * A service was created, patched (any field, the name too), moved to another project or deleted.
-   * A `transferred` event carries `fromProjectId` and is heard by the keys of both projects.
+   * A move is two `transferred` events, one per project (`direction` `out` of the one it left, `in`
+   * to the one it joined): each project's keys hear theirs, and neither names the other project.
    */
-  'service-change': { serviceId: string; projectId: string; name: string; action: ChangeAction | 'transferred'; fromProjectId?: string };
+  'service-change': { serviceId: string; projectId: string; name: string; action: ChangeAction | 'transferred'; direction?: 'in' | 'out' };
   /** An env variable was added, changed or deleted: its id and name, never its value. */
   env: { serviceId: string; projectId: string; envId: string; key: string; action: ChangeAction };
   /** A DNS record was written for a custom domain through a DNS provider. */
@@ -55,18 +56,18 @@ export type EventPayloads = ProjectEventPayloads & AllProjectsEventPayloads;
 export const ALL_PROJECTS_EVENT_TYPES: readonly AllProjectsEventType[] = ['key', 'settings', 'notification-channel', 'generated-name'];
 
 /**
- * An event as the daemon publishes it, with its scope: `projectId` (and `fromProjectId` for a
- * service moved between projects) names whose keys hear it; `allProjects: true` marks an event that
- * only keys over all projects hear. The stream sends `data` (plus `at`), not the scope.
+ * An event as the daemon publishes it, with its scope: `projectId` names the project whose keys
+ * hear it; `allProjects: true` marks an event that only keys over all projects hear. The stream
+ * sends `data` (plus `at`), not the scope.
  */
 export type DaemonEvent =
-  | { [K in ProjectEventType]: { type: K; projectId: string; fromProjectId?: string; data: ProjectEventPayloads[K] } }[ProjectEventType]
+  | { [K in ProjectEventType]: { type: K; projectId: string; data: ProjectEventPayloads[K] } }[ProjectEventType]
   | { [K in AllProjectsEventType]: { type: K; allProjects: true; data: AllProjectsEventPayloads[K] } }[AllProjectsEventType];
 
 /** Whether a key that sees `canSee` projects (all of them when `allProjects`) may hear the event. */
 export function keyHears(e: DaemonEvent, key: { allProjects: boolean; canSee(projectId: string): boolean }): boolean {
   if ('allProjects' in e) return key.allProjects;
-  return key.canSee(e.projectId) || (e.fromProjectId !== undefined && key.canSee(e.fromProjectId));
+  return key.canSee(e.projectId);
 }
 
 /** What a client receives: the payload and when it happened. `reset` means: reload what you show. */

@@ -257,13 +257,10 @@ export class Services {
     });
     await this.d.store.projects.update(service.projectId, { updatedAt: now });
     await this.d.store.projects.update(target.id, { updatedAt: now });
-    // heard by the keys of both projects: it leaves one and joins the other
-    this.d.events.publish({
-      type: 'service-change',
-      projectId: target.id,
-      fromProjectId: service.projectId,
-      data: { serviceId: service.id, projectId: target.id, name: service.name, action: 'transferred', fromProjectId: service.projectId },
-    });
+    // heard by the keys of both projects, each event naming only its own
+    for (const [projectId, direction] of [[service.projectId, 'out'], [target.id, 'in']] as const) {
+      this.d.events.publish({ type: 'service-change', projectId, data: { serviceId: service.id, projectId, name: service.name, action: 'transferred', direction } });
+    }
     const proxy = await this.d.proxy.apply();
     const [project] = await this.d.catalog.projectViews([(await this.d.store.projects.get(target.id))!]);
     return {
