@@ -53,7 +53,33 @@ export type AllProjectsEventType = keyof AllProjectsEventPayloads;
 export type DaemonEventType = ProjectEventType | AllProjectsEventType;
 export type EventPayloads = ProjectEventPayloads & AllProjectsEventPayloads;
 
-export const ALL_PROJECTS_EVENT_TYPES: readonly AllProjectsEventType[] = ['key', 'settings', 'notification-channel', 'generated-name'];
+/** Who hears each event type: a Record, so a type added above and not here fails to compile. */
+const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
+  deployment: 'project',
+  service: 'project',
+  domain: 'project',
+  backup: 'project',
+  project: 'project',
+  'service-change': 'project',
+  env: 'project',
+  'domain-dns': 'project',
+  quotas: 'project',
+  'backup-settings': 'project',
+  import: 'project',
+  key: 'all-projects',
+  settings: 'all-projects',
+  'notification-channel': 'all-projects',
+  'generated-name': 'all-projects',
+};
+
+export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];
+export const ALL_PROJECTS_EVENT_TYPES = DAEMON_EVENT_TYPES.filter((t) => HEARD_BY[t] === 'all-projects') as AllProjectsEventType[];
+
+/**
+ * Every event name the daemon's streams send: /api/events (the types above and `reset`), the log
+ * streams (`snapshot`, `log`, `end`, `status`) and `message`. EventSource needs a listener per name.
+ */
+export const STREAM_EVENT_NAMES: readonly string[] = ['snapshot', 'log', 'end', 'status', 'reset', 'message', ...DAEMON_EVENT_TYPES];
 
 /**
  * An event as the daemon publishes it, with its scope: `projectId` names the project whose keys

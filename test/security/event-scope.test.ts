@@ -4,6 +4,7 @@
 // system-wide settings, heard by a key over all projects, never reach it. The key is a read key:
 // read keys hear the events of their projects.
 import { expect } from 'chai';
+import { ALL_PROJECTS_EVENT_TYPES } from '../../shared/events.js';
 import type { Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
@@ -25,7 +26,7 @@ describe('a selected-projects key hears nothing of other projects on /api/events
   const foreign = new Set<string>();
 
   const mentionsForeign = (e: HeardEvent) => Object.values(e.json).some((v) => typeof v === 'string' && foreign.has(v));
-  const leaks = (from: number) => scoped.heard().slice(from).filter((e) => mentionsForeign(e) || ['key', 'settings', 'notification-channel', 'generated-name'].includes(e.event));
+  const leaks = (from: number) => scoped.heard().slice(from).filter((e) => mentionsForeign(e) || (ALL_PROJECTS_EVENT_TYPES as string[]).includes(e.event));
 
   /**
    * Does `inOther` (in the other project), then `inMine`; waits until the all-projects stream heard
