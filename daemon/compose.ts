@@ -101,7 +101,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const deployLimits = new DeployLimitSettings(store.settings, { cloneTimeoutSeconds: Math.round(config.cloneLimits.timeoutMs / 1000) });
   // Per-project quotas and the free disk threshold: read by the engine (kept images, refused
   // builds), the backup runner's schedules and core's use cases alike.
-  const quotas = new Quotas(store, clock, config.quotaDefaults);
+  const quotas = new Quotas(store, clock, config.quotaDefaults, hub);
   const disk = new DiskSpace(store.settings, clock, diskProbe(docker, config.dataDir), config.diskMinFreeBytes);
   const engine = new DockerDeploymentEngine(
     {
@@ -137,7 +137,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   );
   // Remote backup storage and the service catalog (resolved variables) are core services the
   // backup runner reads; they are built here, before the runner, and handed to `buildCore` too.
-  const backupStorage = new BackupStorage(store.settings, clock, lazyS3Store);
+  const backupStorage = new BackupStorage(store.settings, clock, lazyS3Store, hub);
   const catalog = new Catalog(store, config.limits);
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backups = new BackupRunner({

@@ -123,6 +123,15 @@ export class BackupRunner implements BackupJobs {
     };
   }
 
+  /** An `import` event on the daemon's stream: the imports list refetches on it. */
+  private announceImport(service: ServiceRecord, importId: string, status: BackupEventStatus): void {
+    try {
+      this.d.events?.publish({ type: 'import', projectId: service.projectId, data: { importId, serviceId: service.id, projectId: service.projectId, status } });
+    } catch (err) {
+      this.d.log(`publishing the ${status} event of import ${importId}`, err);
+    }
+  }
+
   /** A `backup` event on the daemon's stream (the desktop tray and notification channels hear it). */
   private announce(service: ServiceRecord, backupId: string, status: BackupEventStatus): void {
     try {
@@ -211,8 +220,9 @@ export class BackupRunner implements BackupJobs {
       this.busy.delete(service.id);
       throw err;
     }
+    this.announceImport(service, record.id, 'running');
     const job = runImport(this.d, record, live, sourceUrl, address, this.abort.signal, (log) => this.context(live, () => undefined, log));
-    this.track(job.finally(() => this.busy.delete(service.id)));
+    this.track(job.finally(() => this.busy.delete(service.id)).then((status) => this.announceImport(service, record.id, status)));
     return record;
   }
 

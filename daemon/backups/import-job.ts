@@ -18,7 +18,7 @@ export interface ImportJobDeps {
   importRedis(sourceUrl: string, address: string | null, target: { host: string; port: number; password: string }, log: (line: string) => void, signal: AbortSignal): Promise<unknown>;
 }
 
-/** Runs an import recorded `running` to its end; `context` builds the tool context with the given log and signal. */
+/** Runs an import recorded `running` to its end and answers how it ended; `context` builds the tool context with the given log and signal. */
 export async function runImport(
   d: ImportJobDeps,
   record: ImportRecord,
@@ -27,7 +27,7 @@ export async function runImport(
   address: string | null,
   stop: AbortSignal,
   context: (log: (line: string) => void) => ToolContext,
-): Promise<void> {
+): Promise<'succeeded' | 'failed'> {
   const lines: string[] = [];
   let saving = Promise.resolve();
   const log = (line: string) => {
@@ -47,11 +47,13 @@ export async function runImport(
     log('Import finished');
     await saving;
     await recordImportStatus(d.store.backups, record.id, 'succeeded', { log: lines.slice(-IMPORT_LOG_LINES), finishedAt: d.clock.now() });
+    return 'succeeded';
   } catch (err) {
     const reason = (expired.signal.aborted ? messageOf(expired.signal.reason) : messageOf(err)).replaceAll(sourceUrl, record.sourceLabel);
     log(`Import failed: ${reason}`);
     await saving;
     await recordImportStatus(d.store.backups, record.id, 'failed', { error: reason, log: lines.slice(-IMPORT_LOG_LINES), finishedAt: d.clock.now() });
+    return 'failed';
   } finally {
     clearTimeout(timer);
   }

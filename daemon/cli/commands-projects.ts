@@ -1,5 +1,8 @@
-// projects, services, status (the server's metrics).
+// projects, services (list, create), status (the server's metrics).
 import type { Command } from 'commander';
+import type { CreateServiceInput } from '../../shared/client.js';
+import { parseCount } from './durations.js';
+import { usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession } from './session.js';
 
@@ -17,7 +20,7 @@ export function registerProjectCommands(program: Command): void {
       s.out.line(table(['ID', 'SLUG', 'NAME', 'STATUS', 'SERVICES'], projects.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount])));
     });
 
-  program
+  const services = program
     .command('services')
     .description('list services (of --project or the linked project, else of every project)')
     .action(async (_o, cmd: Command) => {
@@ -32,6 +35,25 @@ export function registerProjectCommands(program: Command): void {
           rows.map(({ project, svc }) => [svc.id, project, svc.slug, svc.status, svc.primaryUrl]),
         ),
       );
+    });
+
+  services
+    .command('create')
+    .description('create a service (not deployed) in --project or the linked project, from a git repository or a Docker image')
+    .argument('<name>')
+    .option('--repo <repo>', 'owner/name on the server\'s git base, or an https:// git URL')
+    .option('--image <ref>', 'a Docker image reference')
+    .option('--branch <branch>', 'the git branch to deploy')
+    .option('--port <port>', 'the port the app listens on inside its container', parseCount)
+    .action(async (name: string, o: { repo?: string; image?: string; branch?: string; port?: number }, cmd: Command) => {
+      if (Boolean(o.repo) === Boolean(o.image)) throw usageError('give one of --repo or --image');
+      const s = openSession(cmd);
+      const project = await s.scopeProject();
+      if (!project) throw usageError('no project: pass --project or run this in a linked directory');
+      const source: Partial<CreateServiceInput> = o.image ? { dockerImage: o.image } : /^https?:\/\//.test(o.repo!) ? { repoUrl: o.repo! } : { repoFullName: o.repo! };
+      const input: CreateServiceInput = { name, ...source, ...(o.branch ? { branch: o.branch } : {}), ...(o.port !== undefined ? { internalPort: o.port } : {}) };
+      const { service } = await s.client.createService(project.id, input);
+      s.out.result(service, () => `created ${service.slug} (${service.id}) in ${project.slug}`);
     });
 
   program

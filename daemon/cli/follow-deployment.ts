@@ -4,6 +4,7 @@
 // that succeeded nor print a line twice.
 import { ApiError } from '../../shared/client.js';
 import { deploymentOver } from '../../shared/statuses.js';
+import type { DeploymentStreamPayloads } from '../../shared/events.js';
 import type { DeploymentLogLine, DeploymentStatus } from '../../shared/types.js';
 import { isNetworkError } from './exit-codes.js';
 import { sleep } from './durations.js';
@@ -55,9 +56,9 @@ export async function followDeployment(s: Session, serviceId: string, deployment
         clearTimeout(idleTimer);
         idleTimer = setTimeout(() => stop('idle'), IDLE_MS);
         if (ev.id !== undefined) lastEventId = ev.id;
-        if (ev.event === 'snapshot') for (const l of JSON.parse(ev.data) as DeploymentLogLine[]) emit(l);
-        else if (ev.event === 'log') emit(JSON.parse(ev.data) as DeploymentLogLine);
-        else if (ev.event === 'end') return (JSON.parse(ev.data) as { status: FollowEnd }).status;
+        if (ev.event === 'snapshot') for (const l of JSON.parse(ev.data) as DeploymentStreamPayloads['snapshot']) emit(l);
+        else if (ev.event === 'log') emit(JSON.parse(ev.data) as DeploymentStreamPayloads['log']);
+        else if (ev.event === 'end') return (JSON.parse(ev.data) as DeploymentStreamPayloads['end']).status;
       }
     } catch (err) {
       if (why === 'deadline') return 'timeout';

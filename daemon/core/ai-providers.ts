@@ -6,6 +6,7 @@ import type { Access } from './access.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import type { AiProviderRecord, AiProviderRepo } from './ports/ai-provider-repo.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 export type { AiProviderRepo } from './ports/ai-provider-repo.js';
 
@@ -77,7 +78,12 @@ export class AiProviders {
   constructor(
     private repo: AiProviderRepo,
     private clock: Clock,
+    private events: EventSink = NO_EVENTS,
   ) {}
+
+  private changed(): void {
+    this.events.publish({ type: 'settings', allProjects: true, data: { area: 'ai-providers' } });
+  }
 
   async list(access: Access): Promise<AiProvider[]> {
     access.requireAllProjects('listing AI providers');
@@ -115,6 +121,7 @@ export class AiProviders {
       updatedAt: now,
     };
     await this.repo.upsert(record);
+    this.changed();
     return aiProviderView(record);
   }
 
@@ -122,6 +129,7 @@ export class AiProviders {
     admin(access);
     if (id === LOCAL_PROVIDER_ID) throw new InvalidInput('"local" is the built-in provider; it cannot be removed');
     if (!(await this.repo.delete(id))) throw new NotFound('AI provider not found');
+    this.changed();
   }
 }
 

@@ -10,6 +10,7 @@ import { InvalidInput } from './errors.js';
 import type { SettingsRepo } from './ports/store.js';
 import type { BackupStorageSettings as BackupStorageView, BackupStorageStatus } from '../../shared/types.js';
 import type { RemoteStoreFactory } from './ports/remote-store.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 /** The settings key; its value is sealed. */
 export const BACKUP_STORAGE_KEY = 'backupStorage';
@@ -34,7 +35,12 @@ export class BackupStorage {
     private settings: SettingsRepo,
     private clock: Clock,
     private open: RemoteStoreFactory,
+    private events: EventSink = NO_EVENTS,
   ) {}
+
+  private changed(): void {
+    this.events.publish({ type: 'settings', allProjects: true, data: { area: 'backup-storage' } });
+  }
 
   /** The configuration (without its secret) and the result of a real, authenticated call. */
   async get(access: Access): Promise<BackupStorageStatus> {
@@ -47,12 +53,14 @@ export class BackupStorage {
     const existing = await this.stored();
     const next = checkSettings(input, existing);
     await this.settings.setSealed(BACKUP_STORAGE_KEY, JSON.stringify(next), this.clock.now());
+    this.changed();
     return this.status(next);
   }
 
   async delete(access: Access): Promise<void> {
     admin(access);
     await this.settings.delete(BACKUP_STORAGE_KEY);
+    this.changed();
   }
 
   /** The configured remote store for the backup runner; null when none is configured. */

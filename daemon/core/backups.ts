@@ -7,6 +7,7 @@ import { InvalidInput } from './errors.js';
 import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from './ports/backup-jobs.js';
 import type { BackupRecord, BackupSettingsRecord, BackupStorage, ImportRecord, ImportSource } from './ports/backups-repo.js';
 import type { DiskSpace } from './disk-space.js';
+import type { EventSink } from './events.js';
 import type { Quotas } from './quotas.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './ports/store.js';
@@ -17,6 +18,7 @@ export class Backups {
     private readonly jobs: BackupJobs,
     private readonly quotas: Quotas,
     private readonly disk: DiskSpace,
+    private readonly events: EventSink,
   ) {}
 
   async list(access: Access, serviceId: string): Promise<BackupListing> {
@@ -25,7 +27,10 @@ export class Backups {
 
   async patchSettings(access: Access, serviceId: string, patch: SettingsPatch): Promise<BackupSettingsRecord> {
     access.requireWrite();
-    return this.jobs.patchSettings(await this.databaseService(access, serviceId), patch);
+    const service = await this.databaseService(access, serviceId);
+    const settings = await this.jobs.patchSettings(service, patch);
+    this.events.publish({ type: 'backup-settings', projectId: service.projectId, data: { serviceId: service.id, projectId: service.projectId } });
+    return settings;
   }
 
   /** Starts a backup in the background; answers at once with the `running` record. */

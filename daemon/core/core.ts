@@ -122,38 +122,38 @@ export interface Core {
 export function buildCore(deps: CoreDeps): Core {
   const { store, clock } = deps;
   const { catalog } = deps;
-  const keys = new KeyService(store, clock);
-  const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp());
+  const keys = new KeyService(store, clock, deps.events);
+  const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp(), deps.events);
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
   const services = new Services({ ...deps, catalog, dnsGone });
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
-  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets);
+  const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
     // console sessions in the store (hashed), so they survive a restart
     sessions: new SessionService(store, keys, clock),
-    projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, dnsGone),
+    projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, deps.events, dnsGone),
     services,
-    env: new EnvVars(store, clock, catalog),
+    env: new EnvVars(store, clock, catalog, deps.events),
     domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
     deployments,
     logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
     webhooks: new Webhooks(store, clock, deployments),
-    generatedNames: new GeneratedNames(store),
+    generatedNames: new GeneratedNames(store, deps.events),
     catalog,
     // what autobuild would do with a service's branch, previewed without building
     buildPlans: new BuildPlans(store, deps.buildPlanner),
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
     databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
-    backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk),
+    backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk, deps.events),
     backupStorage: deps.backupStorage,
-    aiProviders: new AiProviders(store.aiProviders, clock),
+    aiProviders: new AiProviders(store.aiProviders, clock, deps.events),
     // failure explanations: the built-in rules or a configured AI provider's HTTP API
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
     settings,
     // DNS providers: A records written through the provider's HTTP API
     dns,
-    notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets),
+    notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets, deps.events),
     // one cached collection shared by every polling client
     metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),
     events: new EventStreams(deps.events, keys),

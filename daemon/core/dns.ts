@@ -20,6 +20,7 @@ import type { DomainRecord } from './records.js';
 import type { Store } from './ports/store.js';
 import type { DnsProviderStatus, DnsRecordResult, Domain } from '../../shared/types.js';
 import { domainView } from './views.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 export type { DnsProviderId, DnsProviderStatus, DnsRecordResult };
 export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
@@ -54,7 +55,12 @@ export class DnsProviders {
     private clock: Clock,
     private factory: DnsProviderFactory,
     private publicIp: () => Promise<string>,
+    private events: EventSink = NO_EVENTS,
   ) {}
+
+  private changed(): void {
+    this.events.publish({ type: 'settings', allProjects: true, data: { area: 'dns-providers' } });
+  }
 
   async list(access: Access): Promise<DnsProviderStatus[]> {
     access.requireAllProjects('reading DNS provider settings');
@@ -69,6 +75,7 @@ export class DnsProviders {
     const existing = await this.store.dnsProviders.get(id);
     const now = this.clock.now();
     await this.store.dnsProviders.upsert({ id, baseUrl, credentials: input.credentials, createdAt: existing?.createdAt ?? now, updatedAt: now });
+    this.changed();
     return { id, name: DNS_PROVIDER_NAMES[id], connected: true };
   }
 
@@ -76,6 +83,7 @@ export class DnsProviders {
     admin(access);
     const id = requireDnsProviderId(rawId);
     if (!(await this.store.dnsProviders.delete(id))) throw new NotFound(`${DNS_PROVIDER_NAMES[id]} is not connected`);
+    this.changed();
   }
 
   /** Creates or updates the A record of a domain's hostname so it points at the public IPv4. */
@@ -94,6 +102,7 @@ export class DnsProviders {
     if (outcome.action === 'created') {
       await this.store.dnsProviders.recordCreated({ domainId: domain.id, provider: id, hostname: domain.hostname, zone: outcome.zone, host: outcome.host, address: targetIp, createdAt: this.clock.now() });
     }
+    this.events.publish({ type: 'domain-dns', projectId: service.projectId, data: { serviceId: service.id, projectId: service.projectId, domainId: domain.id, hostname: domain.hostname, action: 'pointed' } });
     return {
       result: {
         provider: id,

@@ -1,5 +1,7 @@
 // GET /api/events as core sees it: the daemon's event feed narrowed to the projects a key can see,
-// for as long as the key exists (keys cannot be edited, only revoked).
+// for as long as the key exists (keys cannot be edited, only revoked). A deleted project's events
+// are heard by the keys that could see it (a key's project list is kept as it was issued).
+import { keyHears } from '../../shared/events.js';
 import type { Access } from './access.js';
 import type { EventFeed, PublishedEvent } from './events.js';
 import type { KeyService } from './keys.js';
@@ -28,7 +30,8 @@ export class EventStreams {
       lastId: () => this.feed.lastId,
       since: (id) => this.feed.since(id),
       subscribe: (fn) => this.feed.subscribe(fn),
-      sees: (e) => access.canSee(e.projectId),
+      // the one place that decides who hears what: a project's keys, or only keys over all projects
+      sees: (e) => keyHears(e, access),
       stillAllowed: async () => (await this.keys.find(access.key.id)) !== null,
     };
   }

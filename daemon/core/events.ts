@@ -1,19 +1,8 @@
-// What changes on the daemon, as the daemon-wide event stream and the desktop tray see it. Every
-// event names its project, so a key sees only the events of projects it can see.
-import type { DeploymentStatus, ProxyResult, ServiceStatus } from '../../shared/types.js';
+// The daemon side of the event stream: where core publishes, and the numbered feed the stream
+// follows. The events themselves (types, payloads, scope) are the wire contract in shared/events.ts.
+import type { DaemonEvent } from '../../shared/events.js';
 
-export type DaemonEvent =
-  | { type: 'deployment'; projectId: string; data: { deploymentId: string; serviceId: string; projectId: string; status: DeploymentStatus } }
-  | { type: 'service'; projectId: string; data: { serviceId: string; projectId: string; status: ServiceStatus; reachable: boolean } }
-  | {
-      type: 'domain';
-      projectId: string;
-      data: { serviceId: string; projectId: string; domainId: string; hostname: string; action: 'created' | 'updated' | 'deleted'; proxy: ProxyResult };
-    }
-  | { type: 'backup'; projectId: string; data: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus } };
-
-/** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
-export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
+export type { BackupEventStatus, DaemonEvent } from '../../shared/events.js';
 
 export type PublishedEvent = DaemonEvent & { id: number; at: string };
 
@@ -29,3 +18,6 @@ export interface EventFeed {
   /** Events after `id`, or null when some of them have already left the history. */
   since(id: number): PublishedEvent[] | null;
 }
+
+/** For tools that run without a daemon (the `berth keys` command, tests): nobody listens. */
+export const NO_EVENTS: EventSink = { publish: () => undefined };

@@ -17,6 +17,7 @@ import type { Access } from './access.js';
 import { Conflict, Forbidden, NotFound } from './errors.js';
 import type { GeneratedNameRecord, ServiceRecord } from './records.js';
 import type { Store } from './ports/store.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 /** The longest DNS label. */
 const MAX_LABEL = 63;
@@ -58,7 +59,10 @@ const nameView = (r: GeneratedNameRecord, root: string | null, heldBy: ServiceRe
 
 /** The record of generated names, for keys over all projects: read it, release a label. */
 export class GeneratedNames {
-  constructor(private store: Store) {}
+  constructor(
+    private store: Store,
+    private events: EventSink = NO_EVENTS,
+  ) {}
 
   async list(access: Access): Promise<GeneratedName[]> {
     access.requireAllProjects('listing the generated names of every project');
@@ -79,6 +83,7 @@ export class GeneratedNames {
     const holder = (await this.store.services.list()).find((s) => s.generatedLabel === label);
     if (holder) throw new Conflict(`generated name ${label} belongs to the live service ${holder.id}; delete or move that service first`, 'hostname_taken');
     await this.store.services.releaseGeneratedName(label);
+    this.events.publish({ type: 'generated-name', allProjects: true, data: { label, action: 'released' } });
   }
 }
 

@@ -7,6 +7,7 @@ import { InvalidInput, NotFound, Unauthorized } from './errors.js';
 import { newId } from './ids.js';
 import type { KeyRecord } from './records.js';
 import type { Store } from './ports/store.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 const TOKEN_PREFIX = 'berth_';
 /** lastUsedAt is written at most this often per key, so reads stay reads. */
@@ -31,6 +32,7 @@ export class KeyService {
   constructor(
     private store: Store,
     private clock: Clock,
+    private events: EventSink = NO_EVENTS,
   ) {}
 
   list(): Promise<KeyRecord[]> {
@@ -58,6 +60,7 @@ export class KeyService {
       lastUsedAt: null,
     };
     await this.store.keys.insert(key, this.store.hashToken(token), { bootstrap });
+    this.events.publish({ type: 'key', allProjects: true, data: { keyId: key.id, name: key.name, action: 'created' } });
     return { key, token };
   }
 
@@ -67,7 +70,9 @@ export class KeyService {
   }
 
   async revoke(id: string): Promise<void> {
+    const key = await this.store.keys.get(id);
     if (!(await this.store.keys.delete(id))) throw new NotFound('key not found');
+    this.events.publish({ type: 'key', allProjects: true, data: { keyId: id, name: key?.name ?? '', action: 'revoked' } });
   }
 
   async authenticate(token: string | undefined): Promise<KeyRecord> {

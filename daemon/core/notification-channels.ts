@@ -13,6 +13,7 @@ import type { NotifyTargets } from './notify-targets.js';
 import type { Channel, ChannelConfig, ChannelType, EmailConfig, Notice, NotifyEvent, Sender } from './ports/notice-sender.js';
 import { serial } from './serial.js';
 import type { SettingsRepo } from './ports/store.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 export { NOTIFY_EVENTS } from './ports/notice-sender.js';
 export type { Channel, NotifyEvent } from './ports/notice-sender.js';
@@ -47,7 +48,12 @@ export class NotificationChannels {
     private sender: Sender,
     /** Where channels may send (loopback and link-local only when a setting allows; never Caddy's admin API). */
     private targets: NotifyTargets,
+    private events: EventSink = NO_EVENTS,
   ) {}
+
+  private announce(c: Pick<Channel, 'id' | 'name'>, action: 'created' | 'updated' | 'deleted'): void {
+    this.events.publish({ type: 'notification-channel', allProjects: true, data: { channelId: c.id, name: c.name, action } });
+  }
 
   async all(): Promise<Channel[]> {
     const sealed = await this.settings.getSealed(SETTING);
@@ -69,6 +75,7 @@ export class NotificationChannels {
     const channel: Channel = { id: newId(), name, events: [...new Set(events)], config, createdAt: this.clock.now() };
     await this.targets.check(config, 'saving');
     await this.serially(async () => this.save([...(await this.all()), channel]));
+    this.announce(channel, 'created');
     return secret === undefined ? { channel: viewOf(channel) } : { channel: viewOf(channel), secret };
   }
 
@@ -77,8 +84,10 @@ export class NotificationChannels {
     access.requireAllProjects('changing notification channels');
     await this.serially(async () => {
       const channels = await this.all();
-      if (!channels.some((c) => c.id === id)) throw new NotFound('notification channel not found');
+      const gone = channels.find((c) => c.id === id);
+      if (!gone) throw new NotFound('notification channel not found');
       await this.save(channels.filter((c) => c.id !== id));
+      this.announce(gone, 'deleted');
     });
   }
 
@@ -103,6 +112,7 @@ export class NotificationChannels {
       }
       if (['url', 'host', 'port'].some((k) => k in fields)) await this.targets.check(channel.config, 'saving');
       await this.save(channels.map((c) => (c.id === id ? channel : c)));
+      this.announce(channel, 'updated');
       return { channel: viewOf(channel) };
     });
   }

@@ -11,6 +11,7 @@ import { slugify, uniqueSlug } from './slug.js';
 import type { Store } from './ports/store.js';
 import type { Catalog } from './catalog.js';
 import type { DeploymentEngine } from './ports/deployment-engine.js';
+import type { EventSink } from './events.js';
 
 export interface ProjectInput {
   name: string;
@@ -24,8 +25,13 @@ export class Projects {
     private proxy: ProxyPort,
     private catalog: Catalog,
     private engine: DeploymentEngine,
+    private events: EventSink,
     private dnsGone: DnsCleanup = async () => undefined,
   ) {}
+
+  private announce(p: Pick<ProjectRecord, 'id' | 'name' | 'slug'>, action: 'created' | 'updated' | 'deleted'): void {
+    this.events.publish({ type: 'project', projectId: p.id, data: { projectId: p.id, name: p.name, slug: p.slug, action } });
+  }
 
   async list(access: Access): Promise<Project[]> {
     const projects = (await this.store.projects.list()).filter((p) => access.canSee(p.id));
@@ -52,6 +58,7 @@ export class Projects {
       };
       try {
         await this.store.projects.insert(record);
+        this.announce(record, 'created');
         return (await this.catalog.projectViews([record]))[0]!;
       } catch (err) {
         // two creates raced for one slug: pick again
@@ -68,7 +75,9 @@ export class Projects {
       description: input.description,
       updatedAt: this.clock.now(),
     });
-    return this.get(access, project.id);
+    const after = await this.get(access, project.id);
+    this.announce({ id: after.id, name: after.name, slug: after.slug }, 'updated');
+    return after;
   }
 
   async delete(access: Access, idOrSlug: string): Promise<ProxyResult> {
@@ -77,6 +86,8 @@ export class Projects {
     const services = await this.store.services.list([project.id]);
     const domains = await this.store.domains.listByServices(services.map((s) => s.id));
     await this.store.projects.deleteCascade(project.id);
+    // heard by the keys that could see the project (a key's project list stays as issued)
+    this.announce(project, 'deleted');
     // the reach each service's sources were given (core/clone-reach.ts) is a settings row: it goes too
     for (const s of services) await this.store.settings.delete(cloneReachSetting(s.id));
     await this.dnsGone(domains);

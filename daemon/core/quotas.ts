@@ -11,6 +11,7 @@ import { Conflict, InvalidInput } from './errors.js';
 import type { QuotaOverrides } from './ports/quota-repo.js';
 import type { ServiceRecord } from './records.js';
 import type { Store } from './ports/store.js';
+import { NO_EVENTS, type EventSink } from './events.js';
 
 const QUOTA_FIELDS = ['maxServices', 'maxBackups', 'maxBackupBytes', 'maxImagesPerService'] as const;
 type QuotaField = (typeof QUOTA_FIELDS)[number];
@@ -40,6 +41,7 @@ export class Quotas {
     private clock: Clock,
     /** The configuration's defaults, used where the server-wide setting says nothing. */
     private configured: QuotaValues,
+    private events: EventSink = NO_EVENTS,
   ) {}
 
   async get(access: Access, projectIdOrSlug: string): Promise<ProjectQuotasAnswer> {
@@ -53,6 +55,7 @@ export class Quotas {
     access.requireAllProjects("changing a project's quotas");
     const next = { ...(await this.overrides(project.id)), ...checkInput(input) };
     await this.store.quotas.put(project.id, next, this.clock.now());
+    this.events.publish({ type: 'quotas', projectId: project.id, data: { projectId: project.id } });
     return this.answer(project.id);
   }
 
@@ -72,6 +75,7 @@ export class Quotas {
       else if (checked[field] !== undefined) stored[field] = checked[field];
     }
     await this.store.settings.set(QUOTA_DEFAULTS_SETTING, JSON.stringify(stored), this.clock.now());
+    this.events.publish({ type: 'settings', allProjects: true, data: { area: 'quota-defaults' } });
     return this.defaults();
   }
 

@@ -27,6 +27,7 @@ import type { Store } from './ports/store.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
 import type { DeploymentEngine } from './ports/deployment-engine.js';
+import type { EventSink } from './events.js';
 
 export interface ServicesDeps {
   store: Store;
@@ -41,6 +42,8 @@ export interface ServicesDeps {
   dnsGone?: DnsCleanup;
   cloneReach: CloneReachCheck;
   quotas: Quotas;
+  /** Where a stored change is announced (the daemon's event hub). */
+  events: EventSink;
 }
 
 /** The wire's patch fields (shared/types/services.ts), defined once. */
@@ -53,6 +56,10 @@ export class Services {
 
   private async view(s: ServiceRecord): Promise<Service> {
     return (await this.d.catalog.serviceViews([s]))[0]!;
+  }
+
+  private announce(s: Pick<ServiceRecord, 'id' | 'projectId' | 'name'>, action: 'created' | 'updated' | 'deleted'): void {
+    this.d.events.publish({ type: 'service-change', projectId: s.projectId, data: { serviceId: s.id, projectId: s.projectId, name: s.name, action } });
   }
 
   private async requireUniqueName(projectId: string, name: string): Promise<void> {
@@ -121,6 +128,7 @@ export class Services {
       // with a root domain set, the new service has a generated hostname to route; without one it
       // has nothing Caddy serves yet (no domain, nothing live), and a load would rebuild the whole
       // configuration for nothing (at 10,000 services, per creation)
+      this.announce(record, 'created');
       if (await rootDomainOf(this.d.store)) await this.d.proxy.apply();
       return this.view(record);
     });
@@ -213,7 +221,9 @@ export class Services {
       else if (change.internalPort !== undefined && service.hostPort === null) change.hostPort = await this.freePort();
       change.updatedAt = this.d.clock.now();
       await this.d.store.services.update(service.id, change);
-      return this.view({ ...service, ...change });
+      const after = { ...service, ...change };
+      this.announce(after, 'updated');
+      return this.view(after);
     });
   }
 
@@ -235,6 +245,10 @@ export class Services {
     });
     await this.d.store.projects.update(service.projectId, { updatedAt: now });
     await this.d.store.projects.update(target.id, { updatedAt: now });
+    // heard by the keys of both projects, each event naming only its own
+    for (const [projectId, direction] of [[service.projectId, 'out'], [target.id, 'in']] as const) {
+      this.d.events.publish({ type: 'service-change', projectId, data: { serviceId: service.id, projectId, name: service.name, action: 'transferred', direction } });
+    }
     const proxy = await this.d.proxy.apply();
     const [project] = await this.d.catalog.projectViews([(await this.d.store.projects.get(target.id))!]);
     return {
@@ -275,6 +289,7 @@ export class Services {
     await this.d.dnsGone?.(domains);
     await this.d.store.settings.delete(cloneReachSetting(service.id));
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });
+    this.announce(service, 'deleted');
     await this.d.engine.serviceDeleted(service);
     return this.d.proxy.apply();
   }

@@ -5,6 +5,7 @@
 // them a write key over all projects. A PATCH is checked whole before anything is written.
 import { isIPv4 } from 'node:net';
 import type { Access } from './access.js';
+import type { EventSink } from './events.js';
 import type { Clock } from './clock.js';
 import { DEPLOY_LIMIT_NAMES, type DeployLimitSettings } from './deploy-limits.js';
 import { InvalidInput } from './errors.js';
@@ -49,6 +50,7 @@ export class SystemSettings {
     private proxy: ProxyPort,
     private deployLimits: DeployLimitSettings,
     private notifyTargets: NotifyTargets,
+    private events: EventSink,
   ) {}
 
   /** The public IPv4 to point DNS records at. */
@@ -73,7 +75,8 @@ export class SystemSettings {
     if (input.publicIp !== undefined) writes.push([SETTING_KEYS.publicIp, input.publicIp === null ? null : checkIpv4(input.publicIp, 'publicIp')]);
     if (input.acmeEmail !== undefined) writes.push([SETTING_KEYS.acmeEmail, input.acmeEmail === null ? null : email(input.acmeEmail)]);
     if (input.httpsMode !== undefined) writes.push([SETTING_KEYS.httpsMode, input.httpsMode]);
-    writes.push(...this.deployLimits.writes(input));
+    const limitWrites = this.deployLimits.writes(input);
+    writes.push(...limitWrites);
     if (input.allowPrivateNotifyTargets !== undefined) {
       if (typeof input.allowPrivateNotifyTargets !== 'boolean') throw new InvalidInput('allowPrivateNotifyTargets must be true or false');
       writes.push(NotifyTargets.write(input.allowPrivateNotifyTargets));
@@ -86,6 +89,8 @@ export class SystemSettings {
       if (value === null) await this.settings.delete(key);
       else await this.settings.set(key, value, now);
     }
+    this.events.publish({ type: 'settings', allProjects: true, data: { area: 'system' } });
+    if (limitWrites.length > 0) this.events.publish({ type: 'settings', allProjects: true, data: { area: 'deploy-limits' } });
     const proxy = await this.proxy.apply();
     return { settings: await this.view(), proxy };
   }

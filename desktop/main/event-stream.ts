@@ -3,11 +3,13 @@
 // timeout (the daemon pings every 15 s), reconnects at once when asked (resume from sleep), and
 // reports the server offline "since" the first failure, never connected while it is not.
 import { readSse, SSE_SMALL_EVENT_CHARS } from '../../shared/sse.js';
+import type { ReceivedEvent } from '../../shared/events.js';
 import type { FetchLike } from '../../shared/pinned-tls.js';
 import { connectionError } from './connection.js';
 
+/** One message of a server's /api/events stream: `event` is a DaemonEventType or `reset` (shared/events.ts), `data` its parsed payload. */
 export interface StreamEventMessage {
-  event: string;
+  event: ReceivedEvent['event'] | (string & {});
   data: unknown;
   id?: string;
 }

@@ -2,6 +2,7 @@
 // deployment, whatever reconnects and replays deliver), a failed backup, a server that stays
 // offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
+import type { EventPayloads } from '../../shared/events.js';
 import type { ConnectionState, StreamEventMessage } from './event-stream.js';
 
 export interface NotificationLike {
@@ -41,11 +42,15 @@ export class Notifier {
   constructor(private readonly o: NotifierOptions) {}
 
   onEvent(serverId: string, e: StreamEventMessage): void {
-    const d = (e.data ?? {}) as Record<string, unknown>;
-    if (e.event === 'deployment' && d.status === 'failed' && typeof d.deploymentId === 'string') {
+    // a server's data is checked, not trusted: each field may be missing or of another type
+    if (e.event === 'deployment') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['deployment'], unknown>>;
+      if (d.status !== 'failed' || typeof d.deploymentId !== 'string') return;
       if (!this.once(`${serverId}:deployment:${d.deploymentId}`)) return;
       this.notify(serverId, { title: `Deployment failed on ${this.o.serverName(serverId)}`, body: 'Click to read its build log and why it failed.' }, { serverId, kind: 'deployment', deploymentId: d.deploymentId, serviceId: String(d.serviceId ?? '') });
-    } else if (e.event === 'backup' && d.status === 'failed' && typeof d.backupId === 'string') {
+    } else if (e.event === 'backup') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['backup'], unknown>>;
+      if (d.status !== 'failed' || typeof d.backupId !== 'string') return;
       if (!this.once(`${serverId}:backup:${d.backupId}`)) return;
       this.notify(serverId, { title: `Backup failed on ${this.o.serverName(serverId)}`, body: 'Click to see the database\'s backups.' }, { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') });
     }

@@ -110,6 +110,66 @@ describe('daemon event stream', () => {
     future.stop();
   });
 
+  it('project, service and env change events carry ids, names and the action: never an env value', async () => {
+    const sub = listen(t.admin);
+    await new Promise((r) => setTimeout(r, 200));
+    const { project } = await t.admin.createProject({ name: uniq('shape') });
+    const { project: target } = await t.admin.createProject({ name: uniq('target') });
+    const { service } = await t.admin.createService(project.id, { name: 'api', repoFullName: 'acme/api', internalPort: 3000 });
+    await t.admin.setEnv(service.id, 'API_TOKEN', 'super-secret-value');
+    await t.admin.setEnv(service.id, 'API_TOKEN', 'another-secret-value');
+    const envId = (await t.admin.overview(service.id)).env.find((e) => e.key === 'API_TOKEN')!.id;
+    await t.admin.deleteEnv(service.id, envId);
+    await t.admin.patchService(service.id, { name: 'api-renamed' });
+    await t.admin.transferService(service.id, target.id);
+    await t.admin.deleteService(service.id);
+    await t.admin.patchProject(project.id, { name: 'renamed project' });
+    await t.admin.deleteProject(project.id);
+    await until('the project deleted event', async () => sub.events.some((e) => e.event === 'project' && e.json.action === 'deleted' && e.json.projectId === project.id));
+    sub.stop();
+    const of = (type: string) => sub.events.filter((e) => e.event === type && (e.json.projectId === project.id || e.json.projectId === target.id)).map((e) => e.json);
+    const projects = of('project');
+    expect(projects.map((p) => p.action)).to.deep.equal(['created', 'created', 'updated', 'deleted']);
+    for (const p of projects) expect(p).to.have.keys(['projectId', 'name', 'slug', 'action', 'at']);
+    expect(projects[2]).to.include({ projectId: project.id, name: 'renamed project', slug: project.slug });
+    const services = of('service-change');
+    expect(services.map((e) => `${e.action}${e.direction ? `:${e.direction}` : ''}@${e.projectId === project.id ? 'p' : 't'}`)).to.deep.equal([
+      'created@p',
+      'updated@p',
+      'transferred:out@p',
+      'transferred:in@t',
+      'deleted@t',
+    ]);
+    expect(services[0]).to.deep.equal({ serviceId: service.id, projectId: project.id, name: 'api', action: 'created', at: services[0]!.at });
+    expect(services[1]).to.include({ name: 'api-renamed' });
+    const env = of('env');
+    expect(env.map((e) => e.action)).to.deep.equal(['created', 'updated', 'deleted']);
+    for (const e of env) expect(e).to.deep.equal({ serviceId: service.id, projectId: project.id, envId, key: 'API_TOKEN', action: e.action, at: e.at });
+    expect(JSON.stringify(sub.events)).not.to.contain('secret-value');
+  });
+
+  it('key, settings and quota events carry ids, names and what changed: never a token or a secret', async () => {
+    const w = await makeProjectWorld(t.admin);
+    const sub = listen(t.admin);
+    await new Promise((r) => setTimeout(r, 200));
+    const { key, token } = await t.admin.createKey({ name: uniq('shape-key'), access: 'read', projects: [w.project.id] });
+    await t.admin.revokeKey(key.id);
+    await t.admin.patchSystemSettings({ maxQueuedPerProject: 7 });
+    await t.admin.patchProjectQuotas(w.project.id, { maxBackups: 9 });
+    await t.admin.patchBackupSettings(w.db.id, { keepWeekly: 2 });
+    await until('the backup settings event', async () => sub.events.some((e) => e.event === 'backup-settings'));
+    sub.stop();
+    const keys = sub.events.filter((e) => e.event === 'key').map((e) => e.json);
+    expect(keys).to.deep.equal([
+      { keyId: key.id, name: key.name, action: 'created', at: keys[0]!.at },
+      { keyId: key.id, name: key.name, action: 'revoked', at: keys[1]!.at },
+    ]);
+    expect(sub.events.filter((e) => e.event === 'settings').map((e) => e.json.area)).to.deep.equal(['system', 'deploy-limits']);
+    expect(sub.events.find((e) => e.event === 'quotas')!.json).to.have.keys(['projectId', 'at']);
+    expect(sub.events.find((e) => e.event === 'backup-settings')!.json).to.deep.include({ serviceId: w.db.id, projectId: w.project.id });
+    expect(JSON.stringify(sub.events)).not.to.contain(token);
+  });
+
   it('refuses a request without a key', async () => {
     const res = await t.anonymous.request('GET', '/api/events');
     expect(res.status).to.equal(401);

@@ -1,14 +1,62 @@
-// ONE /api/events connection per tab: each event invalidates the queries that show what changed.
-// A dropped stream resumes by itself (EventSource sends Last-Event-ID); when the daemon refuses it
-// (session ended, key revoked) the session is checked again, which shows the sign-in page.
+// ONE /api/events connection per tab: each event invalidates exactly the queries that show what
+// changed (the event types are the wire contract in shared/events.ts). A dropped stream resumes by
+// itself (EventSource sends Last-Event-ID); when the daemon refuses it (session ended, key revoked)
+// the session is checked again, which shows the sign-in page.
 import { useEffect, useState } from 'react';
-import { useQueryClient } from '@tanstack/react-query';
+import { useQueryClient, type QueryKey } from '@tanstack/react-query';
+import type { ReceivedEvent, SettingsArea } from '../../../../shared/events.js';
 import { useTransport } from './context';
 import type { StreamState } from '../transport/transport';
 
-interface EventData {
-  serviceId?: string;
-  projectId?: string;
+const SETTINGS_VIEWS: Record<SettingsArea, QueryKey[]> = {
+  system: [['settings']],
+  'deploy-limits': [['settings']],
+  // the effective quotas every project page shows
+  'quota-defaults': [['settings'], ['project-quotas']],
+  // the backups tab offers remote storage only when it is connected
+  'backup-storage': [['backup-storage'], ['backups']],
+  'dns-providers': [['settings']],
+  'ai-providers': [['ai-providers']],
+};
+
+/** The queries that show what `e` says changed; `null` for everything (the history was lost). */
+export function affectedViews(e: ReceivedEvent): QueryKey[] | null {
+  switch (e.event) {
+    case 'deployment':
+    case 'service':
+      return [['projects'], ['project'], ['service', e.data.serviceId], ['plan', e.data.serviceId]];
+    case 'domain':
+      return [['service', e.data.serviceId], ['project']];
+    case 'domain-dns':
+      return [['service', e.data.serviceId]];
+    case 'backup':
+    case 'backup-settings':
+      return [['backups', e.data.serviceId]];
+    case 'import':
+      // a finished import changed the data too
+      return e.data.status === 'running' ? [['imports', e.data.serviceId]] : [['imports', e.data.serviceId], ['tables', e.data.serviceId], ['rows', e.data.serviceId]];
+    case 'project':
+      // the keys page names projects from ['projects']
+      return [['projects'], ['project', e.data.slug]];
+    case 'service-change':
+      // other services' reference suggestions name this one
+      return [['projects'], ['project'], ['service', e.data.serviceId], ['suggestions']];
+    case 'env':
+      // other services' suggestions offer this variable by name
+      return [['service', e.data.serviceId], ['suggestions']];
+    case 'quotas':
+      return [['project-quotas', e.data.projectId]];
+    case 'key':
+      return [['keys']];
+    case 'settings':
+      return SETTINGS_VIEWS[e.data.area] ?? [['settings']];
+    case 'notification-channel':
+      return [['notifications']];
+    case 'generated-name':
+      return [['generated-names']];
+    case 'reset':
+      return null;
+  }
 }
 
 export function useLiveEvents(enabled: boolean): StreamState {
@@ -19,28 +67,10 @@ export function useLiveEvents(enabled: boolean): StreamState {
     if (!enabled) return;
     return t.subscribe('/api/events', {
       onEvent(e) {
-        const d = (e.data ?? {}) as EventData;
-        switch (e.event) {
-          case 'deployment':
-          case 'service':
-            void qc.invalidateQueries({ queryKey: ['projects'] });
-            void qc.invalidateQueries({ queryKey: ['project'] });
-            if (d.serviceId) {
-              void qc.invalidateQueries({ queryKey: ['service', d.serviceId] });
-              void qc.invalidateQueries({ queryKey: ['plan', d.serviceId] });
-            }
-            break;
-          case 'domain':
-            if (d.serviceId) void qc.invalidateQueries({ queryKey: ['service', d.serviceId] });
-            void qc.invalidateQueries({ queryKey: ['project'] });
-            break;
-          case 'backup':
-            if (d.serviceId) void qc.invalidateQueries({ queryKey: ['backups', d.serviceId] });
-            break;
-          case 'reset':
-            void qc.invalidateQueries();
-            break;
-        }
+        // an event type this console does not know yet (a newer daemon) changes nothing here
+        const views = affectedViews({ event: e.event, data: e.data ?? {} } as ReceivedEvent);
+        if (views === null) void qc.invalidateQueries();
+        else for (const queryKey of views ?? []) void qc.invalidateQueries({ queryKey });
       },
       onState(s) {
         setState(s);

@@ -1,5 +1,6 @@
 // The browser transport: same-origin fetch carrying the HttpOnly session cookie (the key itself
 // never reaches JavaScript storage or a URL), EventSource for streams.
+import { STREAM_EVENT_NAMES } from '../../../../shared/events.js';
 import { ApiError, toApiError, type Method, type StreamListener, type Transport } from './transport';
 
 export class WebTransport implements Transport {
@@ -42,7 +43,7 @@ export class WebTransport implements Transport {
       if (name === 'end') source.close(); // a finished log: do not let EventSource reconnect
     };
     // EventSource needs a listener per event name; these are every name the daemon sends
-    for (const name of ['snapshot', 'log', 'end', 'status', 'reset', 'deployment', 'service', 'domain', 'backup', 'message']) {
+    for (const name of STREAM_EVENT_NAMES) {
       if (seen.has(name)) continue;
       seen.add(name);
       source.addEventListener(name, handle(name) as EventListener);

@@ -17,11 +17,8 @@ interface BackupsAnswer {
 
 export default function BackupsTab({ service: s }: { service: Service }) {
   const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => jobInProgress(b.status));
-  // The daemon has no backup events yet (issue 15 adds them; live.ts already listens): while a
-  // backup runs, and only then, the list is re-read every 2 s.
-  const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`, {
-    refetchInterval: (query) => (query.state.data?.backups.some((b) => jobInProgress(b.status)) ? 2000 : false),
-  });
+  // no polling: `backup` and `backup-settings` events re-read the list (api/live.ts)
+  const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`);
   const [storage, setStorage] = useState<BackupStorageKind>('disk');
   const create = useAction<{ storage: BackupStorageKind }>('POST', `/api/services/${s.id}/database/backups`, { invalidate: [['backups', s.id]], success: 'Backup started' });
   const engine = databaseEngine(s);
@@ -175,9 +172,8 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
 
 function Imports({ serviceId, source }: { serviceId: string; source: ImportSource }) {
   const spec = IMPORT_SOURCES[source];
-  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`, {
-    refetchInterval: (query) => (query.state.data?.imports.some((i) => jobInProgress(i.status)) ? 2000 : false),
-  });
+  // no polling: `import` events re-read the list (api/live.ts)
+  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`);
   const [url, setUrl] = useState('');
   const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${source}`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
   return (

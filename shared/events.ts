@@ -1,0 +1,115 @@
+// The wire contract of GET /api/events (and of the deployment log stream's events), read by the
+// daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
+// `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
+// action, status): a client refetches what it shows. Never a secret or an env value.
+import type { DeploymentLogLine, DeploymentStatus, ProxyResult, ServiceStatus } from './types.js';
+
+/** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
+export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
+
+export type ChangeAction = 'created' | 'updated' | 'deleted';
+
+/** Which settings changed in a `settings` event (what a settings view refetches). */
+export type SettingsArea = 'system' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
+
+/** The payload of each event type heard by keys of the event's project. */
+export interface ProjectEventPayloads {
+  /** A deployment's status changed. */
+  deployment: { deploymentId: string; serviceId: string; projectId: string; status: DeploymentStatus };
+  /** A service's running status or reachability changed. */
+  service: { serviceId: string; projectId: string; status: ServiceStatus; reachable: boolean };
+  domain: { serviceId: string; projectId: string; domainId: string; hostname: string; action: ChangeAction; proxy: ProxyResult };
+  backup: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus };
+  /** A project was created, renamed/described, or deleted (heard by the keys that could see it). */
+  project: { projectId: string; name: string; slug: string; action: ChangeAction };
+  /**
+   * A service was created, patched (any field, the name too), moved to another project or deleted.
+   * A move is two `transferred` events, one per project (`direction` `out` of the one it left, `in`
+   * to the one it joined): each project's keys hear theirs, and neither names the other project.
+   */
+  'service-change': { serviceId: string; projectId: string; name: string; action: ChangeAction | 'transferred'; direction?: 'in' | 'out' };
+  /** An env variable was added, changed or deleted: its id and name, never its value. */
+  env: { serviceId: string; projectId: string; envId: string; key: string; action: ChangeAction };
+  /** A DNS record was written for a custom domain through a DNS provider. */
+  'domain-dns': { serviceId: string; projectId: string; domainId: string; hostname: string; action: 'pointed' };
+  /** A project's quotas changed. */
+  quotas: { projectId: string };
+  /** A database service's backup settings (storage, schedule, retention) changed. */
+  'backup-settings': { serviceId: string; projectId: string };
+  /** A data import's status: `running` when it starts, then `succeeded` or `failed`. */
+  import: { importId: string; serviceId: string; projectId: string; status: BackupEventStatus };
+}
+
+/** The payload of each event type heard only by keys over all projects. */
+export interface AllProjectsEventPayloads {
+  key: { keyId: string; name: string; action: 'created' | 'revoked' };
+  settings: { area: SettingsArea };
+  'notification-channel': { channelId: string; name: string; action: ChangeAction };
+  'generated-name': { label: string; action: 'released' };
+}
+
+export type ProjectEventType = keyof ProjectEventPayloads;
+export type AllProjectsEventType = keyof AllProjectsEventPayloads;
+export type DaemonEventType = ProjectEventType | AllProjectsEventType;
+export type EventPayloads = ProjectEventPayloads & AllProjectsEventPayloads;
+
+/** Who hears each event type: a Record, so a type added above and not here fails to compile. */
+const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
+  deployment: 'project',
+  service: 'project',
+  domain: 'project',
+  backup: 'project',
+  project: 'project',
+  'service-change': 'project',
+  env: 'project',
+  'domain-dns': 'project',
+  quotas: 'project',
+  'backup-settings': 'project',
+  import: 'project',
+  key: 'all-projects',
+  settings: 'all-projects',
+  'notification-channel': 'all-projects',
+  'generated-name': 'all-projects',
+};
+
+export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];
+export const ALL_PROJECTS_EVENT_TYPES = DAEMON_EVENT_TYPES.filter((t) => HEARD_BY[t] === 'all-projects') as AllProjectsEventType[];
+
+/**
+ * Every event name the daemon's streams send: /api/events (the types above and `reset`), the log
+ * streams (`snapshot`, `log`, `end`, `status`) and `message`. EventSource needs a listener per name.
+ */
+export const STREAM_EVENT_NAMES: readonly string[] = ['snapshot', 'log', 'end', 'status', 'reset', 'message', ...DAEMON_EVENT_TYPES];
+
+/**
+ * An event as the daemon publishes it, with its scope: `projectId` names the project whose keys
+ * hear it; `allProjects: true` marks an event that only keys over all projects hear. The stream
+ * sends `data` (plus `at`), not the scope.
+ */
+export type DaemonEvent =
+  | { [K in ProjectEventType]: { type: K; projectId: string; data: ProjectEventPayloads[K] } }[ProjectEventType]
+  | { [K in AllProjectsEventType]: { type: K; allProjects: true; data: AllProjectsEventPayloads[K] } }[AllProjectsEventType];
+
+/** Whether a key that sees `canSee` projects (all of them when `allProjects`) may hear the event. */
+export function keyHears(e: DaemonEvent, key: { allProjects: boolean; canSee(projectId: string): boolean }): boolean {
+  if ('allProjects' in e) return key.allProjects;
+  return key.canSee(e.projectId);
+}
+
+/** What a client receives: the payload and when it happened. `reset` means: reload what you show. */
+export type StreamEventData<K extends DaemonEventType> = EventPayloads[K] & { at: string };
+
+export interface ResetEventData {
+  reason: string;
+}
+
+/** One received /api/events message, typed by its `event` name. */
+export type ReceivedEvent = { [K in DaemonEventType]: { event: K; data: StreamEventData<K> } }[DaemonEventType] | { event: 'reset'; data: ResetEventData };
+
+/** The deployment log stream (GET /api/deployments/:id/stream): its `end` event, after the last line. */
+export interface DeploymentStreamPayloads {
+  snapshot: DeploymentLogLine[];
+  log: DeploymentLogLine;
+  ping: { t: number };
+  end: { status: DeploymentStatus };
+}

@@ -1,0 +1,54 @@
+// berth services create: a service made from the terminal, from a git repository or an image, in
+// --project; `berth services` still lists; a usage error changes nothing.
+import { expect } from 'chai';
+import { cliHome, type CliHome } from '../helpers/cli.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { uniq } from '../helpers/fixtures.js';
+
+describe('berth services create', function () {
+  this.timeout(60_000);
+  let t: TestDaemon;
+  let cli: CliHome;
+  let env: Record<string, string>;
+  let project: { id: string; slug: string };
+
+  before(async () => {
+    t = await startTestDaemon();
+    project = (await t.admin.createProject({ name: uniq('clis') })).project;
+    env = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'cli', access: 'write', projects: [project.id] })).token };
+    cli = cliHome();
+  });
+  after(async () => {
+    await t?.stop();
+    cli?.remove();
+  });
+
+  it('creates a git service and an image service in --project, and berth services lists them', async () => {
+    const git = await cli.run(['--json', '--project', project.slug, 'services', 'create', 'api', '--repo', 'acme/api', '--branch', 'trunk', '--port', '8080'], { env });
+    expect(git.code, git.stderr).to.equal(0);
+    const [made] = git.json<{ id: string; name: string }>();
+    const image = await cli.run(['--project', project.slug, 'services', 'create', 'cache', '--image', 'redis:7'], { env });
+    expect(image.code, image.stderr).to.equal(0);
+    expect(image.stdout).to.match(/^created cache \(\S+\) in /);
+    const { project: seen } = await t.admin.getProject(project.id);
+    const api = seen.services.find((s) => s.name === 'api')!;
+    expect(api.id).to.equal(made!.id);
+    expect(api).to.include({ repoFullName: 'acme/api', branch: 'trunk', internalPort: 8080 });
+    expect(seen.services.find((s) => s.name === 'cache')).to.include({ dockerImage: 'redis:7' });
+    const listed = await cli.run(['--project', project.slug, 'services'], { env });
+    expect(listed.stdout).to.match(/\bapi\b/).and.to.match(/\bcache\b/);
+  });
+
+  it('exits 2 with neither or both of --repo and --image, or without a project, and creates nothing', async () => {
+    const before = (await t.admin.getProject(project.id)).project.serviceCount;
+    for (const args of [
+      ['--project', project.slug, 'services', 'create', 'x'],
+      ['--project', project.slug, 'services', 'create', 'x', '--repo', 'acme/x', '--image', 'redis:7'],
+      ['services', 'create', 'x', '--repo', 'acme/x'],
+    ]) {
+      const r = await cli.run(args, { env });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(2);
+    }
+    expect((await t.admin.getProject(project.id)).project.serviceCount).to.equal(before);
+  });
+});
