@@ -154,7 +154,12 @@ type ParamsArg<Id extends RouteId> = [ParamNames<PathOf<Id>>] extends [never] ? 
  * query string: `apiPath('services.patch', { serviceId })`.
  */
 export function apiPath<Id extends RouteId>(id: Id, ...[params, query]: ParamsArg<Id>): string {
-  const values = (params ?? {}) as Record<string, string>;
+  return routePath(id, (params ?? {}) as RouteParams<Id>, query);
+}
+
+/** apiPath with the parameters always given (`{}` for a route without any). */
+export function routePath<Id extends RouteId>(id: Id, params: RouteParams<Id>, query?: QueryValues): string {
+  const values = params as Record<string, string | undefined>;
   const path = routeById(id).path.replace(/:([A-Za-z_$][A-Za-z0-9_$]*)/g, (_m, name: string) => {
     const value = values[name];
     if (typeof value !== 'string') throw new Error(`apiPath(${id}): ${name} is missing`);
