@@ -42,7 +42,7 @@ const HEALTH_PATH = apiPath('health');
 const healthRoutes = route('health', { handler: (_req, { version }) => ({ ok: true, version }) });
 
 /** Every route's handler, by route id (a route of the table without one stops the start). */
-const HANDLERS = mergeHandlers(
+export const ROUTE_HANDLERS = mergeHandlers(
   healthRoutes,
   keyRoutes,
   projectRoutes,
@@ -100,7 +100,7 @@ export function createApp(deps: AppDeps): Koa {
   };
   const api = new Router();
   const open = new Router(); // routes without a key that read their own body (git hosts' deliveries)
-  registerRoutes({ api, open }, HANDLERS, services);
+  registerRoutes({ api, open }, ROUTE_HANDLERS, services);
   indexRoutes(api); // every API route is registered: match a request against the few it can match
 
   app.use(errorFunnel(deps.log));
