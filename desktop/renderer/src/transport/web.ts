@@ -1,6 +1,7 @@
 // The browser transport: same-origin fetch carrying the HttpOnly session cookie (the key itself
 // never reaches JavaScript storage or a URL), EventSource for streams.
 import { ApiError, toApiError, type Method, type StreamListener, type Transport } from './transport';
+import { apiPath } from '../../../../shared/api-routes.js';
 
 export class WebTransport implements Transport {
   readonly kind = 'web' as const;
@@ -66,10 +67,10 @@ export class WebTransport implements Transport {
   }
 
   async signIn(key: string): Promise<void> {
-    await this.request('POST', '/api/session', { key });
+    await this.request('POST', apiPath('session.open'), { key });
   }
 
   async signOut(): Promise<void> {
-    await this.request('DELETE', '/api/session');
+    await this.request('DELETE', apiPath('session.close'));
   }
 }

@@ -5,6 +5,7 @@ import { Link, useLocation } from 'wouter';
 import type { BuildMethod, DatabaseEngine, Project, RuntimeMode, Service } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Loading, Tabs } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 type Flow = 'git' | 'image' | 'database' | 'worker' | 'static';
 
@@ -26,7 +27,7 @@ const ENGINES: { id: DatabaseEngine; label: string; port: number }[] = [
 ];
 
 export default function CreateServicePage({ slug }: { slug: string }) {
-  const q = useGet<{ project: Project }>(['project', slug], `/api/projects/${encodeURIComponent(slug)}`);
+  const q = useGet<{ project: Project }>(['project', slug], apiPath('projects.get', { projectSlug: slug }));
   const [flow, setFlow] = useState<Flow>('git');
   if (q.isPending) return <Loading what="project" />;
   const p = q.data?.project;
@@ -47,7 +48,7 @@ export default function CreateServicePage({ slug }: { slug: string }) {
 
 function useCreate(project: Project) {
   const [, navigate] = useLocation();
-  return useAction<Record<string, unknown>, { service: Service }>('POST', `/api/projects/${project.id}/services`, {
+  return useAction<Record<string, unknown>, { service: Service }>('POST', apiPath('services.create', { projectId: project.id }), {
     invalidate: [['projects'], ['project', project.slug]],
     success: (r) => `Service ${r.service.name} created`,
     onSuccess: (r) => navigate(`/services/${r.service.id}`),

@@ -5,6 +5,7 @@ import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Loading, Modal } from '../../ui/kit';
 import { DeployLimits } from './deploy-limits';
 import { Notifications } from './notifications';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 interface SettingsAnswer {
   settings: SystemSettings;
@@ -12,7 +13,7 @@ interface SettingsAnswer {
 }
 
 export default function SettingsPage() {
-  const q = useGet<SettingsAnswer>(['settings'], '/api/system/settings');
+  const q = useGet<SettingsAnswer>(['settings'], apiPath('system.settings'));
   return (
     <div className="page narrow">
       <div className="page-head">
@@ -36,7 +37,7 @@ export default function SettingsPage() {
 function General({ settings }: { settings: SystemSettings }) {
   const [f, setF] = useState({ rootDomain: settings.rootDomain ?? '', publicIp: settings.publicIpDetected ? '' : settings.publicIp, httpsMode: settings.httpsMode ?? '', acmeEmail: settings.acmeEmail ?? '', dashboardHostname: settings.dashboardHostname ?? '' });
   const [proxy, setProxy] = useState<ProxyResult | null>(null);
-  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', '/api/system/settings', { invalidate: [['settings']], success: 'Settings saved', onSuccess: (r) => setProxy(r.proxy ?? null) });
+  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', apiPath('system.settings.patch'), { invalidate: [['settings']], success: 'Settings saved', onSuccess: (r) => setProxy(r.proxy ?? null) });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <form
@@ -126,14 +127,14 @@ function DnsProviders({ providers }: { providers: DnsProviderStatus[] }) {
 }
 
 function DisconnectDns({ provider }: { provider: DnsProviderStatus }) {
-  const del = useAction('DELETE', `/api/system/dns-providers/${provider.id}`, { invalidate: [['settings']], success: `${provider.name} disconnected` });
+  const del = useAction('DELETE', apiPath('dns-providers.delete', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} disconnected` });
   return <ConfirmButton label="Disconnect" title={`Disconnect ${provider.name}?`} message="Its credentials are deleted from this server." confirmLabel="Disconnect" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
 function DnsForm({ provider, onClose }: { provider: DnsProviderStatus; onClose: () => void }) {
   const fields = DNS_FIELDS[provider.id];
   const [v, setV] = useState<Record<string, string>>({});
-  const save = useAction<Record<string, string>>('PUT', `/api/system/dns-providers/${provider.id}`, { invalidate: [['settings']], success: `${provider.name} connected`, onSuccess: onClose });
+  const save = useAction<Record<string, string>>('PUT', apiPath('dns-providers.put', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} connected`, onSuccess: onClose });
   return (
     <Modal open title={`Connect ${provider.name}`} onClose={onClose}>
       <form
@@ -162,7 +163,7 @@ function DnsForm({ provider, onClose }: { provider: DnsProviderStatus; onClose: 
 }
 
 function AiProviders() {
-  const q = useGet<{ providers: AiProvider[] }>(['ai-providers'], '/api/system/ai-providers');
+  const q = useGet<{ providers: AiProvider[] }>(['ai-providers'], apiPath('ai-providers.list'));
   const [adding, setAdding] = useState(false);
   return (
     <section className="card stack" aria-label="AI providers">
@@ -188,13 +189,13 @@ function AiProviders() {
 }
 
 function DeleteAi({ provider }: { provider: AiProvider }) {
-  const del = useAction('DELETE', `/api/system/ai-providers/${provider.id}`, { invalidate: [['ai-providers']], success: `${provider.name} removed` });
+  const del = useAction('DELETE', apiPath('ai-providers.delete', { providerId: provider.id }), { invalidate: [['ai-providers']], success: `${provider.name} removed` });
   return <ConfirmButton label="Remove" title={`Remove ${provider.name}?`} message="Its API key is deleted from this server." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
 function AiForm({ onClose }: { onClose: () => void }) {
   const [f, setF] = useState({ id: '', kind: 'openai' as AiProviderKind, name: '', apiKey: '', baseUrl: '', defaultModel: '' });
-  const save = useAction<Record<string, unknown>>('PUT', () => `/api/system/ai-providers/${encodeURIComponent(f.id || f.kind)}`, { invalidate: [['ai-providers']], success: 'Provider saved', onSuccess: onClose });
+  const save = useAction<Record<string, unknown>>('PUT', () => apiPath('ai-providers.put', { providerId: f.id || f.kind }), { invalidate: [['ai-providers']], success: 'Provider saved', onSuccess: onClose });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <Modal open title="Add an AI provider" onClose={onClose}>
@@ -240,14 +241,14 @@ function AiForm({ onClose }: { onClose: () => void }) {
 }
 
 function BackupStorage() {
-  const q = useGet<BackupStorageStatus>(['backup-storage'], '/api/system/backup-storage');
+  const q = useGet<BackupStorageStatus>(['backup-storage'], apiPath('backup-storage.get'));
   const [f, setF] = useState({ endpoint: '', region: 'us-east-1', bucket: '', prefix: '', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
   useEffect(() => {
     const s = q.data?.storage;
     if (s) setF((x) => ({ ...x, endpoint: s.endpoint, region: s.region, bucket: s.bucket, prefix: s.prefix, accessKeyId: s.accessKeyId, forcePathStyle: s.forcePathStyle }));
   }, [q.data]);
-  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', '/api/system/backup-storage', { invalidate: [['backup-storage']], success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`) });
-  const del = useAction('DELETE', '/api/system/backup-storage', { invalidate: [['backup-storage']], success: 'Remote storage removed' });
+  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', apiPath('backup-storage.put'), { invalidate: [['backup-storage']], success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`) });
+  const del = useAction('DELETE', apiPath('backup-storage.delete'), { invalidate: [['backup-storage']], success: 'Remote storage removed' });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <form
