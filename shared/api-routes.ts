@@ -10,9 +10,11 @@
 //   resource outside the key's projects, exactly like an unknown one)
 // - `all-projects-read` / `all-projects-write`: a key over all projects (`action` says what for, in
 //   the 403 message: "<action> needs a key over all projects")
+// - `project-admin`: a write key over all projects acting on one project; a project the key cannot
+//   see answers 404 like an unknown one before the 403 (core checks both, in that order)
 
 export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-export type RouteAccess = 'open' | 'session' | 'read' | 'write' | 'all-projects-read' | 'all-projects-write';
+export type RouteAccess = 'open' | 'session' | 'read' | 'write' | 'all-projects-read' | 'all-projects-write' | 'project-admin';
 
 export interface RouteSpec {
   readonly id: string;
@@ -20,7 +22,7 @@ export interface RouteSpec {
   /** `:name` is one path segment. */
   readonly path: string;
   readonly access: RouteAccess;
-  /** For the all-projects accesses: what the key is refused for. */
+  /** For the all-projects accesses and project-admin: what the key is refused for. */
   readonly action?: string;
   /** A Server-Sent Events stream. */
   readonly sse?: boolean;
@@ -75,7 +77,7 @@ export const API_ROUTES = [
   { id: 'system.disk', method: 'GET', path: '/api/system/disk', access: 'read' },
   { id: 'system.disk.patch', method: 'PATCH', path: '/api/system/disk', access: 'all-projects-write', action: 'changing the free disk threshold' },
   { id: 'quotas.get', method: 'GET', path: '/api/projects/:projectId/quotas', access: 'read' },
-  { id: 'quotas.patch', method: 'PATCH', path: '/api/projects/:projectId/quotas', access: 'all-projects-write', action: "changing a project's quotas" },
+  { id: 'quotas.patch', method: 'PATCH', path: '/api/projects/:projectId/quotas', access: 'project-admin', action: "changing a project's quotas" },
   { id: 'system.quotas', method: 'GET', path: '/api/system/quotas', access: 'all-projects-read', action: 'reading the default quotas' },
   { id: 'system.quotas.patch', method: 'PATCH', path: '/api/system/quotas', access: 'all-projects-write', action: 'changing the default quotas' },
   { id: 'deployments.explain-failure', method: 'POST', path: '/api/deployments/:deploymentId/explain-failure', access: 'write' },
@@ -169,7 +171,7 @@ export function routePath<Id extends RouteId>(id: Id, params: RouteParams<Id>, q
 }
 
 /** `?a=1&b=x` from the defined entries, or '' when none. */
-export function queryString(query: QueryValues | undefined): string {
+function queryString(query: QueryValues | undefined): string {
   const entries = Object.entries(query ?? {}).filter((e): e is [string, string | number | boolean] => e[1] !== undefined);
   return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
 }

@@ -64,8 +64,9 @@ export function tableMismatches(handlers: RouteHandlers): string[] {
 }
 
 /** The key check the table names for a route, before anything is parsed. */
-export function checkAccess(r: RouteSpec, access: Access): void {
-  if (r.access === 'write' || r.access === 'all-projects-write') access.requireWrite();
+function checkAccess(r: RouteSpec, access: Access): void {
+  // project-admin: the write level here; visibility, then all projects, in core (404 before 403)
+  if (r.access === 'write' || r.access === 'all-projects-write' || r.access === 'project-admin') access.requireWrite();
   if (r.access === 'all-projects-read' || r.access === 'all-projects-write') access.requireAllProjects(r.action ?? 'this');
 }
 
