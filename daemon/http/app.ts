@@ -1,6 +1,6 @@
 // createApp(deps): the Koa app. Middleware order is the request lifecycle: error funnel, health
-// (no key), auth, cached reads, body parsing with limits, routes. Every route module has one shape
-// (route-module.ts) and is registered from the lists below.
+// (no key), auth, cached reads, body parsing with limits, routes. Every route of the shared table
+// (shared/api-routes.ts) is registered by route-table.ts with its handler from the modules below.
 import Koa from 'koa';
 import Router from '@koa/router';
 import type { Core } from '../core/core.js';
@@ -11,7 +11,9 @@ import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { indexRoutes, routesIfMatchable } from './route-index.js';
 import { errorFunnel, type Logger } from './errors.js';
-import type { AppServices, HookBase, RouteModule } from './route-module.js';
+import type { AppServices, HookBase } from './route-module.js';
+import { mergeHandlers, registerRoutes, route } from './route-table.js';
+import { apiPath } from '../../shared/api-routes.js';
 import { aiRoutes } from './routes/ai.js';
 import { backupStorageRoutes } from './routes/backup-storage.js';
 import { backupRoutes } from './routes/backups.js';
@@ -29,16 +31,19 @@ import { notificationRoutes } from './routes/notifications.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
 import { systemRoutes } from './routes/system.js';
-import { hookRoutes, webhookRoutes } from './routes/webhooks.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { generatedNameRoutes } from './routes/generated-names.js';
 import type { SseStreams } from './sse-streams.js';
 import { requestOrigin } from './request-origin.js';
 import { HeavyReads } from './heavy-reads.js';
 
-const HEALTH_PATH = '/api/health';
+const HEALTH_PATH = apiPath('health');
 
-/** Every route group behind the key check (Bearer key or console session), in registration order. */
-const API_ROUTES: readonly RouteModule[] = [
+const healthRoutes = route('health', { handler: (_req, { version }) => ({ ok: true, version }) });
+
+/** Every route's handler, by route id (a route of the table without one stops the start). */
+export const ROUTE_HANDLERS = mergeHandlers(
+  healthRoutes,
   keyRoutes,
   projectRoutes,
   serviceRoutes,
@@ -59,10 +64,7 @@ const API_ROUTES: readonly RouteModule[] = [
   backupRoutes,
   notificationRoutes,
   sessionRoutes,
-];
-
-/** The routes without an API key (a git host's signed delivery), on a router mounted before the key check. */
-const OPEN_ROUTES: readonly RouteModule[] = [hookRoutes];
+);
 
 export interface AppDeps {
   core: Core;
@@ -94,14 +96,11 @@ export function createApp(deps: AppDeps): Koa {
     pingMs: deps.pingMs,
     hookBase: deps.hookBase ?? (async (ctx) => requestOrigin(ctx)),
     heavyReads: new HeavyReads(),
+    version: deps.version,
   };
   const api = new Router();
-  api.get(HEALTH_PATH, (ctx) => {
-    ctx.body = { ok: true, version: deps.version };
-  });
-  for (const register of API_ROUTES) register(api, services);
-  const open = new Router();
-  for (const register of OPEN_ROUTES) register(open, services);
+  const open = new Router(); // routes without a key that read their own body (git hosts' deliveries)
+  registerRoutes({ api, open }, ROUTE_HANDLERS, services);
   indexRoutes(api); // every API route is registered: match a request against the few it can match
 
   app.use(errorFunnel(deps.log));

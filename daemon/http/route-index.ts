@@ -75,8 +75,10 @@ export function indexRoutes(router: Router): void {
 export function routesIfMatchable(router: Router): Middleware {
   const gates = (router as unknown as { stack: Layer[] }).stack.map(gateOf);
   const routes = router.routes() as unknown as Middleware;
-  return (ctx: Context, next: Next) => {
+  const gated = (ctx: Context, next: Next) => {
     const lower = ctx.path.toLowerCase();
     return gates.some((gate) => canMatch(gate, lower)) ? routes(ctx, next) : next();
   };
+  // like the router's own middleware, it names its router (the route-table test reads its stack)
+  return Object.assign(gated, { router });
 }

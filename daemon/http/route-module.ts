@@ -1,7 +1,7 @@
-// The one shape of a route module (daemon/http/routes/*): it registers its endpoints on a router
-// and reaches everything through AppServices. Handlers parse input at the edge, pass the key's
-// Access to a core use case, and shape the answer; they never call an adapter.
-import type Router from '@koa/router';
+// What route handlers reach (daemon/http/routes/* export handler definitions keyed by the route
+// ids of shared/api-routes.ts; route-table.ts registers them). Handlers get the checked key and the
+// parsed body, pass the key's Access to a core use case, and shape the answer; they never call an
+// adapter.
 import type { Context } from 'koa';
 import type { Core } from '../core/core.js';
 import type { ResponseCache } from './response-cache.js';
@@ -23,6 +23,6 @@ export interface AppServices {
   /** Large reads (log pages) in flight per key: the cap. */
   heavyReads: HeavyReads;
   hookBase: HookBase;
+  /** The daemon's version (the health answer). */
+  version: string;
 }
-
-export type RouteModule = (router: Router, app: AppServices) => void;

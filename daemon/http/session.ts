@@ -7,14 +7,13 @@
 //   refused with 403 before anything runs (CSRF).
 // - Event streams (sse-streams.ts) know their key and session: ending a session or revoking its key
 //   closes them at once.
-import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
+import { apiPath } from '../../shared/api-routes.js';
 import { Access } from '../core/access.js';
 import { Forbidden, InvalidInput } from '../core/errors.js';
 import type { SessionService } from '../core/sessions.js';
 import { keyView } from '../core/views.js';
-import { accessOf } from './auth.js';
-import type { AppServices } from './route-module.js';
+import { route } from './route-table.js';
 import type { SseStreams } from './sse-streams.js';
 
 export const SESSION_COOKIE = 'berth_session';
@@ -26,7 +25,7 @@ export const SESSION_COOKIE = 'berth_session';
  * name stays; a plain-named cookie is never read over HTTPS.
  */
 export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
-const SESSION_PATH = '/api/session';
+const SESSION_PATH = apiPath('session.get');
 const KEY_PATH = /^\/api\/keys\/([^/]+)$/;
 
 function isLoopback(addr: string | undefined): boolean {
@@ -112,31 +111,37 @@ export function sessionLayer(sessions: SessionService, streams: SseStreams, bear
   }
 }
 
-/** POST, GET and DELETE /api/session (a route module like those in routes/). */
-export function sessionRoutes(router: Router, { core, sse }: AppServices): void {
-  router.post(SESSION_PATH, async (ctx) => {
-    const body = ctx.request.body as { key?: unknown } | undefined;
-    const key = body?.key;
-    if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
-    const opened = await core.sessions.open(key.trim());
-    setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { key: keyView(opened.key), expiresAt: opened.expiresAt };
-  });
-  router.get(SESSION_PATH, (ctx) => {
-    ctx.set('Cache-Control', 'no-store');
-    ctx.body = { key: keyView(accessOf(ctx).key), session: typeof ctx.state.sessionHash === 'string' };
-  });
-  router.delete(SESSION_PATH, async (ctx) => {
-    const cookie = readCookie(ctx);
-    if (cookie !== null) {
-      const info = await core.sessions.authenticate(cookie).catch(() => null);
-      if (info) {
-        await core.sessions.end(info.secretHash);
-        sse.closeSession(info.secretHash);
+/** POST, GET and DELETE /api/session (handler definitions like those in routes/). */
+export const sessionRoutes = {
+  ...route('session.open', {
+    handler: async ({ ctx }, { core }) => {
+      const body = ctx.request.body as { key?: unknown } | undefined;
+      const key = body?.key;
+      if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
+      const opened = await core.sessions.open(key.trim());
+      setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
+      ctx.set('Cache-Control', 'no-store');
+      return { key: keyView(opened.key), expiresAt: opened.expiresAt };
+    },
+  }),
+  ...route('session.get', {
+    handler: ({ ctx, access }) => {
+      ctx.set('Cache-Control', 'no-store');
+      return { key: keyView(access.key), session: typeof ctx.state.sessionHash === 'string' };
+    },
+  }),
+  ...route('session.close', {
+    handler: async ({ ctx }, { core, sse }) => {
+      const cookie = readCookie(ctx);
+      if (cookie !== null) {
+        const info = await core.sessions.authenticate(cookie).catch(() => null);
+        if (info) {
+          await core.sessions.end(info.secretHash);
+          sse.closeSession(info.secretHash);
+        }
       }
-    }
-    setCookie(ctx, '', 0);
-    ctx.body = { ok: true };
-  });
-}
+      setCookie(ctx, '', 0);
+      return { ok: true };
+    },
+  }),
+};

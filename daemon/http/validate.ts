@@ -1,7 +1,14 @@
 // Input checks at the edge: zod schemas for request bodies, with one readable message per failure.
+// Each schema is typed against the core input it feeds (`satisfies z.ZodType<...>`), so routes hand
+// the parsed value on without a cast.
 import { z } from 'zod';
 import { BUILD_METHODS, RUNTIME_MODES } from '../../shared/constants.js';
+import type { BuildMethod, RuntimeMode } from '../../shared/types.js';
 import { InvalidInput } from '../core/errors.js';
+import type { NewKey } from '../core/keys.js';
+import type { ProjectInput } from '../core/projects.js';
+import type { NewServiceInput } from '../core/service-spec.js';
+import type { ServicePatch } from '../core/services.js';
 
 export function parse<T extends z.ZodType>(schema: T, input: unknown): z.output<T> {
   const result = schema.safeParse(input ?? {});
@@ -16,16 +23,16 @@ const text = (max: number) => z.string().max(max, `must be at most ${max} charac
 const optionalText = (max: number) => text(max).nullable().optional();
 const port = z.number().int().min(1).max(65535);
 
-export const projectCreate = z.object({ name, description: text(2000).optional() });
+export const projectCreate = z.object({ name, description: text(2000).optional() }) satisfies z.ZodType<ProjectInput>;
 export const projectPatch = z
   .object({ name: name.optional(), description: text(2000).optional() })
-  .refine((v) => v.name !== undefined || v.description !== undefined, 'give name or description');
+  .refine((v) => v.name !== undefined || v.description !== undefined, 'give name or description') satisfies z.ZodType<Partial<ProjectInput>>;
 
 export const keyCreate = z.object({
   name: text(100).optional(),
   access: z.enum(['read', 'write']),
   projects: z.union([z.literal('all'), z.array(text(100)).min(1, 'must list at least one project id').max(1000)]),
-});
+}) satisfies z.ZodType<NewKey>;
 
 export const envEntry = z.object({ key: text(256), value: text(65536) });
 
@@ -40,9 +47,9 @@ const serviceFields = {
   buildCommand: optionalText(4096),
   startCommand: optionalText(4096),
   staticOutput: optionalText(1024),
-  buildMethod: z.enum(BUILD_METHODS as [string, ...string[]]).optional(),
+  buildMethod: z.enum(BUILD_METHODS as readonly [BuildMethod, ...BuildMethod[]]).optional(),
   dockerfilePath: optionalText(1024),
-  runtimeMode: z.enum(RUNTIME_MODES as [string, ...string[]]).optional(),
+  runtimeMode: z.enum(RUNTIME_MODES as readonly [RuntimeMode, ...RuntimeMode[]]).optional(),
   internalPort: port.nullable().optional(),
 };
 
@@ -61,7 +68,7 @@ export const serviceCreate = z.object({
   databasePublicHostname: optionalText(253),
   postgresLogicalReplicationEnabled: z.boolean().optional(),
   env: z.array(envEntry).max(500).optional(),
-});
+}) satisfies z.ZodType<NewServiceInput & { env?: { key: string; value: string }[] | undefined }>;
 
 export const servicePatch = z.object({
   name: name.optional(),
@@ -81,7 +88,7 @@ export const servicePatch = z.object({
   // Not patchable either: read only so an image ID, a bare digest or berth/ is refused with 400, never ignored.
   dockerImage: serviceFields.dockerImage,
   limits: limits.optional(),
-});
+}) satisfies z.ZodType<ServicePatch>;
 
 export const transfer = z.object({ targetProjectId: text(100).min(1) });
 export const hostnameBody = z.object({ hostname: text(1000) });

@@ -1,64 +1,9 @@
-// The allow-list of API routes the desktop window may reach through the main process: the
-// console's calls (spec + turn-2 contracts), nothing else. A path outside it (an unknown route,
-// `..`, an encoded slash, another origin) is refused before any key is attached.
-
-export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-const S = ':serviceId';
-const D = ':deploymentId';
-
-/** [methods, pattern]; `:name` is one path segment. */
-const ROUTES: [Method[], string][] = [
-  [['GET'], '/api/health'],
-  [['GET'], '/api/session'], // who the stored key is; signing in and out is the main process's business
-  [['GET', 'POST'], '/api/keys'],
-  [['DELETE'], '/api/keys/:keyId'],
-  [['GET', 'POST'], '/api/projects'],
-  [['GET', 'PATCH', 'DELETE'], '/api/projects/:projectId'],
-  [['GET'], '/api/projects/:projectId/database-variable-suggestions'],
-  [['GET', 'PATCH'], '/api/projects/:projectId/quotas'],
-  [['POST'], '/api/projects/:projectId/services'],
-  [['PATCH', 'DELETE'], `/api/services/${S}`],
-  [['GET'], `/api/services/${S}/overview`],
-  [['GET'], `/api/services/${S}/build-plan`],
-  [['GET', 'POST'], `/api/services/${S}/deployments`],
-  [['GET'], `/api/services/${S}/suggestion-keys`],
-  [['POST'], `/api/services/${S}/transfer`],
-  [['POST'], `/api/services/${S}/env`],
-  [['PATCH', 'DELETE'], `/api/services/${S}/env/:envId`],
-  [['POST'], `/api/services/${S}/domains`],
-  [['PATCH', 'DELETE'], `/api/services/${S}/domains/:domainId`],
-  [['POST'], `/api/services/${S}/domains/:domainId/dns-records`],
-  [['GET', 'POST'], `/api/services/${S}/database/backups`],
-  [['GET', 'DELETE'], `/api/services/${S}/database/backups/:backupId`],
-  [['POST'], `/api/services/${S}/database/backups/:backupId/restore`],
-  [['GET', 'PATCH'], `/api/services/${S}/database/backups/settings`],
-  [['POST'], `/api/services/${S}/database/import/:source`],
-  [['GET'], `/api/services/${S}/database/imports`],
-  [['POST'], `/api/services/${S}/database/query`],
-  [['GET', 'POST', 'PATCH', 'DELETE'], `/api/services/${S}/database/rows`],
-  [['GET'], `/api/services/${S}/database/tables`],
-  [['GET', 'PUT', 'PATCH'], `/api/services/${S}/database/tls`],
-  [['GET'], `/api/services/${S}/database/tls/ca`],
-  [['GET', 'POST', 'DELETE'], `/api/services/${S}/webhook`],
-  [['GET'], `/api/deployments/${D}/logs`],
-  [['POST'], `/api/deployments/${D}/abort`],
-  [['POST'], `/api/deployments/${D}/explain-failure`],
-  [['POST'], `/api/deployments/${D}/rollback`],
-  [['GET', 'PATCH'], '/api/system/settings'],
-  [['GET'], '/api/system/metrics'],
-  [['GET', 'PATCH'], '/api/system/disk'],
-  [['GET', 'PATCH'], '/api/system/quotas'],
-  [['GET'], '/api/generated-names'],
-  [['DELETE'], '/api/generated-names/:label'],
-  [['GET', 'PUT', 'DELETE'], '/api/system/backup-storage'],
-  [['GET'], '/api/system/ai-providers'],
-  [['PUT', 'DELETE'], '/api/system/ai-providers/:providerId'],
-  [['PUT', 'DELETE'], '/api/system/dns-providers/:providerId'],
-];
-
-/** Server-Sent Events streams a window may subscribe to. */
-const STREAMS: string[] = ['/api/events', `/api/deployments/${D}/stream`, `/api/services/${S}/runtime-logs/stream`];
+// The allow-list of API routes the desktop window may reach through the main process: the routes
+// of the shared table (shared/api-routes.ts) marked for the desktop (all but signing in and out of
+// a console session and git hosts' deliveries), each by its kind: JSON requests, event streams and
+// file downloads. A path outside it (an unknown route, `..`, an encoded slash, an odd segment,
+// another origin, too long) is refused before any key is attached.
+import { desktopReaches, matchRoute, type ApiRoute } from '../../shared/api-routes.js';
 
 const SEGMENT = /^[A-Za-z0-9._~@-]+$/;
 
@@ -81,21 +26,31 @@ function splitPath(path: string): { segments: string[]; query: string } | null {
   return { segments, query };
 }
 
-function matches(pattern: string, segments: string[]): boolean {
-  const parts = pattern.split('/').slice(1);
-  if (parts.length !== segments.length) return false;
-  return parts.every((p, i) => p.startsWith(':') || p === segments[i]);
+/** The desktop route a method and path are (path hardening first), or null. */
+function desktopRoute(method: string, path: string): ApiRoute | null {
+  const split = splitPath(path);
+  if (!split) return null;
+  const route = matchRoute(method, `/${split.segments.join('/')}`);
+  return route && desktopReaches(route) ? route : null;
 }
 
+const isStream = (r: ApiRoute) => 'sse' in r && r.sse;
+const isDownload = (r: ApiRoute) => 'download' in r && r.download;
+
+/** A JSON request the window may make. */
 export function isAllowedRequest(method: string, path: string): boolean {
-  const split = splitPath(path);
-  if (!split) return false;
-  // a literal segment must win over a parameter (backups/settings vs backups/:backupId): any match is fine, both are allowed
-  return ROUTES.some(([methods, pattern]) => methods.includes(method as Method) && matches(pattern, split.segments));
+  const route = desktopRoute(method, path);
+  return route !== null && !isStream(route) && !isDownload(route);
 }
 
+/** A Server-Sent Events stream the window may subscribe to. */
 export function isAllowedStream(path: string): boolean {
-  const split = splitPath(path);
-  if (!split) return false;
-  return STREAMS.some((pattern) => matches(pattern, split.segments));
+  const route = desktopRoute('GET', path);
+  return route !== null && isStream(route);
+}
+
+/** A file the window may save (a backup, the CA certificate): a GET of a download route. */
+export function isAllowedDownload(path: string): boolean {
+  const route = desktopRoute('GET', path);
+  return route !== null && isDownload(route);
 }

@@ -1,6 +1,8 @@
-// Every endpoint against every kind of caller: no key, unknown key, read key, write key, and a
-// selected-projects key inside and outside its projects. Refused requests must change nothing.
+// Every route of the table (shared/api-routes.ts) against every kind of caller: no key, unknown key,
+// read key, write key, and a selected-projects key inside and outside its projects, as the route's
+// `access` says. Refused requests must change nothing.
 import { expect } from 'chai';
+import { API_ROUTES, routePath, type QueryValues, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -18,206 +20,161 @@ interface World {
   deployments: Map<ProjectWorld, string>;
 }
 
-interface Endpoint {
-  method: string;
-  /** `scoped` is the world the selected-projects key can see; `target` is the one acted on. */
-  path(target: ProjectWorld, w: World): string;
+/** How to call one route of the table: `target` is the world acted on. */
+interface Case {
+  /** Told apart from the route's other cases. */
+  label?: string;
+  params(target: ProjectWorld, w: World): Record<string, string>;
+  query?: QueryValues;
   body?(target: ProjectWorld, w: World): unknown;
-  level: Level;
-  /** Only keys over all projects may call it (creating projects, managing keys). */
-  allProjectsOnly?: boolean;
   /** Statuses that mean "allowed" when 200 is not the only one (abort of a finished deployment is 409). */
   allowed?: number[];
   /** The world needs a finished deployment on each side. */
   deployed?: boolean;
 }
 
-const endpoints: Record<string, Endpoint> = {
-  'GET /api/keys': { method: 'GET', path: () => '/api/keys', level: 'admin', allProjectsOnly: true },
-  'POST /api/keys': { method: 'POST', path: () => '/api/keys', body: () => ({ access: 'read', projects: 'all' }), level: 'admin', allProjectsOnly: true },
-  'DELETE /api/keys/:keyId': { method: 'DELETE', path: (_t, w) => `/api/keys/${w.keyId}`, level: 'admin', allProjectsOnly: true },
-  'GET /api/projects/:projectSlug': { method: 'GET', path: (t) => `/api/projects/${t.project.slug}`, level: 'read' },
-  'GET /api/projects/:projectId (id form)': { method: 'GET', path: (t) => `/api/projects/${t.project.id}`, level: 'read' },
-  'POST /api/projects': { method: 'POST', path: () => '/api/projects', body: () => ({ name: uniq('new'), description: '' }), level: 'write', allProjectsOnly: true },
-  'PATCH /api/projects/:projectId': { method: 'PATCH', path: (t) => `/api/projects/${t.project.id}`, body: () => ({ name: 'renamed', description: 'd' }), level: 'write' },
-  'DELETE /api/projects/:projectId': { method: 'DELETE', path: (t) => `/api/projects/${t.project.id}`, level: 'write' },
-  'GET /api/projects/:projectId/database-variable-suggestions': {
-    method: 'GET',
-    path: (t) => `/api/projects/${t.project.id}/database-variable-suggestions`,
-    level: 'read',
-  },
-  'POST /api/projects/:projectId/services': {
-    method: 'POST',
-    path: (t) => `/api/projects/${t.project.id}/services`,
-    body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }),
-    level: 'write',
-  },
-  'GET /api/services/:serviceId/overview': { method: 'GET', path: (t) => `/api/services/${t.web.id}/overview`, level: 'read' },
-  'PATCH /api/services/:serviceId': { method: 'PATCH', path: (t) => `/api/services/${t.web.id}`, body: () => ({ branch: 'develop' }), level: 'write' },
-  'DELETE /api/services/:serviceId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}`, level: 'write' },
-  'GET /api/services/:serviceId/suggestion-keys': { method: 'GET', path: (t) => `/api/services/${t.web.id}/suggestion-keys`, level: 'read' },
+/** Routes of the table this matrix leaves to other tests, and why. */
+const ELSEWHERE = {
+  health: 'no key at all',
+  'hooks.deliver': 'no key: signed deliveries (below)',
+  'session.open': 'signing in: test/api/session',
+  'session.close': 'signing out: test/api/session',
+  'session.get': 'who the key is, any key: test/api/session',
+  events: 'every key, scoped per event: test/api/events',
+  'projects.list': 'every key, scoped per project (below)',
+  'services.transfer': 'needs both projects visible (below)',
+  'system.metrics': 'every key, scoped per project: test/api/shapes',
+  'system.disk': 'every key: test/security/disk-threshold',
+} as const satisfies Partial<Record<RouteId, string>>;
+
+type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
+
+const none = () => ({});
+const web = (t: ProjectWorld) => ({ serviceId: t.web.id });
+const db = (t: ProjectWorld) => ({ serviceId: t.db.id });
+const project = (t: ProjectWorld) => ({ projectId: t.project.id });
+const deployment = (t: ProjectWorld, w: World) => ({ deploymentId: w.deployments.get(t) ?? 'no-such-id' });
+
+// Every route of the table the matrix checks: a route added to the table does not compile here until it has a case.
+const cases: Record<Matrixed, Case | Case[]> = {
+  'keys.list': { params: none },
+  'keys.create': { params: none, body: () => ({ access: 'read', projects: 'all' }) },
+  'keys.revoke': { params: (_t, w) => ({ keyId: w.keyId }) },
+  'projects.get': [
+    { params: (t) => ({ projectSlug: t.project.slug }) },
+    { label: '(id form)', params: (t) => ({ projectSlug: t.project.id }) },
+  ],
+  'projects.create': { params: none, body: () => ({ name: uniq('new'), description: '' }) },
+  'projects.patch': { params: project, body: () => ({ name: 'renamed', description: 'd' }) },
+  'projects.delete': { params: project },
+  'projects.database-variable-suggestions': { params: project },
+  'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
+  'services.overview': { params: web },
+  'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
+  'services.delete': { params: web },
+  'services.suggestion-keys': { params: web },
   // The fixtures' git host (port 9) refuses connections: allowed means past auth and scope, which answers 502 with git's reason.
-  'GET /api/services/:serviceId/build-plan': { method: 'GET', path: (t) => `/api/services/${t.web.id}/build-plan`, level: 'read', allowed: [502] },
+  'services.build-plan': { params: web, allowed: [502] },
   // The fixtures' database is never deployed: allowed means past auth and scope, which answers 409 (not running).
-  'GET /api/services/:serviceId/database/tables': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/tables`, level: 'read', allowed: [409] },
-  'GET /api/services/:serviceId/database/rows': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/rows?table=public.items`, level: 'read', allowed: [409] },
-  'POST /api/services/:serviceId/database/query': { method: 'POST', path: (t) => `/api/services/${t.db.id}/database/query`, body: () => ({ sql: 'SELECT 1' }), level: 'write', allowed: [409] },
-  'POST /api/services/:serviceId/database/rows': {
-    method: 'POST',
-    path: (t) => `/api/services/${t.db.id}/database/rows`,
-    body: () => ({ table: 'public.items', values: { id: 1 } }),
-    level: 'write',
-    allowed: [409],
-  },
-  'PATCH /api/services/:serviceId/database/rows': {
-    method: 'PATCH',
-    path: (t) => `/api/services/${t.db.id}/database/rows`,
-    body: () => ({ table: 'public.items', primaryKey: { id: 1 }, values: { name: 'x' } }),
-    level: 'write',
-    allowed: [409],
-  },
-  'DELETE /api/services/:serviceId/database/rows': {
-    method: 'DELETE',
-    path: (t) => `/api/services/${t.db.id}/database/rows`,
-    body: () => ({ table: 'public.items', primaryKey: { id: 1 } }),
-    level: 'write',
-    allowed: [409],
-  },
-  'GET /api/services/:serviceId/database/tls': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/tls`, level: 'read' },
-  'GET /api/services/:serviceId/database/tls/ca': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/tls/ca`, level: 'read' },
-  'GET /api/services/:serviceId/database/backups': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/backups`, level: 'read' },
+  'database.tables': { params: db, allowed: [409] },
+  'database.rows': { params: db, query: { table: 'public.items' }, allowed: [409] },
+  'database.query': { params: db, body: () => ({ sql: 'SELECT 1' }), allowed: [409] },
+  'database.rows.insert': { params: db, body: () => ({ table: 'public.items', values: { id: 1 } }), allowed: [409] },
+  'database.rows.update': { params: db, body: () => ({ table: 'public.items', primaryKey: { id: 1 }, values: { name: 'x' } }), allowed: [409] },
+  'database.rows.delete': { params: db, body: () => ({ table: 'public.items', primaryKey: { id: 1 } }), allowed: [409] },
+  'database.tls': { params: db },
+  'database.tls.ca': { params: db },
+  'backups.list': { params: db },
   // Not deployed: allowed means past auth and scope, which answers 409.
-  'POST /api/services/:serviceId/database/backups': { method: 'POST', path: (t) => `/api/services/${t.db.id}/database/backups`, body: () => ({ storage: 'disk' }), level: 'write', allowed: [409] },
-  'PATCH /api/services/:serviceId/database/backups/settings': {
-    method: 'PATCH',
-    path: (t) => `/api/services/${t.db.id}/database/backups/settings`,
-    body: () => ({ automaticEnabled: true, dailyEnabled: true }),
-    level: 'write',
-  },
+  'backups.create': { params: db, body: () => ({ storage: 'disk' }), allowed: [409] },
+  'backups.settings.patch': { params: db, body: () => ({ automaticEnabled: true, dailyEnabled: true }) },
   // No backup of that id: allowed means past auth and scope, which answers 404.
-  'POST /api/services/:serviceId/database/backups/:backupId/restore': { method: 'POST', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}/restore`, level: 'write', allowed: [404] },
-  'GET /api/services/:serviceId/database/backups/:backupId/download': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}/download`, level: 'read', allowed: [404] },
-  'DELETE /api/services/:serviceId/database/backups/:backupId': { method: 'DELETE', path: (t) => `/api/services/${t.db.id}/database/backups/${uniq('b')}`, level: 'write', allowed: [404] },
-  'GET /api/services/:serviceId/database/imports': { method: 'GET', path: (t) => `/api/services/${t.db.id}/database/imports`, level: 'read' },
-  'POST /api/services/:serviceId/database/import/postgres-url': {
-    method: 'POST',
-    path: (t) => `/api/services/${t.db.id}/database/import/postgres-url`,
-    body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }),
-    level: 'write',
-    allowed: [409],
-  },
+  'backups.restore': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  'backups.download': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  'backups.delete': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  'imports.list': { params: db },
+  'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).
-  'POST /api/services/:serviceId/database/import/redis-url': {
-    method: 'POST',
-    path: (t) => `/api/services/${t.db.id}/database/import/redis-url`,
-    body: () => ({ sourceUrl: 'redis://127.0.0.1:9' }),
-    level: 'write',
-    allowed: [400],
-  },
-  'GET /api/services/:serviceId/deployments': { method: 'GET', path: (t) => `/api/services/${t.web.id}/deployments`, level: 'read' },
-  'POST /api/services/:serviceId/env': { method: 'POST', path: (t) => `/api/services/${t.web.id}/env`, body: () => ({ key: 'NEW_KEY', value: 'v' }), level: 'write' },
-  'DELETE /api/services/:serviceId/env/:envId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/env/${t.env.id}`, level: 'write' },
-  'POST /api/services/:serviceId/domains': {
-    method: 'POST',
-    path: (t) => `/api/services/${t.web.id}/domains`,
-    body: () => ({ hostname: `${uniq('new')}.example.com` }),
-    level: 'write',
-  },
-  'PATCH /api/services/:serviceId/domains/:domainId': {
-    method: 'PATCH',
-    path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}`,
-    body: () => ({ hostname: `${uniq('moved')}.example.com` }),
-    level: 'write',
-  },
-  'DELETE /api/services/:serviceId/domains/:domainId': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}`, level: 'write' },
-  'POST /api/services/:serviceId/deployments': { method: 'POST', path: (t) => `/api/services/${t.web.id}/deployments`, body: () => ({}), level: 'write' },
-  'POST /api/deployments/:deploymentId/abort': {
-    method: 'POST', deployed: true,
-    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/abort`,
-    level: 'write',
-    allowed: [409],
-  },
+  'imports.redis-url': { params: db, body: () => ({ sourceUrl: 'redis://127.0.0.1:9' }), allowed: [400] },
+  'deployments.list': { params: web },
+  'env.set': { params: web, body: () => ({ key: 'NEW_KEY', value: 'v' }) },
+  'env.delete': { params: (t) => ({ serviceId: t.web.id, envId: t.env.id }) },
+  'domains.add': { params: web, body: () => ({ hostname: `${uniq('new')}.example.com` }) },
+  'domains.patch': { params: (t) => ({ serviceId: t.web.id, domainId: t.domain.id }), body: () => ({ hostname: `${uniq('moved')}.example.com` }) },
+  'domains.delete': { params: (t) => ({ serviceId: t.web.id, domainId: t.domain.id }) },
+  'deployments.create': { params: web, body: () => ({}) },
+  'deployments.abort': { deployed: true, params: deployment, allowed: [409] },
   // The world's deployments failed: allowed means past auth and scope, which answers 409 (never went live).
-  'POST /api/deployments/:deploymentId/rollback': {
-    method: 'POST', deployed: true,
-    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/rollback`,
-    level: 'write',
-    allowed: [409],
-  },
-  'POST /api/services/:serviceId/webhook': { method: 'POST', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'write' },
-  'GET /api/services/:serviceId/webhook': { method: 'GET', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'read' },
-  'DELETE /api/services/:serviceId/webhook': { method: 'DELETE', path: (t) => `/api/services/${t.web.id}/webhook`, level: 'write' },
-  'GET /api/deployments/:deploymentId/logs': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/logs`, level: 'read' },
-  'GET /api/deployments/:deploymentId/stream': { method: 'GET', deployed: true, path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/stream`, level: 'read' },
-  'GET /api/services/:serviceId/runtime-logs/stream': { method: 'GET', path: (t) => `/api/services/${t.web.id}/runtime-logs/stream`, level: 'read' },
-  'POST /api/deployments/:deploymentId/explain-failure': {
-    method: 'POST', deployed: true,
-    path: (t, w) => `/api/deployments/${w.deployments.get(t) ?? 'no-such-id'}/explain-failure`,
-    body: () => ({ providerId: 'local' }),
-    level: 'write',
-  },
-  'GET /api/system/ai-providers': { method: 'GET', path: () => '/api/system/ai-providers', level: 'read', allProjectsOnly: true },
-  'PUT /api/system/ai-providers/:providerId': {
-    method: 'PUT',
-    path: () => `/api/system/ai-providers/${uniq('ai')}`,
-    body: () => ({ kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'placeholder-key' }),
-    level: 'admin',
-    allProjectsOnly: true,
-  },
+  'deployments.rollback': { deployed: true, params: deployment, allowed: [409] },
+  'webhooks.create': { params: web },
+  'webhooks.get': { params: web },
+  'webhooks.delete': { params: web },
+  'deployments.logs': { deployed: true, params: deployment },
+  'deployments.stream': { deployed: true, params: deployment },
+  'services.runtime-logs': { params: web },
+  'deployments.explain-failure': { deployed: true, params: deployment, body: () => ({ providerId: 'local' }) },
+  'ai-providers.list': { params: none },
+  'ai-providers.put': { params: () => ({ providerId: uniq('ai') }), body: () => ({ kind: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', apiKey: 'placeholder-key' }) },
   // No provider of that id exists: allowed means past auth, which answers 404.
-  'DELETE /api/system/ai-providers/:providerId': { method: 'DELETE', path: () => `/api/system/ai-providers/${uniq('ai')}`, level: 'admin', allProjectsOnly: true, allowed: [404] },
-  'GET /api/projects/:projectId/quotas': { method: 'GET', path: (t) => `/api/projects/${t.project.id}/quotas`, level: 'read' },
+  'ai-providers.delete': { params: () => ({ providerId: uniq('ai') }), allowed: [404] },
+  'quotas.get': { params: project },
   // a project's own keys read its quotas; only the server's administrator changes them
-  'PATCH /api/projects/:projectId/quotas': { method: 'PATCH', path: (t) => `/api/projects/${t.project.id}/quotas`, body: () => ({ maxServices: 500 }), level: 'admin', allProjectsOnly: true },
-  'GET /api/generated-names': { method: 'GET', path: () => '/api/generated-names', level: 'read', allProjectsOnly: true },
+  'quotas.patch': { params: project, body: () => ({ maxServices: 500 }) },
+  'generated-names.list': { params: none },
   // an unknown label: allowed means past the key check, which answers 404 for a label never handed out
-  'DELETE /api/generated-names/:label': { method: 'DELETE', path: () => '/api/generated-names/never-handed-out', level: 'admin', allProjectsOnly: true, allowed: [404] },
-  'GET /api/system/quotas': { method: 'GET', path: () => '/api/system/quotas', level: 'read', allProjectsOnly: true },
-  'PATCH /api/system/quotas': { method: 'PATCH', path: () => '/api/system/quotas', body: () => ({ maxServices: null }), level: 'admin', allProjectsOnly: true },
-  // (GET /api/system/disk answers every key, like the metrics: test/security/disk-threshold.test.ts)
-  'PATCH /api/system/disk': { method: 'PATCH', path: () => '/api/system/disk', body: () => ({ minFreeBytes: null }), level: 'admin', allProjectsOnly: true },
-  'GET /api/system/settings': { method: 'GET', path: () => '/api/system/settings', level: 'read', allProjectsOnly: true },
-  'PATCH /api/system/settings': { method: 'PATCH', path: () => '/api/system/settings', body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }), level: 'admin', allProjectsOnly: true },
-  'PUT /api/system/dns-providers/:providerId': {
-    method: 'PUT',
-    path: () => '/api/system/dns-providers/cloudflare',
-    body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }),
-    level: 'admin',
-    allProjectsOnly: true,
-  },
+  'generated-names.release': { params: () => ({ label: 'never-handed-out' }), allowed: [404] },
+  'system.quotas': { params: none },
+  'system.quotas.patch': { params: none, body: () => ({ maxServices: null }) },
+  'system.disk.patch': { params: none, body: () => ({ minFreeBytes: null }) },
+  'system.settings': { params: none },
+  'system.settings.patch': { params: none, body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }) },
+  'dns-providers.put': { params: () => ({ providerId: 'cloudflare' }), body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }) },
   // Spaceship is never connected here: allowed means past auth, which answers 404.
-  'DELETE /api/system/dns-providers/:providerId': { method: 'DELETE', path: () => '/api/system/dns-providers/spaceship', level: 'admin', allProjectsOnly: true, allowed: [404] },
+  'dns-providers.delete': { params: () => ({ providerId: 'spaceship' }), allowed: [404] },
   // Nothing listens on port 9: the storage is saved and reported as not connected (200).
-  'GET /api/system/backup-storage': { method: 'GET', path: () => '/api/system/backup-storage', level: 'read', allProjectsOnly: true },
-  'PUT /api/system/backup-storage': {
-    method: 'PUT',
-    path: () => '/api/system/backup-storage',
+  'backup-storage.get': { params: none },
+  'backup-storage.put': {
+    params: none,
     body: () => ({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', bucket: 'berth-backups', accessKeyId: 'AKPLACEHOLDER', secretAccessKey: 'placeholder-secret' }),
-    level: 'admin',
-    allProjectsOnly: true,
   },
-  'GET /api/system/notifications': { method: 'GET', path: () => '/api/system/notifications', level: 'read', allProjectsOnly: true },
-  'POST /api/system/notifications': {
-    method: 'POST',
-    path: () => '/api/system/notifications',
-    body: () => ({ type: 'slack', name: 'team', url: 'http://127.0.0.1:9/hook', events: ['deployment_failed'] }),
-    level: 'admin',
-    allProjectsOnly: true,
-  },
+  'backup-storage.delete': { params: none },
+  'notifications.list': { params: none },
+  'notifications.create': { params: none, body: () => ({ type: 'slack', name: 'team', url: 'http://127.0.0.1:9/hook', events: ['deployment_failed'] }) },
   // Unknown channel: allowed means past auth and scope, which answers 404.
-  'PATCH /api/system/notifications/:channelId': { method: 'PATCH', path: () => '/api/system/notifications/no-such-channel', body: () => ({ name: 'renamed' }), level: 'admin', allProjectsOnly: true, allowed: [404] },
-  'DELETE /api/system/notifications/:channelId': { method: 'DELETE', path: () => '/api/system/notifications/no-such-channel', level: 'admin', allProjectsOnly: true, allowed: [404] },
-  'POST /api/system/notifications/:channelId/test': { method: 'POST', path: () => '/api/system/notifications/no-such-channel/test', level: 'admin', allProjectsOnly: true, allowed: [404] },
-  'DELETE /api/system/backup-storage': { method: 'DELETE', path: () => '/api/system/backup-storage', level: 'admin', allProjectsOnly: true },
+  'notifications.patch': { params: () => ({ channelId: 'no-such-channel' }), body: () => ({ name: 'renamed' }), allowed: [404] },
+  'notifications.delete': { params: () => ({ channelId: 'no-such-channel' }), allowed: [404] },
+  'notifications.test': { params: () => ({ channelId: 'no-such-channel' }), allowed: [404] },
   // Namecheap is never connected here: allowed means past auth and scope, which answers 400.
-  'POST /api/services/:serviceId/domains/:domainId/dns-records': {
-    method: 'POST',
-    path: (t) => `/api/services/${t.web.id}/domains/${t.domain.id}/dns-records`,
-    body: () => ({ providerId: 'namecheap' }),
-    level: 'write',
-    allowed: [400],
-  },
+  'domains.dns-record': { params: (t) => ({ serviceId: t.web.id, domainId: t.domain.id }), body: () => ({ providerId: 'namecheap' }), allowed: [400] },
 };
+
+interface Endpoint extends Case {
+  method: string;
+  path(target: ProjectWorld, w: World): string;
+  level: Level;
+  /** Only keys over all projects may call it (creating projects, managing keys). */
+  allProjectsOnly: boolean;
+}
+
+/** The table's access as the matrix's caller levels. */
+const LEVELS = {
+  read: ['read', false],
+  write: ['write', false],
+  'all-projects-read': ['read', true],
+  'all-projects-write': ['admin', true],
+  'project-admin': ['admin', true],
+} as const;
+
+const endpoints: Record<string, Endpoint> = {};
+for (const route of API_ROUTES) {
+  if (route.id in ELSEWHERE) continue;
+  if (!(route.access in LEVELS)) throw new Error(`${route.id}: a route without a key belongs in ELSEWHERE`);
+  const [level, allProjectsOnly] = LEVELS[route.access as keyof typeof LEVELS];
+  for (const c of [cases[route.id as Matrixed]].flat()) {
+    const path = (t: ProjectWorld, w: World) => routePath(route.id, c.params(t, w) as never, c.query);
+    endpoints[`${route.method} ${route.path}${c.label ? ` ${c.label}` : ''}`] = { ...c, method: route.method, path, level, allProjectsOnly };
+  }
+}
 
 describe('auth matrix', function () {
   this.timeout(60_000);
@@ -352,6 +309,15 @@ describe('auth matrix', function () {
       });
       expect(res.status).to.equal(401);
       expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+    });
+  });
+
+  describe('the keyed routes checked elsewhere', () => {
+    it('refuse a request with no key (401), whatever their parameters', async () => {
+      for (const route of API_ROUTES.filter((r) => r.id in ELSEWHERE && r.access !== 'open' && r.access !== 'session')) {
+        const res = await t.anonymous.request(route.method, route.path.replace(/:[A-Za-z]+/g, 'no-such-id'), route.method === 'GET' ? undefined : {});
+        expect(res.status, `${route.method} ${route.path}`).to.equal(401);
+      }
     });
   });
 

@@ -1,9 +1,6 @@
 // Failure explanations and the AI provider settings behind them.
-import type Router from '@koa/router';
 import { z } from 'zod';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { parse } from '../validate.js';
+import { route } from '../route-table.js';
 
 const explainBody = z.object({
   providerId: z.string().min(1, 'must not be empty').max(100),
@@ -20,28 +17,20 @@ const providerPut = z.strictObject({
   defaultModel: z.string().trim().min(1, 'must not be empty').max(200).nullable().optional(),
 });
 
-export function aiRoutes(router: Router, { core }: AppServices): void {
-  router.post('/api/deployments/:deploymentId/explain-failure', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const input = parse(explainBody, ctx.request.body);
-    ctx.body = { explanation: await core.explainer.explain(access, ctx.params.deploymentId!, input) };
-  });
-
-  router.get('/api/system/ai-providers', async (ctx) => {
-    ctx.body = { providers: await core.aiProviders.list(accessOf(ctx)) };
-  });
-
-  router.put('/api/system/ai-providers/:providerId', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('managing AI providers');
-    const input = parse(providerPut, ctx.request.body);
-    ctx.body = { provider: await core.aiProviders.put(access, ctx.params.providerId!, input) };
-  });
-
-  router.delete('/api/system/ai-providers/:providerId', async (ctx) => {
-    await core.aiProviders.delete(accessOf(ctx), ctx.params.providerId!);
-    ctx.body = { ok: true };
-  });
-}
+export const aiRoutes = {
+  ...route('deployments.explain-failure', {
+    body: explainBody,
+    handler: async ({ access, params, body }, { core }) => ({ explanation: await core.explainer.explain(access, params.deploymentId, body) }),
+  }),
+  ...route('ai-providers.list', { handler: async ({ access }, { core }) => ({ providers: await core.aiProviders.list(access) }) }),
+  ...route('ai-providers.put', {
+    body: providerPut,
+    handler: async ({ access, params, body }, { core }) => ({ provider: await core.aiProviders.put(access, params.providerId, body) }),
+  }),
+  ...route('ai-providers.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.aiProviders.delete(access, params.providerId);
+      return { ok: true };
+    },
+  }),
+};

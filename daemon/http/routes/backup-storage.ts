@@ -1,10 +1,7 @@
 // Remote (S3-compatible) backup storage: one system setting, its secret sealed at rest and never
 // returned. GET and PUT answer with the result of a real call to the storage.
-import type Router from '@koa/router';
 import { z } from 'zod';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { parse } from '../validate.js';
+import { route } from '../route-table.js';
 
 const required = (max: number) => z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
 
@@ -19,21 +16,13 @@ const storagePut = z.strictObject({
   forcePathStyle: z.boolean().optional(),
 });
 
-export function backupStorageRoutes(router: Router, { core }: AppServices): void {
-  router.get('/api/system/backup-storage', async (ctx) => {
-    ctx.body = await core.backupStorage.get(accessOf(ctx));
-  });
-
-  router.put('/api/system/backup-storage', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('changing backup storage settings');
-    const input = parse(storagePut, ctx.request.body);
-    ctx.body = await core.backupStorage.put(access, input);
-  });
-
-  router.delete('/api/system/backup-storage', async (ctx) => {
-    await core.backupStorage.delete(accessOf(ctx));
-    ctx.body = { ok: true };
-  });
-}
+export const backupStorageRoutes = {
+  ...route('backup-storage.get', { handler: ({ access }, { core }) => core.backupStorage.get(access) }),
+  ...route('backup-storage.put', { body: storagePut, handler: ({ access, body }, { core }) => core.backupStorage.put(access, body) }),
+  ...route('backup-storage.delete', {
+    handler: async ({ access }, { core }) => {
+      await core.backupStorage.delete(access);
+      return { ok: true };
+    },
+  }),
+};

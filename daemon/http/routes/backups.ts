@@ -1,10 +1,9 @@
 // The spec's backup, restore, download and import endpoints, and the backup settings PATCH.
-import type Router from '@koa/router';
 import { z } from 'zod';
+import type { Access } from '../../core/access.js';
 import { BACKUP_STORAGES } from '../../core/ports/backups-repo.js';
-import { accessOf } from '../auth.js';
 import type { AppServices } from '../route-module.js';
-import { parse } from '../validate.js';
+import { route } from '../route-table.js';
 
 const storageBody = z.object({ storage: z.enum(BACKUP_STORAGES).default('disk') });
 const keep = z.number().int('must be an integer').min(1).max(1000).optional();
@@ -20,56 +19,39 @@ const settingsPatch = z.strictObject({
 });
 const importBody = z.object({ sourceUrl: z.string().min(1, 'must not be empty').max(4096) });
 
-export function backupRoutes(router: Router, { core }: AppServices): void {
-  const base = '/api/services/:serviceId/database';
+const importFrom = (source: 'postgres-url' | 'redis-url') =>
+  async ({ access, params, body }: { access: Access; params: { serviceId: string }; body: z.output<typeof importBody> }, { core }: AppServices) => {
+    const i = await core.backups.startImport(access, params.serviceId, source, body.sourceUrl);
+    return { result: { id: i.id, status: i.status, source: i.source, createdAt: i.createdAt } };
+  };
 
-  router.get(`${base}/backups`, async (ctx) => {
-    ctx.body = await core.backups.list(accessOf(ctx), ctx.params.serviceId!);
-  });
-
-  router.post(`${base}/backups`, async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const { storage } = parse(storageBody, ctx.request.body ?? {});
-    ctx.body = { backup: await core.backups.create(access, ctx.params.serviceId!, storage) };
-  });
-
-  router.patch(`${base}/backups/settings`, async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    ctx.body = { settings: await core.backups.patchSettings(access, ctx.params.serviceId!, parse(settingsPatch, ctx.request.body)) };
-  });
-
-  router.post(`${base}/backups/:backupId/restore`, async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    ctx.body = await core.backups.restore(access, ctx.params.serviceId!, ctx.params.backupId!);
-  });
-
-  router.get(`${base}/backups/:backupId/download`, async (ctx) => {
-    const file = await core.backups.download(accessOf(ctx), ctx.params.serviceId!, ctx.params.backupId!);
-    ctx.set('Content-Type', 'application/octet-stream');
-    ctx.set('Content-Disposition', `attachment; filename="${file.filename}"`);
-    ctx.length = file.sizeBytes;
-    ctx.body = file.body;
-  });
-
-  router.delete(`${base}/backups/:backupId`, async (ctx) => {
-    await core.backups.delete(accessOf(ctx), ctx.params.serviceId!, ctx.params.backupId!);
-    ctx.body = { ok: true };
-  });
-
-  router.get(`${base}/imports`, async (ctx) => {
-    ctx.body = { imports: await core.backups.listImports(accessOf(ctx), ctx.params.serviceId!) };
-  });
-
-  for (const source of ['postgres-url', 'redis-url'] as const) {
-    router.post(`${base}/import/${source}`, async (ctx) => {
-      const access = accessOf(ctx);
-      access.requireWrite();
-      const { sourceUrl } = parse(importBody, ctx.request.body);
-      const i = await core.backups.startImport(access, ctx.params.serviceId!, source, sourceUrl);
-      ctx.body = { result: { id: i.id, status: i.status, source: i.source, createdAt: i.createdAt } };
-    });
-  }
-}
+export const backupRoutes = {
+  ...route('backups.list', { handler: ({ access, params }, { core }) => core.backups.list(access, params.serviceId) }),
+  ...route('backups.create', {
+    body: storageBody,
+    handler: async ({ access, params, body }, { core }) => ({ backup: await core.backups.create(access, params.serviceId, body.storage) }),
+  }),
+  ...route('backups.settings.patch', {
+    body: settingsPatch,
+    handler: async ({ access, params, body }, { core }) => ({ settings: await core.backups.patchSettings(access, params.serviceId, body) }),
+  }),
+  ...route('backups.restore', { handler: ({ access, params }, { core }) => core.backups.restore(access, params.serviceId, params.backupId) }),
+  ...route('backups.download', {
+    handler: async ({ ctx, access, params }, { core }) => {
+      const file = await core.backups.download(access, params.serviceId, params.backupId);
+      ctx.set('Content-Type', 'application/octet-stream');
+      ctx.set('Content-Disposition', `attachment; filename="${file.filename}"`);
+      ctx.length = file.sizeBytes;
+      ctx.body = file.body;
+    },
+  }),
+  ...route('backups.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.backups.delete(access, params.serviceId, params.backupId);
+      return { ok: true };
+    },
+  }),
+  ...route('imports.list', { handler: async ({ access, params }, { core }) => ({ imports: await core.backups.listImports(access, params.serviceId) }) }),
+  ...route('imports.postgres-url', { body: importBody, handler: importFrom('postgres-url') }),
+  ...route('imports.redis-url', { body: importBody, handler: importFrom('redis-url') }),
+};

@@ -1,14 +1,12 @@
 // Deployments: create, list, abort, rollback, the build log, and the live streams of a
 // deployment's build log and a service's runtime log (Server-Sent Events; core/log-streams.ts
 // checks the key when a stream opens and whenever it is re-checked).
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { logLineView } from '../../core/deployments.js';
 import { LOG_PAGE_LINES, type LogPageQuery } from '../../core/log-pages.js';
 import type { LogLineRecord } from '../../core/records.js';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
 import { singleQuery } from '../query.js';
+import { route } from '../route-table.js';
 import { lastEventId, openSse, type SseChannel } from '../sse.js';
 import { parse } from '../validate.js';
 
@@ -51,69 +49,71 @@ function relay(channel: SseChannel, subscribe: (fn: (l: LogLineRecord) => void) 
   };
 }
 
-export function deploymentRoutes(router: Router, { core, cache, sse, pingMs, heavyReads }: AppServices): void {
-  router.post('/api/services/:serviceId/deployments', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const input = parse(deployBody, ctx.request.body);
-    ctx.body = { deployment: await core.deployments.create(access, ctx.params.serviceId!, input) };
-  });
-
-  router.get('/api/services/:serviceId/deployments', async (ctx) => {
-    await cache.respond(ctx, async () => ({ deployments: await core.deployments.list(accessOf(ctx), ctx.params.serviceId!) }));
-  });
-
-  router.post('/api/deployments/:deploymentId/abort', async (ctx) => {
-    await core.deployments.abort(accessOf(ctx), ctx.params.deploymentId!);
-    ctx.body = { accepted: true };
-  });
-
-  router.post('/api/deployments/:deploymentId/rollback', async (ctx) => {
-    ctx.body = { deployment: await core.deployments.rollback(accessOf(ctx), ctx.params.deploymentId!) };
-  });
-
-  router.get('/api/deployments/:deploymentId/logs', async (ctx) => {
-    const q = parse(logsQuery, singleQuery(ctx));
-    const page: LogPageQuery = q.before !== undefined ? { before: q.before } : q.tail ? { tail: true } : { after: q.after ?? 0 };
-    const access = accessOf(ctx);
-    ctx.body = await heavyReads.run(access.key.id, 'log reads', () => core.deployments.logs(access, ctx.params.deploymentId!, page, q.limit));
-  });
-
-  router.get('/api/deployments/:deploymentId/stream', async (ctx) => {
-    const log = await core.logStreams.deployment(accessOf(ctx), ctx.params.deploymentId!);
-    const deployment = log.deployment;
-    const from = lastEventId(ctx);
-    let lastId = () => from;
-    const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
-    const view = (l: LogLineRecord) => ({ ...logLineView(l), deploymentId: deployment.id });
-    const stream = relay(channel, log.subscribe, view);
-    lastId = stream.lastId;
-    const finish = (status: string) => {
-      channel.send('end', { status }, stream.lastId());
-      channel.close();
-    };
-    channel.onClose(log.onEnd(finish));
-    stream.snapshot(await log.snapshot(from), from);
-    const ended = await log.ended();
-    if (ended) finish(ended);
-  });
-
-  router.get('/api/services/:serviceId/runtime-logs/stream', async (ctx) => {
-    const log = await core.logStreams.runtime(accessOf(ctx), ctx.params.serviceId!);
-    const from = lastEventId(ctx);
-    let lastId = () => from;
-    const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
-    const stream = relay(channel, log.subscribe, logLineView);
-    lastId = stream.lastId;
-    stream.snapshot(await log.snapshot(from), from);
-    const open = log.isOpen();
-    channel.send('status', { ok: open === true, closed: open !== true }, stream.lastId());
-    if (open !== true) return channel.close();
-    channel.onClose(
-      log.onClosed(() => {
-        channel.send('status', { ok: false, closed: true }, stream.lastId());
+export const deploymentRoutes = {
+  ...route('deployments.create', {
+    body: deployBody,
+    handler: async ({ access, params, body }, { core }) => ({ deployment: await core.deployments.create(access, params.serviceId, body) }),
+  }),
+  ...route('deployments.list', {
+    handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, async () => ({ deployments: await core.deployments.list(access, params.serviceId) })),
+  }),
+  ...route('deployments.abort', {
+    handler: async ({ access, params }, { core }) => {
+      await core.deployments.abort(access, params.deploymentId);
+      return { accepted: true };
+    },
+  }),
+  ...route('deployments.rollback', {
+    handler: async ({ access, params }, { core }) => ({ deployment: await core.deployments.rollback(access, params.deploymentId) }),
+  }),
+  ...route('deployments.logs', {
+    handler: ({ ctx, access, params }, { core, heavyReads }) => {
+      const q = parse(logsQuery, singleQuery(ctx));
+      const page: LogPageQuery = q.before !== undefined ? { before: q.before } : q.tail ? { tail: true } : { after: q.after ?? 0 };
+      return heavyReads.run(access.key.id, 'log reads', () => core.deployments.logs(access, params.deploymentId, page, q.limit));
+    },
+  }),
+  ...route('deployments.stream', {
+    handler: async ({ ctx, access, params }, { core, sse, pingMs }) => {
+      const log = await core.logStreams.deployment(access, params.deploymentId);
+      const deployment = log.deployment;
+      const from = lastEventId(ctx);
+      let lastId = () => from;
+      const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
+      const view = (l: LogLineRecord) => ({ ...logLineView(l), deploymentId: deployment.id });
+      const stream = relay(channel, log.subscribe, view);
+      lastId = stream.lastId;
+      const finish = (status: string) => {
+        channel.send('end', { status }, stream.lastId());
         channel.close();
-      }),
-    );
-  });
-}
+      };
+      channel.onClose(log.onEnd(finish));
+      stream.snapshot(await log.snapshot(from), from);
+      const ended = await log.ended();
+      if (ended) finish(ended);
+    },
+  }),
+  ...route('services.runtime-logs', {
+    handler: async ({ ctx, access, params }, { core, sse, pingMs }) => {
+      const log = await core.logStreams.runtime(access, params.serviceId);
+      const from = lastEventId(ctx);
+      let lastId = () => from;
+      const channel = openSse(ctx, pingMs, () => lastId(), { streams: sse, stillAllowed: log.stillAllowed });
+      const stream = relay(channel, log.subscribe, logLineView);
+      lastId = stream.lastId;
+      stream.snapshot(await log.snapshot(from), from);
+      const open = log.isOpen();
+      channel.send('status', { ok: open === true, closed: open !== true }, stream.lastId());
+      if (open !== true) {
+        channel.close();
+        return;
+      }
+      channel.onClose(
+        log.onClosed(() => {
+          channel.send('status', { ok: false, closed: true }, stream.lastId());
+          channel.close();
+        }),
+      );
+    },
+  }),
+};

@@ -1,18 +1,19 @@
-import type Router from '@koa/router';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { envEntry, parse } from '../validate.js';
+// A service's environment variables: set one (create or replace by key), delete one.
+import { route } from '../route-table.js';
+import { envEntry } from '../validate.js';
 
-export function envRoutes(router: Router, { core }: AppServices): void {
-  router.post('/api/services/:serviceId/env', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const { key, value } = parse(envEntry, ctx.request.body);
-    await core.env.upsert(access, ctx.params.serviceId!, key, value);
-    ctx.body = { ok: true };
-  });
-  router.delete('/api/services/:serviceId/env/:envId', async (ctx) => {
-    await core.env.delete(accessOf(ctx), ctx.params.serviceId!, ctx.params.envId!);
-    ctx.body = { ok: true };
-  });
-}
+export const envRoutes = {
+  ...route('env.set', {
+    body: envEntry,
+    handler: async ({ access, params, body }, { core }) => {
+      await core.env.upsert(access, params.serviceId, body.key, body.value);
+      return { ok: true };
+    },
+  }),
+  ...route('env.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.env.delete(access, params.serviceId, params.envId);
+      return { ok: true };
+    },
+  }),
+};

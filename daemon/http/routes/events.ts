@@ -2,15 +2,13 @@
 // projects the key can see. Each event's `id:` is its sequence number; a client that reconnects
 // with Last-Event-ID gets what it missed from a bounded history, or a `reset` event when that part
 // of the history is gone (then it should reload what it shows).
-import type Router from '@koa/router';
 import type { PublishedEvent } from '../../core/events.js';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
+import { route } from '../route-table.js';
 import { lastEventId, openSse } from '../sse.js';
 
-export function eventRoutes(router: Router, { core, pingMs, sse }: AppServices): void {
-  router.get('/api/events', (ctx) => {
-    const events = core.events.follow(accessOf(ctx));
+export const eventRoutes = route('events', {
+  handler: ({ ctx, access }, { core, pingMs, sse }) => {
+    const events = core.events.follow(access);
     const from = lastEventId(ctx);
     // a new client starts from now; a returning one from where it left off
     let lastSent = from > 0 ? from : events.lastId();
@@ -32,5 +30,5 @@ export function eventRoutes(router: Router, { core, pingMs, sse }: AppServices):
       }
     }
     channel.onClose(events.subscribe(send));
-  });
-}
+  },
+});

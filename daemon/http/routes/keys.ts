@@ -1,30 +1,23 @@
-import type Router from '@koa/router';
-import type { Context } from 'koa';
+// API keys: list, create, revoke. The table asks a write key over all projects, even to list them.
 import { keyView } from '../../core/views.js';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { keyCreate, parse } from '../validate.js';
+import { route } from '../route-table.js';
+import { keyCreate } from '../validate.js';
 
-/** Key management needs a write key over all projects. */
-export function keyRoutes(router: Router, { core }: AppServices): void {
-  const admin = (ctx: Context) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('managing keys');
-  };
-  router.get('/api/keys', async (ctx) => {
-    admin(ctx);
-    ctx.body = { keys: (await core.keys.list()).map(keyView) };
-  });
-  router.post('/api/keys', async (ctx) => {
-    admin(ctx);
-    const input = parse(keyCreate, ctx.request.body);
-    const { key, token } = await core.keys.create(input);
-    ctx.body = { key: keyView(key), token };
-  });
-  router.delete('/api/keys/:keyId', async (ctx) => {
-    admin(ctx);
-    await core.keys.revoke(ctx.params.keyId!);
-    ctx.body = { ok: true };
-  });
-}
+export const keyRoutes = {
+  ...route('keys.list', {
+    handler: async (_req, { core }) => ({ keys: (await core.keys.list()).map(keyView) }),
+  }),
+  ...route('keys.create', {
+    body: keyCreate,
+    handler: async ({ body }, { core }) => {
+      const { key, token } = await core.keys.create(body);
+      return { key: keyView(key), token };
+    },
+  }),
+  ...route('keys.revoke', {
+    handler: async ({ params }, { core }) => {
+      await core.keys.revoke(params.keyId);
+      return { ok: true };
+    },
+  }),
+};

@@ -1,11 +1,8 @@
 // Notification channels (system settings, all-projects keys): list, create, change, delete, and a
 // test that sends one notice now.
-import type Router from '@koa/router';
 import { z } from 'zod';
 import { NOTIFY_EVENTS, type ChannelInput, type ChannelPatch } from '../../core/notification-channels.js';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { parse } from '../validate.js';
+import { route } from '../route-table.js';
 
 const httpUrl = z
   .string()
@@ -36,35 +33,22 @@ const channelBody = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('slack'), url: httpUrl, ...common }),
   z.strictObject({ type: z.literal('discord'), url: httpUrl, ...common }),
   z.strictObject({ type: z.literal('email'), ...common, ...email, secure: email.secure.default(false), username: email.username.default(null), password: email.password.default(null) }),
-]);
+]) satisfies z.ZodType<ChannelInput>;
 // which fields fit the channel's type is core's check: the body alone does not say the type
 const channelPatch = z
   .strictObject({ ...common, url: httpUrl, ...email })
   .partial()
-  .refine((o) => Object.keys(o).length > 0, 'nothing to change');
+  .refine((o) => Object.keys(o).length > 0, 'nothing to change') satisfies z.ZodType<ChannelPatch>;
 
-export function notificationRoutes(router: Router, { core }: AppServices): void {
-  router.get('/api/system/notifications', async (ctx) => {
-    ctx.body = { channels: await core.notifications.list(accessOf(ctx)) };
-  });
-  router.post('/api/system/notifications', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('changing notification channels');
-    const input = parse(channelBody, ctx.request.body) as ChannelInput;
-    ctx.body = await core.notifications.create(access, input);
-  });
-  router.patch('/api/system/notifications/:channelId', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('changing notification channels');
-    ctx.body = await core.notifications.update(access, ctx.params.channelId!, parse(channelPatch, ctx.request.body) as ChannelPatch);
-  });
-  router.delete('/api/system/notifications/:channelId', async (ctx) => {
-    await core.notifications.delete(accessOf(ctx), ctx.params.channelId!);
-    ctx.body = { ok: true };
-  });
-  router.post('/api/system/notifications/:channelId/test', async (ctx) => {
-    ctx.body = await core.notifications.test(accessOf(ctx), ctx.params.channelId!);
-  });
-}
+export const notificationRoutes = {
+  ...route('notifications.list', { handler: async ({ access }, { core }) => ({ channels: await core.notifications.list(access) }) }),
+  ...route('notifications.create', { body: channelBody, handler: ({ access, body }, { core }) => core.notifications.create(access, body) }),
+  ...route('notifications.patch', { body: channelPatch, handler: ({ access, params, body }, { core }) => core.notifications.update(access, params.channelId, body) }),
+  ...route('notifications.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.notifications.delete(access, params.channelId);
+      return { ok: true };
+    },
+  }),
+  ...route('notifications.test', { handler: ({ access, params }, { core }) => core.notifications.test(access, params.channelId) }),
+};

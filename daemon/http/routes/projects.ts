@@ -1,34 +1,29 @@
-import type Router from '@koa/router';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
-import { parse, projectCreate, projectPatch } from '../validate.js';
+// Projects: list, create, read (by id or slug), rename, delete, and the database variables its
+// services may reference.
+import { route } from '../route-table.js';
+import { projectCreate, projectPatch } from '../validate.js';
 
-export function projectRoutes(router: Router, { core, cache }: AppServices): void {
-  router.get('/api/projects', async (ctx) => {
-    await cache.respond(ctx, async () => ({ projects: await core.projects.list(accessOf(ctx)) }));
-  });
-  router.post('/api/projects', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('creating a project');
-    const input = parse(projectCreate, ctx.request.body);
-    ctx.body = { project: await core.projects.create(access, input) };
-  });
+export const projectRoutes = {
+  ...route('projects.list', {
+    handler: ({ ctx, access }, { core, cache }) => cache.respond(ctx, async () => ({ projects: await core.projects.list(access) })),
+  }),
+  ...route('projects.create', {
+    body: projectCreate,
+    handler: async ({ access, body }, { core }) => ({ project: await core.projects.create(access, body) }),
+  }),
   // Scripts in the field call this with a project id as well as a slug: both are accepted.
-  router.get('/api/projects/:projectSlug', async (ctx) => {
-    await cache.respond(ctx, async () => ({ project: await core.projects.get(accessOf(ctx), ctx.params.projectSlug!) }));
-  });
-  router.patch('/api/projects/:projectId', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const input = parse(projectPatch, ctx.request.body);
-    ctx.body = { project: await core.projects.patch(access, ctx.params.projectId!, input) };
-  });
-  router.delete('/api/projects/:projectId', async (ctx) => {
-    const proxy = await core.projects.delete(accessOf(ctx), ctx.params.projectId!);
-    ctx.body = { ok: true, proxy };
-  });
-  router.get('/api/projects/:projectId/database-variable-suggestions', async (ctx) => {
-    await cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(accessOf(ctx), ctx.params.projectId!) }));
-  });
-}
+  ...route('projects.get', {
+    handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, async () => ({ project: await core.projects.get(access, params.projectSlug) })),
+  }),
+  ...route('projects.patch', {
+    body: projectPatch,
+    handler: async ({ access, params, body }, { core }) => ({ project: await core.projects.patch(access, params.projectId, body) }),
+  }),
+  ...route('projects.delete', {
+    handler: async ({ access, params }, { core }) => ({ ok: true, proxy: await core.projects.delete(access, params.projectId) }),
+  }),
+  ...route('projects.database-variable-suggestions', {
+    handler: ({ ctx, access, params }, { core, cache }) =>
+      cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(access, params.projectId) })),
+  }),
+};

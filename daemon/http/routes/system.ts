@@ -1,13 +1,11 @@
 // System settings (root domain, public IPv4, ACME e-mail, HTTPS mode, dashboard hostname, deployment
 // timeouts and the per-project queue cap), DNS provider connections, and writing a custom domain's
 // A record through a connected provider.
-import type Router from '@koa/router';
 import { isIPv4 } from 'node:net';
 import { z } from 'zod';
 import { requireDnsProviderId } from '../../core/dns.js';
 import { HTTPS_MODES } from '../../core/system-settings.js';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
+import { route } from '../route-table.js';
 import { parse } from '../validate.js';
 
 const nullableText = (max: number) => z.string().max(max, `must be at most ${max} characters`).nullable().optional();
@@ -44,40 +42,36 @@ const credentialSchemas = {
 
 const dnsRecordBody = z.object({ providerId: z.string().min(1, 'must not be empty').max(100) });
 
-export function systemRoutes(router: Router, { core }: AppServices): void {
-  router.get('/api/system/settings', async (ctx) => {
-    const access = accessOf(ctx);
-    ctx.body = { settings: await core.settings.get(access), dnsProviders: await core.dns.list(access) };
-  });
-
-  router.patch('/api/system/settings', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('changing system settings');
-    const input = parse(settingsPatch, ctx.request.body);
-    const { settings, proxy } = await core.settings.patch(access, input);
-    ctx.body = { settings, dnsProviders: await core.dns.list(access), proxy };
-  });
-
-  router.put('/api/system/dns-providers/:providerId', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    access.requireAllProjects('managing DNS providers');
-    const id = requireDnsProviderId(ctx.params.providerId!);
-    const { baseUrl: url, ...credentials } = parse(credentialSchemas[id], ctx.request.body) as { baseUrl?: string } & Record<string, string | undefined>;
-    ctx.body = { provider: await core.dns.put(access, id, { baseUrl: url, credentials }) };
-  });
-
-  router.delete('/api/system/dns-providers/:providerId', async (ctx) => {
-    await core.dns.delete(accessOf(ctx), ctx.params.providerId!);
-    ctx.body = { ok: true };
-  });
-
-  router.post('/api/services/:serviceId/domains/:domainId/dns-records', async (ctx) => {
-    const access = accessOf(ctx);
-    access.requireWrite();
-    const { providerId } = parse(dnsRecordBody, ctx.request.body);
-    const { result, domain } = await core.dns.pointDomain(access, ctx.params.serviceId!, ctx.params.domainId!, providerId);
-    ctx.body = { ok: true, result, domain };
-  });
-}
+export const systemRoutes = {
+  ...route('system.settings', {
+    handler: async ({ access }, { core }) => ({ settings: await core.settings.get(access), dnsProviders: await core.dns.list(access) }),
+  }),
+  ...route('system.settings.patch', {
+    body: settingsPatch,
+    handler: async ({ access, body }, { core }) => {
+      const { settings, proxy } = await core.settings.patch(access, body);
+      return { settings, dnsProviders: await core.dns.list(access), proxy };
+    },
+  }),
+  // the body's schema depends on the provider named in the path: parsed in the handler, after the key check
+  ...route('dns-providers.put', {
+    handler: async ({ ctx, access, params }, { core }) => {
+      const id = requireDnsProviderId(params.providerId);
+      const { baseUrl: url, ...credentials } = parse(credentialSchemas[id], ctx.request.body) as { baseUrl?: string } & Record<string, string | undefined>;
+      return { provider: await core.dns.put(access, id, { baseUrl: url, credentials }) };
+    },
+  }),
+  ...route('dns-providers.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.dns.delete(access, params.providerId);
+      return { ok: true };
+    },
+  }),
+  ...route('domains.dns-record', {
+    body: dnsRecordBody,
+    handler: async ({ access, params, body }, { core }) => {
+      const { result, domain } = await core.dns.pointDomain(access, params.serviceId, params.domainId, body.providerId);
+      return { ok: true, result, domain };
+    },
+  }),
+};

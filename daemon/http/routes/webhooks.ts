@@ -1,43 +1,49 @@
 // Deploy on push. `POST|GET|DELETE /api/services/:serviceId/webhook` (API key) manage a service's
 // webhook; `POST /api/hooks/:serviceId` receives the git host's deliveries. That one route is open
-// (no API key: the delivery's signature authenticates it) and is registered on a router of its own,
-// mounted before the key check, so no other path or method can become open by mistake. Its body is
-// read raw (the signature covers the exact bytes), at most 1 MB.
-import type Router from '@koa/router';
+// (no API key: the delivery's signature authenticates it); its handler reads its raw body, so the
+// registrar puts it on a router of its own, mounted before the key check and the JSON parser: no
+// other path or method can become open by mistake. The signature covers the exact bytes; at most 1 MB.
 import type { Context } from 'koa';
-import { accessOf } from '../auth.js';
-import type { AppServices } from '../route-module.js';
+import { apiPath } from '../../../shared/api-routes.js';
+import type { HookBase } from '../route-module.js';
+import { route } from '../route-table.js';
 
 export const HOOK_BODY_LIMIT = 1024 * 1024;
 
-export function webhookRoutes(router: Router, { core, hookBase }: AppServices): void {
-  const urlOf = async (ctx: Context, serviceId: string) => `${(await hookBase(ctx)).replace(/\/+$/, '')}/api/hooks/${encodeURIComponent(serviceId)}`;
+const urlOf = async (ctx: Context, hookBase: HookBase, serviceId: string) => `${(await hookBase(ctx)).replace(/\/+$/, '')}${apiPath('hooks.deliver', { serviceId })}`;
 
-  router.post('/api/services/:serviceId/webhook', async (ctx) => {
-    const { serviceId, secret } = await core.webhooks.create(accessOf(ctx), ctx.params.serviceId!);
-    ctx.body = { url: await urlOf(ctx, serviceId), secret };
-  });
-  router.get('/api/services/:serviceId/webhook', async (ctx) => {
-    const { serviceId, hasSecret, lastDeliveryAt } = await core.webhooks.get(accessOf(ctx), ctx.params.serviceId!);
-    ctx.body = { url: await urlOf(ctx, serviceId), hasSecret, lastDeliveryAt };
-  });
-  router.delete('/api/services/:serviceId/webhook', async (ctx) => {
-    await core.webhooks.delete(accessOf(ctx), ctx.params.serviceId!);
-    ctx.body = { ok: true };
-  });
-}
-
-/** The open route: only POST /api/hooks/:serviceId. */
-export function hookRoutes(router: Router, { core }: AppServices): void {
-  router.post('/api/hooks/:serviceId', async (ctx) => {
-    const body = await rawBody(ctx, HOOK_BODY_LIMIT);
-    const headers: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(ctx.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
-    const outcome = await core.webhooks.receive(ctx.params.serviceId!, { headers, body, contentType: ctx.get('content-type') });
-    ctx.status = 202;
-    ctx.body = outcome;
-  });
-}
+export const webhookRoutes = {
+  ...route('webhooks.create', {
+    handler: async ({ ctx, access, params }, { core, hookBase }) => {
+      const { serviceId, secret } = await core.webhooks.create(access, params.serviceId);
+      return { url: await urlOf(ctx, hookBase, serviceId), secret };
+    },
+  }),
+  ...route('webhooks.get', {
+    handler: async ({ ctx, access, params }, { core, hookBase }) => {
+      const { serviceId, hasSecret, lastDeliveryAt } = await core.webhooks.get(access, params.serviceId);
+      return { url: await urlOf(ctx, hookBase, serviceId), hasSecret, lastDeliveryAt };
+    },
+  }),
+  ...route('webhooks.delete', {
+    handler: async ({ access, params }, { core }) => {
+      await core.webhooks.delete(access, params.serviceId);
+      return { ok: true };
+    },
+  }),
+  /** The open route: only POST /api/hooks/:serviceId, on the router before the key check. */
+  ...route('hooks.deliver', {
+    rawBody: true,
+    handler: async ({ ctx, params }, { core }) => {
+      const body = await rawBody(ctx, HOOK_BODY_LIMIT);
+      const headers: Record<string, string | undefined> = {};
+      for (const [name, value] of Object.entries(ctx.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value[0] : value;
+      const outcome = await core.webhooks.receive(params.serviceId, { headers, body, contentType: ctx.get('content-type') });
+      ctx.status = 202;
+      return outcome;
+    },
+  }),
+};
 
 async function rawBody(ctx: Context, limit: number): Promise<Buffer> {
   const tooLarge = () => Object.assign(new Error('request body is too large'), { status: 413 });

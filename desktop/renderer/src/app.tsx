@@ -13,6 +13,7 @@ import { ProjectsPage } from './views/projects/projects-page';
 import { ProjectPage } from './views/project/project-page';
 import { DiskBanner } from './views/server/disk-state';
 import { ServicePage } from './views/service/service-page';
+import { apiPath } from '../../../shared/api-routes.js';
 
 const ServerPage = lazy(() => import('./views/server/server-page'));
 const SettingsPage = lazy(() => import('./views/settings/settings-page'));
@@ -54,8 +55,8 @@ interface SessionAnswer {
 
 function Gate() {
   const t = useTransport();
-  const session = useGet<SessionAnswer | null>(['session'], '/api/session', {
-    queryFn: () => t.request<SessionAnswer>('GET', '/api/session').catch((err: unknown) => {
+  const session = useGet<SessionAnswer | null>(['session'], apiPath('session.get'), {
+    queryFn: () => t.request<SessionAnswer>('GET', apiPath('session.get')).catch((err: unknown) => {
       if (err instanceof ApiError && err.status === 401) return null;
       throw err;
     }),

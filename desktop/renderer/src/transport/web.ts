@@ -2,6 +2,7 @@
 // never reaches JavaScript storage or a URL), EventSource for streams.
 import { STREAM_EVENT_NAMES } from '../../../../shared/events.js';
 import { ApiError, toApiError, type Method, type StreamListener, type Transport } from './transport';
+import { apiPath } from '../../../../shared/api-routes.js';
 
 export class WebTransport implements Transport {
   readonly kind = 'web' as const;
@@ -67,10 +68,10 @@ export class WebTransport implements Transport {
   }
 
   async signIn(key: string): Promise<void> {
-    await this.request('POST', '/api/session', { key });
+    await this.request('POST', apiPath('session.open'), { key });
   }
 
   async signOut(): Promise<void> {
-    await this.request('DELETE', '/api/session');
+    await this.request('DELETE', apiPath('session.close'));
   }
 }

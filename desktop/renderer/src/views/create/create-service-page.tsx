@@ -7,6 +7,7 @@ import { ENGINE_CAPABILITIES } from '../../../../../shared/engines.js';
 import type { BuildMethod, DatabaseEngine, Project, RuntimeMode, Service } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Loading, Tabs } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 type Flow = 'git' | 'image' | 'database' | 'worker' | 'static';
 
@@ -21,7 +22,7 @@ const FLOWS: { id: Flow; label: string }[] = [
 const ENGINES: { id: DatabaseEngine; label: string; port: number }[] = DATABASE_ENGINES.map((id) => ({ id, label: ENGINE_CAPABILITIES[id].label, port: ENGINE_CAPABILITIES[id].port }));
 
 export default function CreateServicePage({ slug }: { slug: string }) {
-  const q = useGet<{ project: Project }>(['project', slug], `/api/projects/${encodeURIComponent(slug)}`);
+  const q = useGet<{ project: Project }>(['project', slug], apiPath('projects.get', { projectSlug: slug }));
   const [flow, setFlow] = useState<Flow>('git');
   if (q.isPending) return <Loading what="project" />;
   const p = q.data?.project;
@@ -42,7 +43,7 @@ export default function CreateServicePage({ slug }: { slug: string }) {
 
 function useCreate(project: Project) {
   const [, navigate] = useLocation();
-  return useAction<Record<string, unknown>, { service: Service }>('POST', `/api/projects/${project.id}/services`, {
+  return useAction<Record<string, unknown>, { service: Service }>('POST', apiPath('services.create', { projectId: project.id }), {
     invalidate: [['projects'], ['project', project.slug]],
     success: (r) => `Service ${r.service.name} created`,
     onSuccess: (r) => navigate(`/services/${r.service.id}`),

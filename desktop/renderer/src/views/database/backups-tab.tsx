@@ -8,6 +8,7 @@ import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Status, bytes, timeAgo } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
 import { databaseEngine } from '../service/service-kind';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 interface BackupsAnswer {
   backups: Backup[];
@@ -18,9 +19,9 @@ interface BackupsAnswer {
 export default function BackupsTab({ service: s }: { service: Service }) {
   const running = (q: { data?: BackupsAnswer }) => q.data?.backups.some((b) => jobInProgress(b.status));
   // no polling: `backup` and `backup-settings` events re-read the list (api/live.ts)
-  const q = useGet<BackupsAnswer>(['backups', s.id], `/api/services/${s.id}/database/backups`);
+  const q = useGet<BackupsAnswer>(['backups', s.id], apiPath('backups.list', { serviceId: s.id }));
   const [storage, setStorage] = useState<BackupStorageKind>('disk');
-  const create = useAction<{ storage: BackupStorageKind }>('POST', `/api/services/${s.id}/database/backups`, { invalidate: [['backups', s.id]], success: 'Backup started' });
+  const create = useAction<{ storage: BackupStorageKind }>('POST', apiPath('backups.create', { serviceId: s.id }), { invalidate: [['backups', s.id]], success: 'Backup started' });
   const engine = databaseEngine(s);
   const importSource = offeredImport(engine);
   const remote = q.data?.remote.connected ?? false;
@@ -77,8 +78,8 @@ export default function BackupsTab({ service: s }: { service: Service }) {
 function BackupRow({ backup: b, serviceId }: { backup: Backup; serviceId: string }) {
   const t = useTransport();
   const notify = useNotify();
-  const restore = useAction<void, { restoredAt: string }>('POST', `/api/services/${serviceId}/database/backups/${b.id}/restore`, { invalidate: [['backups', serviceId], ['tables', serviceId], ['rows', serviceId]], success: 'Restored' });
-  const del = useAction('DELETE', `/api/services/${serviceId}/database/backups/${b.id}`, { invalidate: [['backups', serviceId]], success: 'Backup deleted' });
+  const restore = useAction<void, { restoredAt: string }>('POST', apiPath('backups.restore', { serviceId, backupId: b.id }), { invalidate: [['backups', serviceId], ['tables', serviceId], ['rows', serviceId]], success: 'Restored' });
+  const del = useAction('DELETE', apiPath('backups.delete', { serviceId, backupId: b.id }), { invalidate: [['backups', serviceId]], success: 'Backup deleted' });
   return (
     <tr>
       <td>
@@ -104,7 +105,7 @@ function BackupRow({ backup: b, serviceId }: { backup: Backup; serviceId: string
               busy={restore.isPending}
               onConfirm={() => restore.mutate()}
             />{' '}
-            <Button className="btn-small" onClick={() => void t.download(`/api/services/${serviceId}/database/backups/${b.id}/download`, `backup-${b.id}.${b.engine}.dump`).catch((e: Error) => notify.error(e.message))}>
+            <Button className="btn-small" onClick={() => void t.download(apiPath('backups.download', { serviceId, backupId: b.id }), `backup-${b.id}.${b.engine}.dump`).catch((e: Error) => notify.error(e.message))}>
               Download
             </Button>{' '}
           </>
@@ -118,7 +119,7 @@ function BackupRow({ backup: b, serviceId }: { backup: Backup; serviceId: string
 function Schedule({ serviceId, settings, remote }: { serviceId: string; settings: BackupSettings; remote: boolean }) {
   const [f, setF] = useState(settings);
   useEffect(() => setF(settings), [settings]);
-  const save = useAction<Partial<BackupSettings>>('PATCH', `/api/services/${serviceId}/database/backups/settings`, { invalidate: [['backups', serviceId]], success: 'Schedule saved' });
+  const save = useAction<Partial<BackupSettings>>('PATCH', apiPath('backups.settings.patch', { serviceId }), { invalidate: [['backups', serviceId]], success: 'Schedule saved' });
   const check = (k: 'dailyEnabled' | 'weeklyEnabled' | 'monthlyEnabled', label: string, keep: 'keepDaily' | 'keepWeekly' | 'keepMonthly') => (
     <div className="row align-end">
       <label className="check">
@@ -173,9 +174,9 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
 function Imports({ serviceId, source }: { serviceId: string; source: ImportSource }) {
   const spec = IMPORT_SOURCES[source];
   // no polling: `import` events re-read the list (api/live.ts)
-  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], `/api/services/${serviceId}/database/imports`);
+  const q = useGet<{ imports: DataImport[] }>(['imports', serviceId], apiPath('imports.list', { serviceId }));
   const [url, setUrl] = useState('');
-  const start = useAction<{ sourceUrl: string }>('POST', `/api/services/${serviceId}/database/import/${source}`, { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
+  const start = useAction<{ sourceUrl: string }>('POST', apiPath(`imports.${source}`, { serviceId }), { invalidate: [['imports', serviceId]], success: 'Import started', onSuccess: () => setUrl('') });
   return (
     <section className="card stack" aria-label="Imports">
       <h2 className="h3">Import from another server</h2>

@@ -8,6 +8,7 @@ import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal } from '
 import { useNotify } from '../../ui/notify';
 import { databaseEngine } from '../service/service-kind';
 import { QueryConsole } from './query-console';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const PAGE = 50;
 
@@ -23,7 +24,7 @@ export function cellText(v: DbCell): string {
 
 export default function DataTab({ service: s }: { service: Service }) {
   const engine = databaseEngine(s);
-  const tables = useGet<{ tables: DatabaseTable[] }>(['tables', s.id], `/api/services/${s.id}/database/tables`);
+  const tables = useGet<{ tables: DatabaseTable[] }>(['tables', s.id], apiPath('database.tables', { serviceId: s.id }));
   const [table, setTable] = useState<string | null>(null);
   const current = table ?? tables.data?.tables[0]?.id ?? null;
   if (s.status !== 'active') return <Empty title="The database is not running">Deploy it first; its tables appear here once it is up.</Empty>;
@@ -64,10 +65,10 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
   // The pages visited so far, so "previous" can go back (a cursor only points forward).
   const [trail, setTrail] = useState<PageStart[]>([{ after: null, offset: 0, start: 0 }]);
   const at = trail[trail.length - 1]!;
-  const where = at.after !== null ? `&after=${encodeURIComponent(at.after)}` : `&offset=${at.offset}`;
-  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, at.after, at.offset], `/api/services/${serviceId}/database/rows?table=${encodeURIComponent(table)}&limit=${PAGE}${where}`, { placeholderData: (prev) => prev });
+  const where = at.after !== null ? { after: at.after } : { offset: at.offset };
+  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, at.after, at.offset], apiPath('database.rows', { serviceId }, { table, limit: PAGE, ...where }), { placeholderData: (prev) => prev });
   const [editing, setEditing] = useState<DbRow | 'new' | null>(null);
-  const del = useAction<{ table: string; primaryKey: DbRow }>('DELETE', `/api/services/${serviceId}/database/rows`, { invalidate: [['rows', serviceId, table], ['tables', serviceId]], success: 'Row deleted' });
+  const del = useAction<{ table: string; primaryKey: DbRow }>('DELETE', apiPath('database.rows.delete', { serviceId }), { invalidate: [['rows', serviceId, table], ['tables', serviceId]], success: 'Row deleted' });
   if (!page.data) return page.error ? <ErrorNote error={page.error} /> : <Loading what="rows" />;
   const { columns, rows, total, totalEstimated, nextCursor } = page.data;
   const keys = columns.filter((c) => c.primary);
@@ -148,8 +149,8 @@ function RowEditor({ serviceId, table, columns, row, primaryKey, onClose }: { se
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? (row[c.name] === null ? '' : cellText(row[c.name]!)) : ''])));
   const [nulls, setNulls] = useState<Record<string, boolean>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? row[c.name] === null : false])));
   const opts = { invalidate: [['rows', serviceId, table], ['tables', serviceId]], onSuccess: onClose };
-  const insert = useAction<{ table: string; values: DbRow }>('POST', `/api/services/${serviceId}/database/rows`, { ...opts, success: 'Row inserted' });
-  const update = useAction<{ table: string; primaryKey: DbRow; values: DbRow }>('PATCH', `/api/services/${serviceId}/database/rows`, { ...opts, success: 'Row saved' });
+  const insert = useAction<{ table: string; values: DbRow }>('POST', apiPath('database.rows.insert', { serviceId }), { ...opts, success: 'Row inserted' });
+  const update = useAction<{ table: string; primaryKey: DbRow; values: DbRow }>('PATCH', apiPath('database.rows.update', { serviceId }), { ...opts, success: 'Row saved' });
   const submit = () => {
     const out: DbRow = {};
     for (const c of columns) {
@@ -194,7 +195,7 @@ function RowEditor({ serviceId, table, columns, row, primaryKey, onClose }: { se
 }
 
 function TlsCard({ serviceId }: { serviceId: string }) {
-  const tls = useGet<{ tls: PostgresTls }>(['tls', serviceId], `/api/services/${serviceId}/database/tls`);
+  const tls = useGet<{ tls: PostgresTls }>(['tls', serviceId], apiPath('database.tls', { serviceId }));
   const t = useTransport();
   const notify = useNotify();
   if (!tls.data) return <ErrorNote error={tls.error} />;
@@ -214,7 +215,7 @@ function TlsCard({ serviceId }: { serviceId: string }) {
       </dl>
       {x.caCertAvailable ? (
         <div>
-          <Button onClick={() => void t.download(`/api/services/${serviceId}/database/tls/ca`, 'berth-ca.pem').catch((e: Error) => notify.error(e.message))}>Download CA certificate</Button>
+          <Button onClick={() => void t.download(apiPath('database.tls.ca', { serviceId }), 'berth-ca.pem').catch((e: Error) => notify.error(e.message))}>Download CA certificate</Button>
           <p className="hint">Clients verify the server with it: sslmode=verify-full sslrootcert=berth-ca.pem</p>
         </div>
       ) : null}

@@ -10,6 +10,7 @@ import type { DatabaseEngine, DatabaseQueryResult } from '../../../../../shared/
 import { useAction } from '../../api/context';
 import { Button, ErrorNote } from '../../ui/kit';
 import { cellText } from './data-tab';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 /** The highlighting for each query dialect: SQL ones by their dialect, the others plain. */
 const HIGHLIGHT: Record<QueryDialect, typeof StandardSQL> = { postgresql: PostgreSQL, mysql: MySQL, clickhouse: StandardSQL, redis: StandardSQL, mongodb: StandardSQL };
@@ -18,7 +19,7 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [result, setResult] = useState<DatabaseQueryResult | null>(null);
-  const run = useAction<{ sql: string }, DatabaseQueryResult>('POST', `/api/services/${serviceId}/database/query`, { invalidate: [['tables', serviceId], ['rows', serviceId]], onSuccess: setResult });
+  const run = useAction<{ sql: string }, DatabaseQueryResult>('POST', apiPath('database.query', { serviceId }), { invalidate: [['tables', serviceId], ['rows', serviceId]], onSuccess: setResult });
   const runRef = useRef(() => undefined as void);
   runRef.current = () => {
     const text = view.current?.state.doc.toString().trim();

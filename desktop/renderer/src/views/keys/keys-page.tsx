@@ -3,10 +3,11 @@ import { useState } from 'react';
 import type { ApiKey, KeyAccess, Project } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Loading, Modal, ShownOnce, timeAgo } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export default function KeysPage() {
-  const q = useGet<{ keys: ApiKey[] }>(['keys'], '/api/keys');
-  const projects = useGet<{ projects: Project[] }>(['projects'], '/api/projects');
+  const q = useGet<{ keys: ApiKey[] }>(['keys'], apiPath('keys.list'));
+  const projects = useGet<{ projects: Project[] }>(['projects'], apiPath('projects.list'));
   const [creating, setCreating] = useState(false);
   const names = new Map((projects.data?.projects ?? []).map((p) => [p.id, p.name]));
   return (
@@ -57,7 +58,7 @@ export default function KeysPage() {
 }
 
 function Revoke({ k }: { k: ApiKey }) {
-  const del = useAction('DELETE', `/api/keys/${k.id}`, { invalidate: [['keys']], success: `${k.name} revoked` });
+  const del = useAction('DELETE', apiPath('keys.revoke', { keyId: k.id }), { invalidate: [['keys']], success: `${k.name} revoked` });
   return <ConfirmButton label="Revoke" title={`Revoke ${k.name}?`} message="Scripts using it stop working and consoles signed in with it are signed out." confirmLabel="Revoke key" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
@@ -67,7 +68,7 @@ function CreateKey({ projects, onClose }: { projects: Project[]; onClose: () => 
   const [all, setAll] = useState(true);
   const [picked, setPicked] = useState<string[]>([]);
   const [token, setToken] = useState<string | null>(null);
-  const create = useAction<Record<string, unknown>, { key: ApiKey; token: string }>('POST', '/api/keys', { invalidate: [['keys']], onSuccess: (r) => setToken(r.token) });
+  const create = useAction<Record<string, unknown>, { key: ApiKey; token: string }>('POST', apiPath('keys.create'), { invalidate: [['keys']], onSuccess: (r) => setToken(r.token) });
   return (
     <Modal open title={token ? 'Your new key' : 'Create an API key'} onClose={onClose}>
       {token ? (

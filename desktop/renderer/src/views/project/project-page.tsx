@@ -6,13 +6,14 @@ import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal, Status, timeAgo } from '../../ui/kit';
 import { serviceKind, sourceLabel } from '../service/service-kind';
 import { QuotasCard } from './quotas-card';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; canEditQuotas?: boolean }) {
-  const q = useGet<{ project: Project }>(['project', slug], `/api/projects/${encodeURIComponent(slug)}`);
+  const q = useGet<{ project: Project }>(['project', slug], apiPath('projects.get', { projectSlug: slug }));
   const [, navigate] = useLocation();
   const [editing, setEditing] = useState(false);
   const p = q.data?.project;
-  const remove = useAction<void, { ok: true; proxy: ProxyResult }>('DELETE', () => `/api/projects/${p!.id}`, {
+  const remove = useAction<void, { ok: true; proxy: ProxyResult }>('DELETE', () => apiPath('projects.delete', { projectId: p!.id }), {
     invalidate: [['projects']],
     success: 'Project deleted with its services',
     onSuccess: () => navigate('/'),
@@ -105,7 +106,7 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
 function EditProject({ project, open, onClose }: { project: Project; open: boolean; onClose: () => void }) {
   const [name, setName] = useState(project.name);
   const [description, setDescription] = useState(project.description);
-  const save = useAction<{ name: string; description: string }>('PATCH', `/api/projects/${project.id}`, { invalidate: [['project'], ['projects']], success: 'Project saved', onSuccess: onClose });
+  const save = useAction<{ name: string; description: string }>('PATCH', apiPath('projects.patch', { projectId: project.id }), { invalidate: [['project'], ['projects']], success: 'Project saved', onSuccess: onClose });
   return (
     <Modal open={open} title="Rename project" onClose={onClose}>
       <form

@@ -4,11 +4,12 @@ import { useState } from 'react';
 import type { ProjectQuotas, ProjectQuotasAnswer } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Modal, bytes } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const MiB = 1024 * 1024;
 
 export function QuotasCard({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
-  const q = useGet<ProjectQuotasAnswer>(['project-quotas', projectId], `/api/projects/${encodeURIComponent(projectId)}/quotas`);
+  const q = useGet<ProjectQuotasAnswer>(['project-quotas', projectId], apiPath('quotas.get', { projectId }));
   const [editing, setEditing] = useState(false);
   const a = q.data;
   return (
@@ -51,7 +52,7 @@ function EditQuotas({ projectId, answer, onClose }: { projectId: string; answer:
     maxBackupMb: own.maxBackupBytes === null ? '' : String(Math.round(own.maxBackupBytes / MiB)),
     maxImagesPerService: own.maxImagesPerService?.toString() ?? '',
   });
-  const save = useAction<ProjectQuotas>('PATCH', `/api/projects/${encodeURIComponent(projectId)}/quotas`, { invalidate: [['project-quotas', projectId]], success: 'Quotas saved', onSuccess: onClose });
+  const save = useAction<ProjectQuotas>('PATCH', apiPath('quotas.patch', { projectId }), { invalidate: [['project-quotas', projectId]], success: 'Quotas saved', onSuccess: onClose });
   const num = (v: string, scale = 1) => (v.trim() === '' ? null : Math.round(Number(v) * scale));
   const input = (k: keyof Form, label: string, placeholder: number) => (
     <Field label={label} hint={`Empty: the server's default (${placeholder})`}>

@@ -6,9 +6,10 @@ import type { Project } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, Empty, ErrorNote, Field, Loading, Modal, Status, timeAgo } from '../../ui/kit';
 import { serviceKind } from '../service/service-kind';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function ProjectsPage({ canCreate }: { canCreate: boolean }) {
-  const q = useGet<{ projects: Project[] }>(['projects'], '/api/projects');
+  const q = useGet<{ projects: Project[] }>(['projects'], apiPath('projects.list'));
   const [creating, setCreating] = useState(false);
   const [filter, setFilter] = useState('');
   const projects = (q.data?.projects ?? []).filter((p) => !filter || p.name.toLowerCase().includes(filter.toLowerCase()));
@@ -89,7 +90,7 @@ function CreateProject({ open, onClose }: { open: boolean; onClose: () => void }
   const [, navigate] = useLocation();
   const [name, setName] = useState('');
   const [description, setDescription] = useState('');
-  const create = useAction<{ name: string; description: string }, { project: Project }>('POST', '/api/projects', {
+  const create = useAction<{ name: string; description: string }, { project: Project }>('POST', apiPath('projects.create'), {
     invalidate: [['projects']],
     success: (r) => `Project ${r.project.name} created`,
     onSuccess: (r) => {

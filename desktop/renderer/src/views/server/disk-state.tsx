@@ -5,12 +5,13 @@ import { useState } from 'react';
 import type { DiskState } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, bytes } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const EVERY_MS = 30_000;
 const MiB = 1024 * 1024;
 
 function useDiskState() {
-  return useGet<{ disk: DiskState }>(['disk'], '/api/system/disk', { refetchInterval: EVERY_MS });
+  return useGet<{ disk: DiskState }>(['disk'], apiPath('system.disk'), { refetchInterval: EVERY_MS });
 }
 
 /** Shown above every page while disk is low. */
@@ -28,7 +29,7 @@ export function DiskCard() {
   const q = useDiskState();
   const disk = q.data?.disk;
   const [threshold, setThreshold] = useState('');
-  const save = useAction<{ minFreeBytes: number | null }>('PATCH', '/api/system/disk', { invalidate: [['disk']], success: 'Free disk threshold saved', onSuccess: () => setThreshold('') });
+  const save = useAction<{ minFreeBytes: number | null }>('PATCH', apiPath('system.disk.patch'), { invalidate: [['disk']], success: 'Free disk threshold saved', onSuccess: () => setThreshold('') });
   return (
     <section className="card stack" aria-label="Free disk">
       <h2 className="h3">Free disk</h2>

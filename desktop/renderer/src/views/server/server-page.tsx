@@ -7,6 +7,7 @@ import type { Project, SystemMetrics } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { ErrorNote, Loading, bytes } from '../../ui/kit';
 import { DiskCard } from './disk-state';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const EVERY_MS = 5000;
 const KEEP = 120;
@@ -20,8 +21,8 @@ interface Sample {
 }
 
 export default function ServerPage() {
-  const q = useGet<SystemMetrics>(['metrics'], '/api/system/metrics', { refetchInterval: EVERY_MS, staleTime: 0 });
-  const projects = useGet<{ projects: Project[] }>(['projects'], '/api/projects');
+  const q = useGet<SystemMetrics>(['metrics'], apiPath('system.metrics'), { refetchInterval: EVERY_MS, staleTime: 0 });
+  const projects = useGet<{ projects: Project[] }>(['projects'], apiPath('projects.list'));
   const [samples, setSamples] = useState<Sample[]>([]);
   useEffect(() => {
     const m = q.data;

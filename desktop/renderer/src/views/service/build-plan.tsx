@@ -2,9 +2,10 @@
 import type { BuildPlanPreview } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { ErrorNote, Loading } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function BuildPlan({ serviceId }: { serviceId: string }) {
-  const q = useGet<{ plan: BuildPlanPreview }>(['plan', serviceId], `/api/services/${serviceId}/build-plan`, { staleTime: 60_000 });
+  const q = useGet<{ plan: BuildPlanPreview }>(['plan', serviceId], apiPath('services.build-plan', { serviceId }), { staleTime: 60_000 });
   return (
     <section className="card plan" aria-label="Build plan">
       <h2 className="h3">Build plan</h2>

@@ -10,6 +10,7 @@ import { BuildPlan } from './build-plan';
 import { LogView } from './log-view';
 import { serviceKind } from './service-kind';
 import { useLogStream, type LogLine } from './use-log-stream';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function Deployments({ overview }: { overview: ServiceOverview }) {
   const { service: s, deployments } = overview;
@@ -71,7 +72,7 @@ function useEarlierLines(deploymentId: string, firstShown: number | undefined) {
     setBusy(true);
     setError(null);
     try {
-      const page = await t.request<DeploymentLogPage>('GET', `/api/deployments/${deploymentId}/logs?before=${encodeURIComponent(from)}`);
+      const page = await t.request<DeploymentLogPage>('GET', apiPath('deployments.logs', { deploymentId }, { before: from }));
       setEarlier((ls) => [...page.logs, ...ls]);
       setCursor(page.prevCursor);
     } catch (err) {
@@ -84,10 +85,10 @@ function useEarlierLines(deploymentId: string, firstShown: number | undefined) {
 }
 
 function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
-  const log = useLogStream(`/api/deployments/${d.id}/stream`);
+  const log = useLogStream(apiPath('deployments.stream', { deploymentId: d.id }));
   const older = useEarlierLines(d.id, log.lines[0]?.id);
   const lines = older.earlier.length > 0 ? [...older.earlier, ...log.lines] : log.lines;
-  const abort = useAction('POST', `/api/deployments/${d.id}/abort`, { invalidate: [['service', d.serviceId]], success: 'Abort requested' });
+  const abort = useAction('POST', apiPath('deployments.abort', { deploymentId: d.id }), { invalidate: [['service', d.serviceId]], success: 'Abort requested' });
   const status = log.ended ?? d.status;
   return (
     <div className="stack detail">
@@ -124,11 +125,11 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
 }
 
 function Explain({ deploymentId }: { deploymentId: string }) {
-  const providers = useGet<{ providers: AiProvider[] }>(['ai-providers'], '/api/system/ai-providers');
+  const providers = useGet<{ providers: AiProvider[] }>(['ai-providers'], apiPath('ai-providers.list'));
   const [providerId, setProviderId] = useState('local');
   const [model, setModel] = useState('');
   const [result, setResult] = useState<Explanation | null>(null);
-  const explain = useAction<{ providerId: string; model?: string }, { explanation: Explanation }>('POST', `/api/deployments/${deploymentId}/explain-failure`, { onSuccess: (r) => setResult(r.explanation) });
+  const explain = useAction<{ providerId: string; model?: string }, { explanation: Explanation }>('POST', apiPath('deployments.explain-failure', { deploymentId }), { onSuccess: (r) => setResult(r.explanation) });
   const chosen = providers.data?.providers.find((p) => p.id === providerId);
   return (
     <div className="card explain stack">

@@ -4,6 +4,7 @@ import { useState } from 'react';
 import type { DnsProviderStatus, DnsRecordResult, Domain, ProxyResult, ServiceOverview, SystemSettings } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 function ProxyNote({ proxy }: { proxy: ProxyResult | null }) {
   if (!proxy) return null;
@@ -18,8 +19,8 @@ export function DomainsTab({ overview }: { overview: ServiceOverview }) {
   const s = overview.service;
   const [hostname, setHostname] = useState('');
   const [proxy, setProxy] = useState<ProxyResult | null>(null);
-  const settings = useGet<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[] }>(['settings'], '/api/system/settings');
-  const add = useAction<{ hostname: string }, { ok: true; proxy: ProxyResult }>('POST', `/api/services/${s.id}/domains`, {
+  const settings = useGet<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[] }>(['settings'], apiPath('system.settings'));
+  const add = useAction<{ hostname: string }, { ok: true; proxy: ProxyResult }>('POST', apiPath('domains.add', { serviceId: s.id }), {
     invalidate: [['service', s.id], ['projects']],
     success: 'Domain added',
     onSuccess: (r) => {
@@ -68,8 +69,8 @@ export function DomainsTab({ overview }: { overview: ServiceOverview }) {
 function DomainRow({ domain: d, serviceId, providers, onProxy }: { domain: Domain; serviceId: string; providers: DnsProviderStatus[]; onProxy: (p: ProxyResult) => void }) {
   const [providerId, setProviderId] = useState<string>(providers[0]?.id ?? '');
   const [record, setRecord] = useState<DnsRecordResult | null>(null);
-  const remove = useAction<void, { proxy: ProxyResult }>('DELETE', `/api/services/${serviceId}/domains/${d.id}`, { invalidate: [['service', serviceId]], success: `${d.hostname} removed`, onSuccess: (r) => onProxy(r.proxy) });
-  const dns = useAction<{ providerId: string }, { result: DnsRecordResult }>('POST', `/api/services/${serviceId}/domains/${d.id}/dns-records`, { success: (r) => `DNS record ${r.result.action}`, onSuccess: (r) => setRecord(r.result) });
+  const remove = useAction<void, { proxy: ProxyResult }>('DELETE', apiPath('domains.delete', { serviceId, domainId: d.id }), { invalidate: [['service', serviceId]], success: `${d.hostname} removed`, onSuccess: (r) => onProxy(r.proxy) });
+  const dns = useAction<{ providerId: string }, { result: DnsRecordResult }>('POST', apiPath('domains.dns-record', { serviceId, domainId: d.id }), { success: (r) => `DNS record ${r.result.action}`, onSuccess: (r) => setRecord(r.result) });
   return (
     <li className="list-row">
       <div className="row between wrap">

@@ -4,6 +4,7 @@ import { useMemo, useRef, useState } from 'react';
 import type { DatabaseVariableSuggestion, ServiceOverview, Suggestion } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
@@ -52,7 +53,7 @@ export function EnvEditor({ overview }: { overview: ServiceOverview }) {
 }
 
 function DeleteVar({ serviceId, envId, name }: { serviceId: string; envId: string; name: string }) {
-  const del = useAction('DELETE', `/api/services/${serviceId}/env/${envId}`, { invalidate: [['service', serviceId]], success: `${name} deleted` });
+  const del = useAction('DELETE', apiPath('env.delete', { serviceId, envId }), { invalidate: [['service', serviceId]], success: `${name} deleted` });
   return <ConfirmButton label="Delete" title={`Delete ${name}?`} message="The running service keeps its value until the next deployment." confirmLabel="Delete variable" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
@@ -60,8 +61,8 @@ function EnvForm({ serviceId }: { serviceId: string }) {
   const [key, setKey] = useState('');
   const [value, setValue] = useState('');
   const valueRef = useRef<HTMLInputElement>(null);
-  const suggestions = useGet<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }>(['suggestions', serviceId], `/api/services/${serviceId}/suggestion-keys`);
-  const save = useAction<{ key: string; value: string }>('POST', `/api/services/${serviceId}/env`, {
+  const suggestions = useGet<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }>(['suggestions', serviceId], apiPath('services.suggestion-keys', { serviceId }));
+  const save = useAction<{ key: string; value: string }>('POST', apiPath('env.set', { serviceId }), {
     invalidate: [['service', serviceId]],
     success: 'Variable saved; it applies at the next deployment',
     onSuccess: () => {

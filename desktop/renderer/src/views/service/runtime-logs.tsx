@@ -2,9 +2,10 @@
 import type { Service } from '../../../../../shared/types.js';
 import { LogView } from './log-view';
 import { useLogStream } from './use-log-stream';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function RuntimeLogs({ service }: { service: Service }) {
-  const log = useLogStream(`/api/services/${service.id}/runtime-logs/stream`);
+  const log = useLogStream(apiPath('services.runtime-logs', { serviceId: service.id }));
   return (
     <div className="stack">
       <div className="muted small" role="status">

@@ -11,6 +11,7 @@ import { EnvEditor } from './env-editor';
 import { RuntimeLogs } from './runtime-logs';
 import { serviceKind, sourceLabel } from './service-kind';
 import { SettingsTab } from './settings-tab';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const DataTab = lazy(() => import('../database/data-tab'));
 const BackupsTab = lazy(() => import('../database/backups-tab'));
@@ -18,10 +19,10 @@ const BackupsTab = lazy(() => import('../database/backups-tab'));
 type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
-  const q = useGet<ServiceOverview>(['service', id], `/api/services/${id}/overview`);
-  const projects = useGet<{ projects: Project[] }>(['projects'], '/api/projects');
+  const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
+  const projects = useGet<{ projects: Project[] }>(['projects'], apiPath('projects.list'));
   const [, navigate] = useLocation();
-  const deploy = useAction<Record<string, never>, { deployment: Deployment }>('POST', `/api/services/${id}/deployments`, {
+  const deploy = useAction<Record<string, never>, { deployment: Deployment }>('POST', apiPath('deployments.create', { serviceId: id }), {
     invalidate: [['service', id]],
     success: 'Deployment queued',
     onSuccess: (r) => navigate(`/services/${id}/deployments?d=${r.deployment.id}`),

@@ -5,6 +5,7 @@ import type { BuildMethod, Project, RuntimeMode, Service } from '../../../../../
 import { useAction } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field } from '../../ui/kit';
 import { serviceKind } from './service-kind';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function SettingsTab({ service: s, projects }: { service: Service; projects: Project[] }) {
   const kind = serviceKind(s);
@@ -19,11 +20,11 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
     internalPort: String(s.internalPort ?? ''),
   });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
-  const save = useAction<Record<string, unknown>>('PATCH', `/api/services/${s.id}`, { invalidate: [['service', s.id], ['projects']], success: 'Settings saved; they apply at the next deployment' });
+  const save = useAction<Record<string, unknown>>('PATCH', apiPath('services.patch', { serviceId: s.id }), { invalidate: [['service', s.id], ['projects']], success: 'Settings saved; they apply at the next deployment' });
   const [, navigate] = useLocation();
   const [target, setTarget] = useState('');
-  const transfer = useAction<{ targetProjectId: string }>('POST', `/api/services/${s.id}/transfer`, { invalidate: [['service', s.id], ['projects'], ['project']], success: 'Service moved' });
-  const remove = useAction('DELETE', `/api/services/${s.id}`, { invalidate: [['projects'], ['project']], success: `${s.name} deleted`, onSuccess: () => navigate('/') });
+  const transfer = useAction<{ targetProjectId: string }>('POST', apiPath('services.transfer', { serviceId: s.id }), { invalidate: [['service', s.id], ['projects'], ['project']], success: 'Service moved' });
+  const remove = useAction('DELETE', apiPath('services.delete', { serviceId: s.id }), { invalidate: [['projects'], ['project']], success: `${s.name} deleted`, onSuccess: () => navigate('/') });
   const git = kind === 'git' || kind === 'worker' || kind === 'static';
   return (
     <div className="stack">

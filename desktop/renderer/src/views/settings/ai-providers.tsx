@@ -3,9 +3,10 @@ import { useState } from 'react';
 import type { AiProvider, AiProviderKind } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Modal } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function AiProviders() {
-  const q = useGet<{ providers: AiProvider[] }>(['ai-providers'], '/api/system/ai-providers');
+  const q = useGet<{ providers: AiProvider[] }>(['ai-providers'], apiPath('ai-providers.list'));
   const [adding, setAdding] = useState(false);
   return (
     <section className="card stack" aria-label="AI providers">
@@ -31,13 +32,13 @@ export function AiProviders() {
 }
 
 function DeleteAi({ provider }: { provider: AiProvider }) {
-  const del = useAction('DELETE', `/api/system/ai-providers/${provider.id}`, { invalidate: [['ai-providers']], success: `${provider.name} removed` });
+  const del = useAction('DELETE', apiPath('ai-providers.delete', { providerId: provider.id }), { invalidate: [['ai-providers']], success: `${provider.name} removed` });
   return <ConfirmButton label="Remove" title={`Remove ${provider.name}?`} message="Its API key is deleted from this server." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
 function AiForm({ onClose }: { onClose: () => void }) {
   const [f, setF] = useState({ id: '', kind: 'openai' as AiProviderKind, name: '', apiKey: '', baseUrl: '', defaultModel: '' });
-  const save = useAction<Record<string, unknown>>('PUT', () => `/api/system/ai-providers/${encodeURIComponent(f.id || f.kind)}`, { invalidate: [['ai-providers']], success: 'Provider saved', onSuccess: onClose });
+  const save = useAction<Record<string, unknown>>('PUT', () => apiPath('ai-providers.put', { providerId: f.id || f.kind }), { invalidate: [['ai-providers']], success: 'Provider saved', onSuccess: onClose });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <Modal open title="Add an AI provider" onClose={onClose}>

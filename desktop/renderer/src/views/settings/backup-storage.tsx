@@ -3,16 +3,17 @@ import { useEffect, useState } from 'react';
 import type { BackupStorageStatus } from '../../../../../shared/types.js';
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function BackupStorage() {
-  const q = useGet<BackupStorageStatus>(['backup-storage'], '/api/system/backup-storage');
+  const q = useGet<BackupStorageStatus>(['backup-storage'], apiPath('backup-storage.get'));
   const [f, setF] = useState({ endpoint: '', region: 'us-east-1', bucket: '', prefix: '', accessKeyId: '', secretAccessKey: '', forcePathStyle: true });
   useEffect(() => {
     const s = q.data?.storage;
     if (s) setF((x) => ({ ...x, endpoint: s.endpoint, region: s.region, bucket: s.bucket, prefix: s.prefix, accessKeyId: s.accessKeyId, forcePathStyle: s.forcePathStyle }));
   }, [q.data]);
-  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', '/api/system/backup-storage', { invalidate: [['backup-storage']], success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`) });
-  const del = useAction('DELETE', '/api/system/backup-storage', { invalidate: [['backup-storage']], success: 'Remote storage removed' });
+  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', apiPath('backup-storage.put'), { invalidate: [['backup-storage']], success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`) });
+  const del = useAction('DELETE', apiPath('backup-storage.delete'), { invalidate: [['backup-storage']], success: 'Remote storage removed' });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <form

@@ -5,6 +5,7 @@ import { useState } from 'react';
 import type { SystemSettings, SystemSettingsPatch } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { Button, ErrorNote, Field } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 type LimitKey = 'buildTimeoutSeconds' | 'pullTimeoutSeconds' | 'cloneTimeoutSeconds' | 'maxQueuedPerProject';
 
@@ -17,7 +18,7 @@ const FIELDS: { key: LimitKey; label: string; hint: string }[] = [
 
 export function DeployLimits({ settings }: { settings: SystemSettings }) {
   const [f, setF] = useState<Record<LimitKey, string>>(() => Object.fromEntries(FIELDS.map(({ key }) => [key, String(settings[key])])) as Record<LimitKey, string>);
-  const save = useAction<SystemSettingsPatch>('PATCH', '/api/system/settings', { invalidate: [['settings']], success: 'Deployment limits saved' });
+  const save = useAction<SystemSettingsPatch>('PATCH', apiPath('system.settings.patch'), { invalidate: [['settings']], success: 'Deployment limits saved' });
   return (
     <form
       className="card stack"

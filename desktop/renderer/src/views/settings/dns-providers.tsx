@@ -3,6 +3,7 @@ import { useState } from 'react';
 import type { DnsProviderId, DnsProviderStatus } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Modal } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const DNS_FIELDS: Record<DnsProviderId, { key: string; label: string; secret?: boolean; optional?: boolean }[]> = {
   cloudflare: [{ key: 'apiToken', label: 'API token', secret: true }],
@@ -43,14 +44,14 @@ export function DnsProviders({ providers }: { providers: DnsProviderStatus[] }) 
 }
 
 function DisconnectDns({ provider }: { provider: DnsProviderStatus }) {
-  const del = useAction('DELETE', `/api/system/dns-providers/${provider.id}`, { invalidate: [['settings']], success: `${provider.name} disconnected` });
+  const del = useAction('DELETE', apiPath('dns-providers.delete', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} disconnected` });
   return <ConfirmButton label="Disconnect" title={`Disconnect ${provider.name}?`} message="Its credentials are deleted from this server." confirmLabel="Disconnect" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
 function DnsForm({ provider, onClose }: { provider: DnsProviderStatus; onClose: () => void }) {
   const fields = DNS_FIELDS[provider.id];
   const [v, setV] = useState<Record<string, string>>({});
-  const save = useAction<Record<string, string>>('PUT', `/api/system/dns-providers/${provider.id}`, { invalidate: [['settings']], success: `${provider.name} connected`, onSuccess: onClose });
+  const save = useAction<Record<string, string>>('PUT', apiPath('dns-providers.put', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} connected`, onSuccess: onClose });
   return (
     <Modal open title={`Connect ${provider.name}`} onClose={onClose}>
       <form

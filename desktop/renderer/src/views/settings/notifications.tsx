@@ -8,6 +8,7 @@ import type { ChannelType, NotificationChannel, NotifyEvent, SystemSettings, Sys
 import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field, Modal, ShownOnce } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 const EVENT_LABELS: Record<NotifyEvent, string> = {
   deployment_failed: 'A deployment failed',
@@ -25,7 +26,7 @@ const LIST = ['notifications'];
 
 /** `settings`: the system settings, for the private-targets switch (absent while they load). */
 export function Notifications({ settings }: { settings?: SystemSettings | undefined }) {
-  const q = useGet<{ channels: NotificationChannel[] }>(LIST, '/api/system/notifications');
+  const q = useGet<{ channels: NotificationChannel[] }>(LIST, apiPath('notifications.list'));
   const [editing, setEditing] = useState<NotificationChannel | 'new' | null>(null);
   const channels = q.data?.channels ?? [];
   return (
@@ -64,7 +65,7 @@ export function Notifications({ settings }: { settings?: SystemSettings | undefi
 
 /** The system setting that lets channels send to this server (loopback) and link-local addresses. */
 function PrivateTargets({ allowed }: { allowed: boolean }) {
-  const save = useAction<SystemSettingsPatch>('PATCH', '/api/system/settings', { invalidate: [['settings']], success: 'Notification targets saved' });
+  const save = useAction<SystemSettingsPatch>('PATCH', apiPath('system.settings.patch'), { invalidate: [['settings']], success: 'Notification targets saved' });
   return (
     <label className="check small">
       <input type="checkbox" checked={allowed} disabled={save.isPending} onChange={(e) => save.mutate({ allowPrivateNotifyTargets: e.target.checked })} />
@@ -75,7 +76,7 @@ function PrivateTargets({ allowed }: { allowed: boolean }) {
 
 function TestChannel({ channel }: { channel: NotificationChannel }) {
   const notify = useNotify();
-  const test = useAction<undefined, { ok: boolean; detail: string }>('POST', `/api/system/notifications/${channel.id}/test`, {
+  const test = useAction<undefined, { ok: boolean; detail: string }>('POST', apiPath('notifications.test', { channelId: channel.id }), {
     onSuccess: (r) => (r.ok ? notify.ok(`Test notice delivered to ${channel.name}`) : notify.error(`${channel.name}: ${r.detail}`)),
   });
   return (
@@ -86,7 +87,7 @@ function TestChannel({ channel }: { channel: NotificationChannel }) {
 }
 
 function DeleteChannel({ channel }: { channel: NotificationChannel }) {
-  const del = useAction('DELETE', `/api/system/notifications/${channel.id}`, { invalidate: [LIST], success: `${channel.name} removed` });
+  const del = useAction('DELETE', apiPath('notifications.delete', { channelId: channel.id }), { invalidate: [LIST], success: `${channel.name} removed` });
   return <ConfirmButton label="Remove" title={`Remove ${channel.name}?`} message="It gets no more notices; its URL or password is deleted from this server." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
 }
 
@@ -124,7 +125,7 @@ function ChannelForm({ channel, onClose }: { channel: NotificationChannel | null
   const isNew = channel === null;
   const [f, setF] = useState<Form>({ type: channel?.type ?? 'slack', name: channel?.name ?? '', events: channel?.events ?? [...DEFAULT_NOTIFY_EVENTS], url: '', host: '', port: isNew ? '587' : '', secure: isNew ? 'starttls' : '', username: '', password: '', from: '', to: '' });
   const [secret, setSecret] = useState<string | null>(null);
-  const save = useAction<Record<string, unknown>, { channel: NotificationChannel; secret?: string }>(isNew ? 'POST' : 'PATCH', isNew ? '/api/system/notifications' : `/api/system/notifications/${channel.id}`, {
+  const save = useAction<Record<string, unknown>, { channel: NotificationChannel; secret?: string }>(isNew ? 'POST' : 'PATCH', isNew ? apiPath('notifications.create') : apiPath('notifications.patch', { channelId: channel.id }), {
     invalidate: [LIST],
     success: (r) => `${r.channel.name} ${isNew ? 'added' : 'saved'}`,
     onSuccess: (r) => (r.secret ? setSecret(r.secret) : onClose()),

@@ -4,11 +4,12 @@ import { useState } from 'react';
 import type { HttpsMode, ProxyResult, SystemSettings } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { Button, ErrorNote, Field } from '../../ui/kit';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function General({ settings }: { settings: SystemSettings }) {
   const [f, setF] = useState({ rootDomain: settings.rootDomain ?? '', publicIp: settings.publicIpDetected ? '' : settings.publicIp, httpsMode: settings.httpsMode ?? '', acmeEmail: settings.acmeEmail ?? '', dashboardHostname: settings.dashboardHostname ?? '' });
   const [proxy, setProxy] = useState<ProxyResult | null>(null);
-  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', '/api/system/settings', { invalidate: [['settings']], success: 'Settings saved', onSuccess: (r) => setProxy(r.proxy ?? null) });
+  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', apiPath('system.settings.patch'), { invalidate: [['settings']], success: 'Settings saved', onSuccess: (r) => setProxy(r.proxy ?? null) });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <form

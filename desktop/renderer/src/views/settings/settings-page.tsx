@@ -9,6 +9,7 @@ import { DeployLimits } from './deploy-limits';
 import { DnsProviders } from './dns-providers';
 import { Notifications } from './notifications';
 import { General } from './server';
+import { apiPath } from '../../../../../shared/api-routes.js';
 
 interface SettingsAnswer {
   settings: SystemSettings;
@@ -16,7 +17,7 @@ interface SettingsAnswer {
 }
 
 export default function SettingsPage() {
-  const q = useGet<SettingsAnswer>(['settings'], '/api/system/settings');
+  const q = useGet<SettingsAnswer>(['settings'], apiPath('system.settings'));
   return (
     <div className="page narrow">
       <div className="page-head">

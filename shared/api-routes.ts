@@ -1,0 +1,204 @@
+// Every API route, declared once as data (Fastify-style route options without the handler): the
+// daemon registers exactly these (daemon/http/route-table.ts), the clients build their paths with
+// `apiPath`, the desktop allow-list admits the routes marked `desktop`, and the auth-matrix test
+// checks every route's `access`. A route is added here and nowhere else as a path.
+//
+// access:
+// - `open`: no key at all (health; a git host's delivery, which its signature authenticates)
+// - `session`: signing in to or out of a console session (no key; the same-origin check applies)
+// - `read` / `write`: a key that sees the resource (write: a write key; core then answers 404 for a
+//   resource outside the key's projects, exactly like an unknown one)
+// - `all-projects-read` / `all-projects-write`: a key over all projects (`action` says what for, in
+//   the 403 message: "<action> needs a key over all projects")
+// - `project-admin`: a write key over all projects acting on one project; a project the key cannot
+//   see answers 404 like an unknown one before the 403 (core checks both, in that order)
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+export type RouteAccess = 'open' | 'session' | 'read' | 'write' | 'all-projects-read' | 'all-projects-write' | 'project-admin';
+
+export interface RouteSpec {
+  readonly id: string;
+  readonly method: Method;
+  /** `:name` is one path segment. */
+  readonly path: string;
+  readonly access: RouteAccess;
+  /** For the all-projects accesses and project-admin: what the key is refused for. */
+  readonly action?: string;
+  /** A Server-Sent Events stream. */
+  readonly sse?: boolean;
+  /** A binary answer saved as a file (not JSON). */
+  readonly download?: boolean;
+  /** The desktop window may reach it through the main process (default true). */
+  readonly desktop?: boolean;
+}
+
+const S = '/api/services/:serviceId';
+const DB = `${S}/database`;
+
+export const API_ROUTES = [
+  { id: 'health', method: 'GET', path: '/api/health', access: 'open' },
+  // keys: managing them needs a write key over all projects, even to list them
+  { id: 'keys.list', method: 'GET', path: '/api/keys', access: 'all-projects-write', action: 'managing keys' },
+  { id: 'keys.create', method: 'POST', path: '/api/keys', access: 'all-projects-write', action: 'managing keys' },
+  { id: 'keys.revoke', method: 'DELETE', path: '/api/keys/:keyId', access: 'all-projects-write', action: 'managing keys' },
+  { id: 'projects.list', method: 'GET', path: '/api/projects', access: 'read' },
+  { id: 'projects.create', method: 'POST', path: '/api/projects', access: 'all-projects-write', action: 'creating a project' },
+  // scripts in the field call it with a project id as well as a slug: both are accepted
+  { id: 'projects.get', method: 'GET', path: '/api/projects/:projectSlug', access: 'read' },
+  { id: 'projects.patch', method: 'PATCH', path: '/api/projects/:projectId', access: 'write' },
+  { id: 'projects.delete', method: 'DELETE', path: '/api/projects/:projectId', access: 'write' },
+  { id: 'projects.database-variable-suggestions', method: 'GET', path: '/api/projects/:projectId/database-variable-suggestions', access: 'read' },
+  { id: 'services.create', method: 'POST', path: '/api/projects/:projectId/services', access: 'write' },
+  { id: 'services.overview', method: 'GET', path: `${S}/overview`, access: 'read' },
+  { id: 'services.patch', method: 'PATCH', path: S, access: 'write' },
+  { id: 'services.transfer', method: 'POST', path: `${S}/transfer`, access: 'write' },
+  { id: 'services.delete', method: 'DELETE', path: S, access: 'write' },
+  { id: 'services.suggestion-keys', method: 'GET', path: `${S}/suggestion-keys`, access: 'read' },
+  { id: 'env.set', method: 'POST', path: `${S}/env`, access: 'write' },
+  { id: 'env.delete', method: 'DELETE', path: `${S}/env/:envId`, access: 'write' },
+  { id: 'domains.add', method: 'POST', path: `${S}/domains`, access: 'write' },
+  { id: 'domains.patch', method: 'PATCH', path: `${S}/domains/:domainId`, access: 'write' },
+  { id: 'domains.delete', method: 'DELETE', path: `${S}/domains/:domainId`, access: 'write' },
+  { id: 'generated-names.list', method: 'GET', path: '/api/generated-names', access: 'all-projects-read', action: 'listing the generated names of every project' },
+  { id: 'generated-names.release', method: 'DELETE', path: '/api/generated-names/:label', access: 'all-projects-write', action: 'releasing a generated name' },
+  { id: 'deployments.create', method: 'POST', path: `${S}/deployments`, access: 'write' },
+  { id: 'deployments.list', method: 'GET', path: `${S}/deployments`, access: 'read' },
+  { id: 'deployments.abort', method: 'POST', path: '/api/deployments/:deploymentId/abort', access: 'write' },
+  { id: 'deployments.rollback', method: 'POST', path: '/api/deployments/:deploymentId/rollback', access: 'write' },
+  { id: 'deployments.logs', method: 'GET', path: '/api/deployments/:deploymentId/logs', access: 'read' },
+  { id: 'deployments.stream', method: 'GET', path: '/api/deployments/:deploymentId/stream', access: 'read', sse: true },
+  { id: 'services.runtime-logs', method: 'GET', path: `${S}/runtime-logs/stream`, access: 'read', sse: true },
+  { id: 'webhooks.create', method: 'POST', path: `${S}/webhook`, access: 'write' },
+  { id: 'webhooks.get', method: 'GET', path: `${S}/webhook`, access: 'read' },
+  { id: 'webhooks.delete', method: 'DELETE', path: `${S}/webhook`, access: 'write' },
+  { id: 'events', method: 'GET', path: '/api/events', access: 'read', sse: true },
+  { id: 'system.metrics', method: 'GET', path: '/api/system/metrics', access: 'read' },
+  // any key reads whether builds are paused; keys over all projects also see the volumes
+  { id: 'system.disk', method: 'GET', path: '/api/system/disk', access: 'read' },
+  { id: 'system.disk.patch', method: 'PATCH', path: '/api/system/disk', access: 'all-projects-write', action: 'changing the free disk threshold' },
+  { id: 'quotas.get', method: 'GET', path: '/api/projects/:projectId/quotas', access: 'read' },
+  { id: 'quotas.patch', method: 'PATCH', path: '/api/projects/:projectId/quotas', access: 'project-admin', action: "changing a project's quotas" },
+  { id: 'system.quotas', method: 'GET', path: '/api/system/quotas', access: 'all-projects-read', action: 'reading the default quotas' },
+  { id: 'system.quotas.patch', method: 'PATCH', path: '/api/system/quotas', access: 'all-projects-write', action: 'changing the default quotas' },
+  { id: 'deployments.explain-failure', method: 'POST', path: '/api/deployments/:deploymentId/explain-failure', access: 'write' },
+  { id: 'ai-providers.list', method: 'GET', path: '/api/system/ai-providers', access: 'all-projects-read', action: 'listing AI providers' },
+  { id: 'ai-providers.put', method: 'PUT', path: '/api/system/ai-providers/:providerId', access: 'all-projects-write', action: 'managing AI providers' },
+  { id: 'ai-providers.delete', method: 'DELETE', path: '/api/system/ai-providers/:providerId', access: 'all-projects-write', action: 'managing AI providers' },
+  { id: 'system.settings', method: 'GET', path: '/api/system/settings', access: 'all-projects-read', action: 'reading system settings' },
+  { id: 'system.settings.patch', method: 'PATCH', path: '/api/system/settings', access: 'all-projects-write', action: 'changing system settings' },
+  { id: 'dns-providers.put', method: 'PUT', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
+  { id: 'dns-providers.delete', method: 'DELETE', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
+  { id: 'domains.dns-record', method: 'POST', path: `${S}/domains/:domainId/dns-records`, access: 'write' },
+  { id: 'services.build-plan', method: 'GET', path: `${S}/build-plan`, access: 'read' },
+  { id: 'database.tables', method: 'GET', path: `${DB}/tables`, access: 'read' },
+  { id: 'database.rows', method: 'GET', path: `${DB}/rows`, access: 'read' },
+  { id: 'database.query', method: 'POST', path: `${DB}/query`, access: 'write' },
+  { id: 'database.rows.insert', method: 'POST', path: `${DB}/rows`, access: 'write' },
+  { id: 'database.rows.update', method: 'PATCH', path: `${DB}/rows`, access: 'write' },
+  { id: 'database.rows.delete', method: 'DELETE', path: `${DB}/rows`, access: 'write' },
+  { id: 'database.tls', method: 'GET', path: `${DB}/tls`, access: 'read' },
+  { id: 'database.tls.ca', method: 'GET', path: `${DB}/tls/ca`, access: 'read', download: true },
+  { id: 'backup-storage.get', method: 'GET', path: '/api/system/backup-storage', access: 'all-projects-read', action: 'reading backup storage settings' },
+  { id: 'backup-storage.put', method: 'PUT', path: '/api/system/backup-storage', access: 'all-projects-write', action: 'changing backup storage settings' },
+  { id: 'backup-storage.delete', method: 'DELETE', path: '/api/system/backup-storage', access: 'all-projects-write', action: 'changing backup storage settings' },
+  { id: 'backups.list', method: 'GET', path: `${DB}/backups`, access: 'read' },
+  { id: 'backups.create', method: 'POST', path: `${DB}/backups`, access: 'write' },
+  { id: 'backups.settings.patch', method: 'PATCH', path: `${DB}/backups/settings`, access: 'write' },
+  { id: 'backups.restore', method: 'POST', path: `${DB}/backups/:backupId/restore`, access: 'write' },
+  { id: 'backups.download', method: 'GET', path: `${DB}/backups/:backupId/download`, access: 'read', download: true },
+  { id: 'backups.delete', method: 'DELETE', path: `${DB}/backups/:backupId`, access: 'write' },
+  { id: 'imports.list', method: 'GET', path: `${DB}/imports`, access: 'read' },
+  { id: 'imports.postgres-url', method: 'POST', path: `${DB}/import/postgres-url`, access: 'write' },
+  { id: 'imports.redis-url', method: 'POST', path: `${DB}/import/redis-url`, access: 'write' },
+  { id: 'notifications.list', method: 'GET', path: '/api/system/notifications', access: 'all-projects-read', action: 'reading notification channels' },
+  { id: 'notifications.create', method: 'POST', path: '/api/system/notifications', access: 'all-projects-write', action: 'changing notification channels' },
+  { id: 'notifications.patch', method: 'PATCH', path: '/api/system/notifications/:channelId', access: 'all-projects-write', action: 'changing notification channels' },
+  { id: 'notifications.delete', method: 'DELETE', path: '/api/system/notifications/:channelId', access: 'all-projects-write', action: 'changing notification channels' },
+  { id: 'notifications.test', method: 'POST', path: '/api/system/notifications/:channelId/test', access: 'all-projects-write', action: 'testing notification channels' },
+  // the desktop app signs in with its stored key itself: the window only asks who it is
+  { id: 'session.open', method: 'POST', path: '/api/session', access: 'session', desktop: false },
+  { id: 'session.get', method: 'GET', path: '/api/session', access: 'read' },
+  { id: 'session.close', method: 'DELETE', path: '/api/session', access: 'session', desktop: false },
+  // a git host's signed push delivery: no key (its signature authenticates it)
+  { id: 'hooks.deliver', method: 'POST', path: '/api/hooks/:serviceId', access: 'open', desktop: false },
+] as const satisfies readonly RouteSpec[];
+
+export type ApiRoute = (typeof API_ROUTES)[number];
+export type RouteId = ApiRoute['id'];
+export type RouteOf<Id extends RouteId> = Extract<ApiRoute, { id: Id }>;
+export type PathOf<Id extends RouteId> = RouteOf<Id>['path'];
+
+/** The `:names` of a path, as a union of strings. */
+export type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? Name | ParamNames<`/${Rest}`>
+  : P extends `${string}:${infer Name}`
+    ? Name
+    : never;
+
+/** The parameters a route's path takes, each one path segment. */
+export type RouteParams<Id extends RouteId> = { [N in ParamNames<PathOf<Id>>]: string };
+
+/** Query string values; undefined ones are left out. */
+export type QueryValues = Record<string, string | number | boolean | undefined>;
+
+const BY_ID = new Map<string, RouteSpec>(API_ROUTES.map((r) => [r.id, r]));
+
+export function routeById<Id extends RouteId>(id: Id): RouteOf<Id> {
+  const route = BY_ID.get(id);
+  if (!route) throw new Error(`no API route ${id}`);
+  return route as RouteOf<Id>;
+}
+
+type ParamsArg<Id extends RouteId> = [ParamNames<PathOf<Id>>] extends [never] ? [params?: Record<string, never>, query?: QueryValues] : [params: RouteParams<Id>, query?: QueryValues];
+
+/**
+ * The path of a route with its parameters filled in (each encoded as one segment) and an optional
+ * query string: `apiPath('services.patch', { serviceId })`.
+ */
+export function apiPath<Id extends RouteId>(id: Id, ...[params, query]: ParamsArg<Id>): string {
+  return routePath(id, (params ?? {}) as RouteParams<Id>, query);
+}
+
+/** apiPath with the parameters always given (`{}` for a route without any). */
+export function routePath<Id extends RouteId>(id: Id, params: RouteParams<Id>, query?: QueryValues): string {
+  const values = params as Record<string, string | undefined>;
+  const path = routeById(id).path.replace(/:([A-Za-z_$][A-Za-z0-9_$]*)/g, (_m, name: string) => {
+    const value = values[name];
+    if (typeof value !== 'string') throw new Error(`apiPath(${id}): ${name} is missing`);
+    return encodeURIComponent(value);
+  });
+  return path + queryString(query);
+}
+
+/** `?a=1&b=x` from the defined entries, or '' when none. */
+function queryString(query: QueryValues | undefined): string {
+  const entries = Object.entries(query ?? {}).filter((e): e is [string, string | number | boolean] => e[1] !== undefined);
+  return entries.length === 0 ? '' : `?${new URLSearchParams(entries.map(([k, v]) => [k, String(v)])).toString()}`;
+}
+
+/** Whether a route is one the desktop window may reach through the main process. */
+export function desktopReaches(route: RouteSpec): boolean {
+  return route.desktop !== false;
+}
+
+/**
+ * The table route a concrete path and method are (literal segments win over parameters, as in the
+ * daemon: `backups/settings` before `backups/:backupId`), or null. `path` has no query string.
+ */
+export function matchRoute(method: string, path: string): ApiRoute | null {
+  const segments = path.split('/').slice(1);
+  let best: ApiRoute | null = null;
+  let bestLiterals = -1;
+  for (const route of API_ROUTES) {
+    if (route.method !== method) continue;
+    const parts = route.path.split('/').slice(1);
+    if (parts.length !== segments.length) continue;
+    if (!parts.every((p, i) => p.startsWith(':') || p === segments[i])) continue;
+    const literals = parts.filter((p) => !p.startsWith(':')).length;
+    if (literals > bestLiterals) {
+      best = route;
+      bestLiterals = literals;
+    }
+  }
+  return best;
+}

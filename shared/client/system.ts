@@ -1,0 +1,100 @@
+// The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
+// notification channels, system settings and DNS providers.
+import type {
+  AiProvider,
+  AiProviderInput,
+  DiskState,
+  DnsProviderCredentials,
+  DnsProviderId,
+  DnsProviderStatus,
+  DnsRecordResult,
+  Domain,
+  Explanation,
+  NotificationChannel,
+  ProjectQuotas,
+  ProjectQuotasAnswer,
+  ProxyResult,
+  QuotaValues,
+  SystemMetrics,
+  SystemSettings,
+  SystemSettingsPatch,
+} from '../types.js';
+import { ProjectsClient } from './projects.js';
+
+export class SystemClient extends ProjectsClient {
+  systemMetrics(): Promise<SystemMetrics> {
+    return this.api('system.metrics', {});
+  }
+
+  /** Whether new builds, deploys and backups are paused for lack of disk (volumes and threshold for keys over all projects). */
+  systemDisk(): Promise<{ disk: DiskState }> {
+    return this.api('system.disk', {});
+  }
+  /** `minFreeBytes: null` goes back to the server's default (BERTH_DISK_MIN_FREE_MB). */
+  patchSystemDisk(input: { minFreeBytes: number | null }): Promise<{ disk: DiskState }> {
+    return this.api('system.disk.patch', {}, input);
+  }
+  /** The server-wide default quotas (a key over all projects). */
+  defaultQuotas(): Promise<{ quotas: QuotaValues }> {
+    return this.api('system.quotas', {});
+  }
+  patchDefaultQuotas(input: Partial<ProjectQuotas>): Promise<{ quotas: QuotaValues }> {
+    return this.api('system.quotas.patch', {}, input);
+  }
+  projectQuotas(projectId: string): Promise<ProjectQuotasAnswer> {
+    return this.api('quotas.get', { projectId });
+  }
+  /** A number sets a quota, null goes back to the server's default (a write key over all projects). */
+  patchProjectQuotas(projectId: string, input: Partial<ProjectQuotas>): Promise<ProjectQuotasAnswer> {
+    return this.api('quotas.patch', { projectId }, input);
+  }
+
+  // Failure explanations and the AI providers behind them
+  explainFailure(deploymentId: string, input: { providerId: string; model?: string }): Promise<{ explanation: Explanation }> {
+    return this.api('deployments.explain-failure', { deploymentId }, input);
+  }
+  listAiProviders(): Promise<{ providers: AiProvider[] }> {
+    return this.api('ai-providers.list', {});
+  }
+  putAiProvider(providerId: string, input: AiProviderInput): Promise<{ provider: AiProvider }> {
+    return this.api('ai-providers.put', { providerId }, input);
+  }
+  deleteAiProvider(providerId: string): Promise<{ ok: true }> {
+    return this.api('ai-providers.delete', { providerId });
+  }
+
+  // Notification channels (a key over all projects)
+  listNotificationChannels(): Promise<{ channels: NotificationChannel[] }> {
+    return this.api('notifications.list', {});
+  }
+  /** A webhook's answer carries its signing secret, this once. */
+  createNotificationChannel(input: Record<string, unknown> & { type: NotificationChannel['type']; name: string; events: NotificationChannel['events'] }): Promise<{ channel: NotificationChannel; secret?: string }> {
+    return this.api('notifications.create', {}, input);
+  }
+  updateNotificationChannel(channelId: string, patch: Record<string, unknown>): Promise<{ channel: NotificationChannel }> {
+    return this.api('notifications.patch', { channelId }, patch);
+  }
+  deleteNotificationChannel(channelId: string): Promise<{ ok: true }> {
+    return this.api('notifications.delete', { channelId });
+  }
+  testNotificationChannel(channelId: string): Promise<{ ok: boolean; detail: string }> {
+    return this.api('notifications.test', { channelId });
+  }
+
+  // System settings, DNS providers and A records for custom domains
+  systemSettings(): Promise<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[] }> {
+    return this.api('system.settings', {});
+  }
+  patchSystemSettings(patch: SystemSettingsPatch): Promise<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[]; proxy: ProxyResult }> {
+    return this.api('system.settings.patch', {}, patch);
+  }
+  connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
+    return this.api('dns-providers.put', { providerId }, credentials);
+  }
+  disconnectDnsProvider(providerId: DnsProviderId): Promise<{ ok: true }> {
+    return this.api('dns-providers.delete', { providerId });
+  }
+  createDnsRecord(serviceId: string, domainId: string, providerId: DnsProviderId): Promise<{ ok: true; result: DnsRecordResult; domain: Domain }> {
+    return this.api('domains.dns-record', { serviceId, domainId }, { providerId });
+  }
+}
