@@ -6,8 +6,7 @@
 // isTrustedIPCSender is the model), the route must be on the allow-list; then the main process
 // adds the server's key. Keys never cross into the renderer.
 import { APP_SERVER_ID, type BridgeResponse, type DownloadResult, type ServerSummary, type StreamMessage } from '../ipc/contract.js';
-import { isAllowedDownload } from './downloads.js';
-import { isAllowedRequest, isAllowedStream } from './routes.js';
+import { isAllowedDownload, isAllowedRequest, isAllowedStream } from './routes.js';
 
 export type { BridgeResponse, StreamMessage } from '../ipc/contract.js';
 

@@ -15,17 +15,6 @@ import { connectionError } from './connection.js';
 /** Electron's dialog.showSaveDialog, as the app calls it (electron-main binds it to the window). */
 export type ShowSaveDialog = (options: { title: string; defaultPath: string }) => Promise<{ canceled: boolean; filePath?: string }>;
 
-// TODO(merge): the routes engineer's isAllowedDownload in routes.ts (from the shared route table)
-// replaces this local check of the two download routes.
-const DOWNLOADS = [/^\/api\/services\/[A-Za-z0-9._~-]+\/database\/backups\/[A-Za-z0-9._~-]+\/download$/, /^\/api\/services\/[A-Za-z0-9._~-]+\/database\/tls\/ca$/];
-
-/** Whether a path is one of the API's file downloads (no query, no `.` or `..` segment, no encoded character). */
-export function isAllowedDownload(path: string): boolean {
-  if (typeof path !== 'string' || path.length > 512) return false;
-  if (path.split('/').some((seg) => seg === '.' || seg === '..')) return false;
-  return DOWNLOADS.some((re) => re.test(path));
-}
-
 /** The file name of a Content-Disposition header (`filename*=UTF-8''…` or `filename="…"`), without any directory. */
 function dispositionFilename(header: string | null): string | null {
   if (!header) return null;
