@@ -1,6 +1,4 @@
 import { readFileSync } from 'node:fs';
 
 /** The package version, read once from package.json (two levels above the compiled file). */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;

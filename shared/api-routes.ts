@@ -129,11 +129,7 @@ export type RouteOf<Id extends RouteId> = Extract<ApiRoute, { id: Id }>;
 export type PathOf<Id extends RouteId> = RouteOf<Id>['path'];
 
 /** The `:names` of a path, as a union of strings. */
-export type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
-  ? Name | ParamNames<`/${Rest}`>
-  : P extends `${string}:${infer Name}`
-    ? Name
-    : never;
+export type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}` ? Name | ParamNames<`/${Rest}`> : P extends `${string}:${infer Name}` ? Name : never;
 
 /** The parameters a route's path takes, each one path segment. */
 export type RouteParams<Id extends RouteId> = { [N in ParamNames<PathOf<Id>>]: string };

@@ -6,14 +6,7 @@ export const ENV_KEY_PATTERN = /^[A-Z_][A-Z0-9_]*$/;
 
 export const BUILD_METHODS: readonly BuildMethod[] = ['auto', 'dockerfile', 'autobuild'];
 export const RUNTIME_MODES: readonly RuntimeMode[] = ['web', 'worker', 'static'];
-export const DATABASE_ENGINES: readonly DatabaseEngine[] = [
-  'postgres',
-  'timescale',
-  'mysql',
-  'redis',
-  'mongodb',
-  'clickhouse',
-];
+export const DATABASE_ENGINES: readonly DatabaseEngine[] = ['postgres', 'timescale', 'mysql', 'redis', 'mongodb', 'clickhouse'];
 
 /** Constant `repoUrl` values that mark a service's kind (spec, Service). */
 export const REPO_URL_IMAGE = 'docker-image';

@@ -1,7 +1,7 @@
 // Mocha's spec output, then one closing line CI reads: "N passed, N failed, N skipped".
 const Mocha = require('mocha');
 
-const { EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING} = Mocha.Runner.constants;
+const { EVENT_RUN_END, EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING } = Mocha.Runner.constants;
 
 class SummaryReporter extends Mocha.reporters.Spec {
   constructor(runner, options) {

@@ -8,14 +8,7 @@ import type Docker from 'dockerode';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { DatabaseEngine } from '../../shared/types.js';
-import {
-  defaultSettings,
-  requireDeletable,
-  requireDownloadable,
-  requireImportTarget,
-  requireRestorable,
-  requireStorageAvailable,
-} from '../core/backup-states.js';
+import { defaultSettings, requireDeletable, requireDownloadable, requireImportTarget, requireRestorable, requireStorageAvailable } from '../core/backup-states.js';
 import type { BackupEventStatus, EventSink } from '../core/events.js';
 import { Conflict, InvalidInput, NotFound } from '../core/errors.js';
 import type { BackupDownload, BackupJobs, BackupListing, ImportReach, RestoreResult, SettingsPatch } from '../core/ports/backup-jobs.js';

@@ -49,7 +49,7 @@ export async function pinSourceAddress(url: URL, reach: ImportReach, facts: Reac
   const { host: hostname, port } = redisEndpoint(url);
   return pinReachableAddress(hostname, port, reach, facts, {
     subject: 'sourceUrl',
-    rule: 'a key over selected projects imports only from another server, or from a database of its own projects on this server\'s host port',
+    rule: "a key over selected projects imports only from another server, or from a database of its own projects on this server's host port",
   });
 }
 

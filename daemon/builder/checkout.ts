@@ -105,13 +105,10 @@ export async function checkout(req: CheckoutRequest): Promise<CheckoutResult> {
 async function cloneAndCheckOut(req: CheckoutRequest, env: NodeJS.ProcessEnv, signal: AbortSignal, limits: CloneLimits, redact: (line: string) => string): Promise<CheckoutResult> {
   let clone: GitRun;
   try {
-    clone = await runGit(
-      ['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest],
-      env,
-      signal,
-      forwardTo(req.log, redact),
-      { dir: req.dest, maxBytes: limits.maxBytes },
-    );
+    clone = await runGit(['clone', '--progress', '--depth', '1', '--single-branch', '--branch', req.branch, '--', req.repoUrl, req.dest], env, signal, forwardTo(req.log, redact), {
+      dir: req.dest,
+      maxBytes: limits.maxBytes,
+    });
     if (clone.exitCode === 0 && (await sizeOver(req.dest, limits.maxBytes))) clone.tooLarge = true;
   } catch (err) {
     emptyDir(req.dest);

@@ -18,7 +18,7 @@ export interface ClonePin {
 
 const WORDING = {
   subject: 'repoUrl',
-  rule: 'a key over selected projects clones only from another server, or from a service of its own projects on this server\'s host port',
+  rule: "a key over selected projects clones only from another server, or from a service of its own projects on this server's host port",
 };
 
 /**
@@ -43,7 +43,7 @@ export async function pinCloneAddress(repoUrl: string, reach: CloneReach, facts:
 }
 
 const REGISTRY_WORDING = {
-  subject: 'the image reference\'s registry',
+  subject: "the image reference's registry",
   rule: 'a key over selected projects pulls only from registries on other servers',
 };
 

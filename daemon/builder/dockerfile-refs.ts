@@ -135,7 +135,10 @@ export function instructionsOf(dockerfile: string): { escape: string; instructio
 }
 
 function words(text: string): string[] {
-  return text.trim().split(/\s+/).filter((w) => w !== '');
+  return text
+    .trim()
+    .split(/\s+/)
+    .filter((w) => w !== '');
 }
 
 /** `--name=value` (or `--name value`) flags at the start of an instruction's arguments. */

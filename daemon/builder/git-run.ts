@@ -82,13 +82,7 @@ export interface GitRun {
  * Runs git in its own process group so an abort can kill the whole tree (git clone leaves the
  * transfer to child processes such as git-remote-http, which would outlive a killed parent).
  */
-export function runGit(
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  signal: AbortSignal | undefined,
-  onLine: LineSink,
-  watch?: { dir: string; maxBytes: number },
-): Promise<GitRun> {
+export function runGit(args: string[], env: NodeJS.ProcessEnv, signal: AbortSignal | undefined, onLine: LineSink, watch?: { dir: string; maxBytes: number }): Promise<GitRun> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(new BuildError(CHECKOUT_ABORTED));

@@ -73,7 +73,9 @@ export function registerAuthCommands(program: Command): void {
       config.current = name;
       writeCliConfig(config);
       out.result({ context: name, server, pinned: fingerprint ?? null, projects: projectCount }, () => '');
-      out.success(`logged in to ${server} as context ${name} (${projectCount} project${projectCount === 1 ? '' : 's'} visible)${fingerprint ? `, certificate pinned to ${formatFingerprint(fingerprint)}` : ''}`);
+      out.success(
+        `logged in to ${server} as context ${name} (${projectCount} project${projectCount === 1 ? '' : 's'} visible)${fingerprint ? `, certificate pinned to ${formatFingerprint(fingerprint)}` : ''}`,
+      );
     });
 
   const context = program.command('context').description('the saved servers');
@@ -86,7 +88,12 @@ export function registerAuthCommands(program: Command): void {
       const rows = Object.entries(config.contexts).map(([name, c]) => ({ name, server: c.server, current: name === config.current, pinned: Boolean(c.fingerprint) }));
       if (out.json) return rows.forEach((r) => out.event(r));
       if (rows.length === 0) return out.info(`no contexts in ${configPath()}: run berth login URL`);
-      out.line(table(['', 'NAME', 'SERVER', 'PINNED'], rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.pinned ? 'yes' : 'no'])));
+      out.line(
+        table(
+          ['', 'NAME', 'SERVER', 'PINNED'],
+          rows.map((r) => [r.current ? '*' : '', r.name, r.server, r.pinned ? 'yes' : 'no']),
+        ),
+      );
     });
   context
     .command('use')

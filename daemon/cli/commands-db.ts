@@ -70,7 +70,12 @@ export function registerDatabaseCommands(program: Command): void {
       const s = openSession(cmd);
       const { tables } = await s.client.databaseTables((await s.service(ref)).id, o);
       if (s.out.json) return tables.forEach((t) => s.out.event(t));
-      s.out.line(table(['SCHEMA', 'NAME', 'ROWS'], tables.map((t) => [t.schema, t.name, `${t.rowCountEstimated ? '~' : ''}${t.rowCount}`])));
+      s.out.line(
+        table(
+          ['SCHEMA', 'NAME', 'ROWS'],
+          tables.map((t) => [t.schema, t.name, `${t.rowCountEstimated ? '~' : ''}${t.rowCount}`]),
+        ),
+      );
     });
 
   db.command('query')
@@ -89,7 +94,12 @@ export function registerDatabaseCommands(program: Command): void {
       if (o.csv) {
         s.out.line([names.map((n) => csvField(n)).join(','), ...res.rows.map((r) => names.map((n) => csvField(r[n] ?? null)).join(','))].join('\n'));
       } else if (names.length > 0) {
-        s.out.line(table(names, res.rows.map((r) => names.map((n) => r[n] ?? null))));
+        s.out.line(
+          table(
+            names,
+            res.rows.map((r) => names.map((n) => r[n] ?? null)),
+          ),
+        );
       }
       s.out.info(`(${res.rowCount} row${res.rowCount === 1 ? '' : 's'}${res.truncated ? ', truncated' : ''})`);
     });
@@ -133,7 +143,12 @@ export function registerDatabaseCommands(program: Command): void {
       const s = openSession(cmd);
       const { imports } = await s.client.listImports((await s.service(ref)).id);
       if (s.out.json) return imports.forEach((i) => s.out.event(i));
-      s.out.line(table(['ID', 'STATUS', 'SOURCE', 'STARTED', 'FINISHED', 'ERROR'], imports.map((i) => [i.id, i.status, i.sourceLabel, i.startedAt, i.finishedAt ?? '', i.error ?? ''])));
+      s.out.line(
+        table(
+          ['ID', 'STATUS', 'SOURCE', 'STARTED', 'FINISHED', 'ERROR'],
+          imports.map((i) => [i.id, i.status, i.sourceLabel, i.startedAt, i.finishedAt ?? '', i.error ?? '']),
+        ),
+      );
     });
 
   const backup = program.command('backup').description("a database service's backups");
@@ -145,7 +160,12 @@ export function registerDatabaseCommands(program: Command): void {
       const s = openSession(cmd);
       const { backups } = await s.client.listBackups((await s.service(ref)).id);
       if (s.out.json) return backups.forEach((b) => s.out.event(b));
-      s.out.line(table(['ID', 'STATUS', 'TRIGGER', 'STORAGE', 'SIZE', 'CREATED'], backups.map((b) => [b.id, b.status, b.trigger, b.storage, b.sizeBytes, b.createdAt])));
+      s.out.line(
+        table(
+          ['ID', 'STATUS', 'TRIGGER', 'STORAGE', 'SIZE', 'CREATED'],
+          backups.map((b) => [b.id, b.status, b.trigger, b.storage, b.sizeBytes, b.createdAt]),
+        ),
+      );
     });
 
   backup
@@ -230,7 +250,11 @@ export function registerDatabaseCommands(program: Command): void {
         keepMonthly: 'keepMonthly',
         storage: 'storage',
       };
-      const patch = Object.fromEntries(Object.entries(map).filter(([opt]) => o[opt] !== undefined).map(([opt, field]) => [field, o[opt]]));
+      const patch = Object.fromEntries(
+        Object.entries(map)
+          .filter(([opt]) => o[opt] !== undefined)
+          .map(([opt, field]) => [field, o[opt]]),
+      );
       const settings = Object.keys(patch).length > 0 ? (await s.client.patchBackupSettings(service.id, patch)).settings : (await s.client.listBackups(service.id)).settings;
       s.out.result(settings, () =>
         [

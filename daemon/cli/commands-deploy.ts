@@ -90,4 +90,3 @@ export function registerDeployCommand(program: Command): void {
       throw new CliError(`deployment ${deployment.id} of ${service.slug} ${end === 'deleted' ? 'was deleted' : `ended ${end}`}`, EXIT.failed);
     });
 }
-

@@ -18,7 +18,12 @@ export function registerDomainCommands(program: Command): void {
       const list = (await s.client.overview((await s.service(ref)).id)).domains;
       if (s.out.json) return list.forEach((d) => s.out.event(d));
       if (list.length === 0) return s.out.info('no custom domains');
-      s.out.line(table(['ID', 'HOSTNAME', 'STATUS'], list.map((d) => [d.id, d.hostname, d.status])));
+      s.out.line(
+        table(
+          ['ID', 'HOSTNAME', 'STATUS'],
+          list.map((d) => [d.id, d.hostname, d.status]),
+        ),
+      );
     });
 
   domains
@@ -48,15 +53,18 @@ export function registerDomainCommands(program: Command): void {
 
   const names = program.command('names').description('generated hostnames and the projects that keep them (a key over all projects)');
 
-  names
-    .command('list')
-    .action(async (_o, cmd: Command) => {
-      const s = openSession(cmd);
-      const list = (await s.client.generatedNames()).names;
-      if (s.out.json) return list.forEach((n) => s.out.event(n));
-      if (list.length === 0) return s.out.info('no generated names');
-      s.out.line(table(['LABEL', 'HOSTNAME', 'PROJECT', 'SERVICE'], list.map((n) => [n.label, n.hostname ?? '-', n.projectId, n.serviceId ?? '(kept)'])));
-    });
+  names.command('list').action(async (_o, cmd: Command) => {
+    const s = openSession(cmd);
+    const list = (await s.client.generatedNames()).names;
+    if (s.out.json) return list.forEach((n) => s.out.event(n));
+    if (list.length === 0) return s.out.info('no generated names');
+    s.out.line(
+      table(
+        ['LABEL', 'HOSTNAME', 'PROJECT', 'SERVICE'],
+        list.map((n) => [n.label, n.hostname ?? '-', n.projectId, n.serviceId ?? '(kept)']),
+      ),
+    );
+  });
 
   names
     .command('release')

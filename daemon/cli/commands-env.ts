@@ -35,7 +35,14 @@ export function registerEnvCommands(program: Command): void {
       const { env: vars } = await s.client.overview((await s.service(ref)).id);
       if (s.out.json) return vars.forEach((v) => s.out.event(v));
       if (vars.length === 0) return s.out.info('no variables');
-      s.out.line(o.values ? table(['KEY', 'VALUE', 'RESOLVED'], vars.map((v) => [v.key, v.value, v.resolvedValue])) : vars.map((v) => v.key).join('\n'));
+      s.out.line(
+        o.values
+          ? table(
+              ['KEY', 'VALUE', 'RESOLVED'],
+              vars.map((v) => [v.key, v.value, v.resolvedValue]),
+            )
+          : vars.map((v) => v.key).join('\n'),
+      );
     });
 
   env

@@ -169,7 +169,9 @@ export function registerLogCommands(program: Command): void {
       const s = openSession(cmd);
       const { explanation: e } = await s.client.explainFailure(deploymentId, { providerId: o.provider, ...(o.model ? { model: o.model } : {}) });
       s.out.result(e, () =>
-        [`summary:       ${e.summary}`, `likely cause:  ${e.likelyCause}`, `suggested fix: ${e.suggestedFix}`, ...(e.commands.length ? ['commands:', ...e.commands.map((c) => `  ${c}`)] : [])].join('\n'),
+        [`summary:       ${e.summary}`, `likely cause:  ${e.likelyCause}`, `suggested fix: ${e.suggestedFix}`, ...(e.commands.length ? ['commands:', ...e.commands.map((c) => `  ${c}`)] : [])].join(
+          '\n',
+        ),
       );
     });
 }

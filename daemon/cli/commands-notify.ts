@@ -10,7 +10,10 @@ import { table } from './output.js';
 import { openSession, type Session } from './session.js';
 
 function parseEvents(value: string): NotifyEvent[] {
-  const events = value.split(',').map((e) => e.trim()).filter(Boolean);
+  const events = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   const unknown = events.filter((e) => !(NOTIFY_EVENTS as readonly string[]).includes(e));
   if (events.length === 0 || unknown.length > 0) throw new InvalidArgumentError(`expected a comma-separated list of ${NOTIFY_EVENTS.join(', ')}`);
   return events as NotifyEvent[];
@@ -48,7 +51,18 @@ function emailBody(o: AddOptions): Record<string, unknown> {
   if (!o.host || !o.from || !o.to) throw usageError('an email channel needs --host, --from and --to');
   const password = o.passwordStdin ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : null;
   if (password === '') throw usageError('--password-stdin read an empty password');
-  return { host: o.host, port: o.port, secure: Boolean(o.tls), username: o.username ?? null, password, from: o.from, to: o.to.split(',').map((a) => a.trim()).filter(Boolean) };
+  return {
+    host: o.host,
+    port: o.port,
+    secure: Boolean(o.tls),
+    username: o.username ?? null,
+    password,
+    from: o.from,
+    to: o.to
+      .split(',')
+      .map((a) => a.trim())
+      .filter(Boolean),
+  };
 }
 
 export function registerNotifyCommands(program: Command): void {
@@ -62,7 +76,12 @@ export function registerNotifyCommands(program: Command): void {
       const { channels } = await s.client.listNotificationChannels();
       if (s.out.json) return channels.forEach((c) => s.out.event(c));
       if (channels.length === 0) return s.out.info('no notification channels (berth notify add adds one)');
-      s.out.line(table(['ID', 'NAME', 'TYPE', 'TARGET', 'EVENTS'], channels.map((c) => [c.id, c.name, c.type, c.target, c.events.join(',')])));
+      s.out.line(
+        table(
+          ['ID', 'NAME', 'TYPE', 'TARGET', 'EVENTS'],
+          channels.map((c) => [c.id, c.name, c.type, c.target, c.events.join(',')]),
+        ),
+      );
     });
 
   notify

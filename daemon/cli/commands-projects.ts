@@ -17,7 +17,12 @@ export function registerProjectCommands(program: Command): void {
       const s = openSession(cmd);
       const projects = await s.projects();
       if (s.out.json) return projects.forEach(({ services: _services, ...p }) => s.out.event(p));
-      s.out.line(table(['ID', 'SLUG', 'NAME', 'STATUS', 'SERVICES'], projects.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount])));
+      s.out.line(
+        table(
+          ['ID', 'SLUG', 'NAME', 'STATUS', 'SERVICES'],
+          projects.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount]),
+        ),
+      );
     });
 
   const services = program
@@ -41,7 +46,7 @@ export function registerProjectCommands(program: Command): void {
     .command('create')
     .description('create a service (not deployed) in --project or the linked project, from a git repository or a Docker image')
     .argument('<name>')
-    .option('--repo <repo>', 'owner/name on the server\'s git base, or an https:// git URL')
+    .option('--repo <repo>', "owner/name on the server's git base, or an https:// git URL")
     .option('--image <ref>', 'a Docker image reference')
     .option('--branch <branch>', 'the git branch to deploy')
     .option('--port <port>', 'the port the app listens on inside its container', parseCount)
@@ -69,7 +74,13 @@ export function registerProjectCommands(program: Command): void {
         if (memory) lines.push(`memory   ${gb(memory.usedBytes)} of ${gb(memory.totalBytes)}`);
         for (const d of disks ?? []) lines.push(`disk     ${d.mount}: ${gb(d.usedBytes)} of ${gb(d.totalBytes)}`);
         if (m.services && m.services.length > 0) {
-          lines.push('', table(['CONTAINER', 'CPU', 'MEMORY'], m.services.map((c) => [c.containerName, c.cpuPercent === null ? '-' : `${c.cpuPercent.toFixed(1)}%`, mb(c.memoryBytes)])));
+          lines.push(
+            '',
+            table(
+              ['CONTAINER', 'CPU', 'MEMORY'],
+              m.services.map((c) => [c.containerName, c.cpuPercent === null ? '-' : `${c.cpuPercent.toFixed(1)}%`, mb(c.memoryBytes)]),
+            ),
+          );
         }
         for (const e of m.errors) lines.push(`note     ${e}`);
         return lines.join('\n');

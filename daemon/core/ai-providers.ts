@@ -113,8 +113,7 @@ export class AiProviders {
       id,
       kind: input.kind,
       name: input.name ?? (existing && !kindChanged ? existing.name : DEFAULT_NAMES[input.kind]),
-      baseUrl:
-        input.baseUrl !== undefined ? checkBaseUrl(input.baseUrl) : existing && !kindChanged ? existing.baseUrl : DEFAULT_BASE_URLS[input.kind],
+      baseUrl: input.baseUrl !== undefined ? checkBaseUrl(input.baseUrl) : existing && !kindChanged ? existing.baseUrl : DEFAULT_BASE_URLS[input.kind],
       apiKey,
       defaultModel: input.defaultModel !== undefined ? input.defaultModel : (existing?.defaultModel ?? null),
       createdAt: existing?.createdAt ?? now,

@@ -89,22 +89,12 @@ async function record<R extends { status: BackupStatus }, P>(w: StatusWriter<R, 
  * throws IllegalBackupTransition when the move is not allowed, including when another writer got
  * there first.
  */
-export function recordBackupStatus(
-  repo: Pick<BackupsRepo, 'get' | 'setStatus'>,
-  id: string,
-  to: BackupStatus,
-  patch: BackupPatch = {},
-): Promise<BackupRecord | null> {
+export function recordBackupStatus(repo: Pick<BackupsRepo, 'get' | 'setStatus'>, id: string, to: BackupStatus, patch: BackupPatch = {}): Promise<BackupRecord | null> {
   return record({ get: (x) => repo.get(x), set: (x, t, f, p) => repo.setStatus(x, t, f, p) }, `backup ${id}`, to, id, patch);
 }
 
 /** The same for a data import. */
-export function recordImportStatus(
-  repo: Pick<BackupsRepo, 'getImport' | 'setImportStatus'>,
-  id: string,
-  to: BackupStatus,
-  patch: ImportPatch = {},
-): Promise<ImportRecord | null> {
+export function recordImportStatus(repo: Pick<BackupsRepo, 'getImport' | 'setImportStatus'>, id: string, to: BackupStatus, patch: ImportPatch = {}): Promise<ImportRecord | null> {
   return record({ get: (x) => repo.getImport(x), set: (x, t, f, p) => repo.setImportStatus(x, t, f, p) }, `import ${id}`, to, id, patch);
 }
 

@@ -113,9 +113,7 @@ function checkSettings(input: BackupStorageInput, existing: RemoteSettings | nul
     secretAccessKey = existing.secretAccessKey;
   } else {
     // A stored secret is never sent to a new endpoint or paired with another key id.
-    throw new InvalidInput(
-      existing ? 'secretAccessKey is required when the endpoint or the access key id changes' : 'secretAccessKey is required',
-    );
+    throw new InvalidInput(existing ? 'secretAccessKey is required when the endpoint or the access key id changes' : 'secretAccessKey is required');
   }
   return { endpoint, region, bucket, prefix, accessKeyId, secretAccessKey, forcePathStyle: input.forcePathStyle ?? true };
 }

@@ -57,12 +57,7 @@ const WRITE_ATTEMPTS = 3;
  * deployment no longer exists (its service was deleted). Throws IllegalTransition when the move is
  * not allowed from its status, including when another writer got there first.
  */
-export async function recordStatus(
-  deployments: Pick<DeploymentRepo, 'get' | 'setStatus'>,
-  id: string,
-  to: DeploymentStatus,
-  patch: DeploymentPatch = {},
-): Promise<DeploymentRecord | null> {
+export async function recordStatus(deployments: Pick<DeploymentRepo, 'get' | 'setStatus'>, id: string, to: DeploymentStatus, patch: DeploymentPatch = {}): Promise<DeploymentRecord | null> {
   const allowedFrom = predecessorsOf(to);
   for (let attempt = 1; ; attempt++) {
     const current = await deployments.get(id);

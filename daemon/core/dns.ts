@@ -100,9 +100,21 @@ export class DnsProviders {
     // Only a key over all projects may repoint a record that already exists (409 otherwise) or write a zone's apex (403).
     const outcome = await this.factory(record).upsertA(domain.hostname, targetIp, { overwrite: access.allProjects, apex: access.allProjects });
     if (outcome.action === 'created') {
-      await this.store.dnsProviders.recordCreated({ domainId: domain.id, provider: id, hostname: domain.hostname, zone: outcome.zone, host: outcome.host, address: targetIp, createdAt: this.clock.now() });
+      await this.store.dnsProviders.recordCreated({
+        domainId: domain.id,
+        provider: id,
+        hostname: domain.hostname,
+        zone: outcome.zone,
+        host: outcome.host,
+        address: targetIp,
+        createdAt: this.clock.now(),
+      });
     }
-    this.events.publish({ type: 'domain-dns', projectId: service.projectId, data: { serviceId: service.id, projectId: service.projectId, domainId: domain.id, hostname: domain.hostname, action: 'pointed' } });
+    this.events.publish({
+      type: 'domain-dns',
+      projectId: service.projectId,
+      data: { serviceId: service.id, projectId: service.projectId, domainId: domain.id, hostname: domain.hostname, action: 'pointed' },
+    });
     return {
       result: {
         provider: id,

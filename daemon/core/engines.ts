@@ -25,7 +25,7 @@ function postgresUrls(vars: ReadonlyMap<string, string>, host: string, port: num
 
 export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
   postgres: {
-        initialEnv: [
+    initialEnv: [
       ['POSTGRES_DB', DEFAULT_DB],
       ['POSTGRES_USER', DEFAULT_USER],
       ['POSTGRES_PASSWORD', null],
@@ -33,7 +33,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     urls: postgresUrls,
   },
   timescale: {
-        initialEnv: [
+    initialEnv: [
       ['POSTGRES_DB', DEFAULT_DB],
       ['POSTGRES_USER', DEFAULT_USER],
       ['POSTGRES_PASSWORD', null],
@@ -42,7 +42,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     urls: postgresUrls,
   },
   mysql: {
-        initialEnv: [
+    initialEnv: [
       ['MYSQL_DATABASE', DEFAULT_DB],
       ['MYSQL_USER', DEFAULT_USER],
       ['MYSQL_PASSWORD', null],
@@ -54,13 +54,13 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     },
   },
   redis: {
-        initialEnv: [['REDIS_PASSWORD', null]],
+    initialEnv: [['REDIS_PASSWORD', null]],
     urls(vars, host, port) {
       return { REDIS_URL: `redis://default:${e(get(vars, 'REDIS_PASSWORD'))}@${host}:${port}` };
     },
   },
   mongodb: {
-        initialEnv: [
+    initialEnv: [
       ['MONGO_INITDB_ROOT_USERNAME', DEFAULT_USER],
       ['MONGO_INITDB_ROOT_PASSWORD', null],
     ],
@@ -70,7 +70,7 @@ export const ENGINES: Record<DatabaseEngine, EngineSpec> = {
     },
   },
   clickhouse: {
-        initialEnv: [
+    initialEnv: [
       ['CLICKHOUSE_DB', DEFAULT_DB],
       ['CLICKHOUSE_USER', DEFAULT_USER],
       ['CLICKHOUSE_PASSWORD', null],

@@ -53,21 +53,14 @@ export class FailureExplainer {
     const services = await this.deps.store.services.list([service.projectId]);
     const env = await this.deps.store.env.listByServices(services.map((s) => s.id));
     const resolver = new EnvResolver(services, env);
-    const secrets = [
-      ...env.map((e) => e.value),
-      ...env.map((e) => resolver.resolveLenient(e.value)),
-      ...services.flatMap((s) => (s.githubToken ? [s.githubToken] : [])),
-    ];
+    const secrets = [...env.map((e) => e.value), ...env.map((e) => resolver.resolveLenient(e.value)), ...services.flatMap((s) => (s.githubToken ? [s.githubToken] : []))];
     const redact = redactor(secrets);
     const clean = (lines: string[]) =>
       lines.map((l) => {
         const line = redact(stripTerminalCodes(l));
         return line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}... (cut)` : line;
       });
-    const [buildLog, runtimeLog] = await Promise.all([
-      this.deps.logs.buildTail(deployment.id, LOG_TAIL_LINES),
-      this.deps.logs.runtimeTail(service.id, deployment.id, LOG_TAIL_LINES),
-    ]);
+    const [buildLog, runtimeLog] = await Promise.all([this.deps.logs.buildTail(deployment.id, LOG_TAIL_LINES), this.deps.logs.runtimeTail(service.id, deployment.id, LOG_TAIL_LINES)]);
     return {
       service: { id: service.id, name: service.name, kind: service.kind, runtimeMode: service.runtimeMode, internalPort: service.internalPort },
       configuredBuildMethod: service.buildMethod,

@@ -33,7 +33,10 @@ export function generatedHostnameOf(service: Pick<ServiceRecord, 'generatedLabel
  * nobody's hostname under the root domain now (a custom domain, the dashboard, a database).
  */
 export async function newGeneratedLabel(store: Store, projectId: string, projectSlug: string, serviceSlug: string): Promise<string> {
-  const base = `${serviceSlug}-${projectSlug}`.toLowerCase().slice(0, MAX_LABEL - 6).replace(/-+$/, '');
+  const base = `${serviceSlug}-${projectSlug}`
+    .toLowerCase()
+    .slice(0, MAX_LABEL - 6)
+    .replace(/-+$/, '');
   const held = new Set((await store.services.list()).map((s) => s.generatedLabel));
   const root = await rootDomainOf(store);
   for (let n = 1; ; n++) {
@@ -68,7 +71,13 @@ export class GeneratedNames {
     access.requireAllProjects('listing the generated names of every project');
     const root = await rootDomainOf(this.store);
     const services = await this.store.services.list();
-    return (await this.store.services.generatedNames()).map((r) => nameView(r, root, services.find((s) => s.generatedLabel === r.label)));
+    return (await this.store.services.generatedNames()).map((r) =>
+      nameView(
+        r,
+        root,
+        services.find((s) => s.generatedLabel === r.label),
+      ),
+    );
   }
 
   /** Forgets that a label was generated for its project, so that any project's new service may get it. */
@@ -89,7 +98,10 @@ export class GeneratedNames {
 
 /** The root domain setting as the proxy uses it (no leading or trailing dots), or null. */
 export async function rootDomainOf(store: Store): Promise<string | null> {
-  const root = (await store.settings.get('rootDomain'))?.trim().toLowerCase().replace(/^\.+|\.+$/g, '');
+  const root = (await store.settings.get('rootDomain'))
+    ?.trim()
+    .toLowerCase()
+    .replace(/^\.+|\.+$/g, '');
   return root || null;
 }
 

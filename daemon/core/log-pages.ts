@@ -50,10 +50,7 @@ export interface PagedLog {
 
 export async function readLogPage(log: PagedLog, query: LogPageQuery, limit = LOG_PAGE_LINES): Promise<LogPage> {
   const n = Math.max(1, Math.min(limit, LOG_PAGE_LINES));
-  const lines =
-    'after' in query
-      ? withinBytes(await log.after(query.after, n), 'first')
-      : withinBytes('before' in query ? await log.before(query.before, n) : await log.tail(n), 'last');
+  const lines = 'after' in query ? withinBytes(await log.after(query.after, n), 'first') : withinBytes('before' in query ? await log.before(query.before, n) : await log.tail(n), 'last');
   const first = lines[0];
   const last = lines.at(-1);
   // an empty page: nothing stored after (or before) the cursor now; read on from the same cursor later

@@ -22,7 +22,10 @@ const RUNTIME_SNAPSHOT_LINES = 500;
  * without a gap.
  */
 async function boundedSnapshot(feed: LogFeed, owner: string, afterId: number, lines: number): Promise<LogLineRecord[]> {
-  return withinBytes((await feed.tail(owner, lines)).filter((l) => l.id > afterId), 'last');
+  return withinBytes(
+    (await feed.tail(owner, lines)).filter((l) => l.id > afterId),
+    'last',
+  );
 }
 
 export interface LogStreamDeps {
@@ -77,7 +80,13 @@ export class LogStreams {
       deployment,
       stillAllowed: async () => {
         const now = await this.current(access);
-        return now !== null && (await this.d.deployments.visible(now, id).then(() => true, () => false));
+        return (
+          now !== null &&
+          (await this.d.deployments.visible(now, id).then(
+            () => true,
+            () => false,
+          ))
+        );
       },
       subscribe: (fn) => this.d.buildLogs.subscribe(id, fn),
       snapshot: (afterId) => boundedSnapshot(this.d.buildLogs, id, afterId, LOG_PAGE_LINES),
@@ -99,7 +108,13 @@ export class LogStreams {
       serviceId: id,
       stillAllowed: async () => {
         const now = await this.current(access);
-        return now !== null && (await this.d.services.visible(now, id).then(() => true, () => false));
+        return (
+          now !== null &&
+          (await this.d.services.visible(now, id).then(
+            () => true,
+            () => false,
+          ))
+        );
       },
       subscribe: (fn) => this.d.runtimeLogs.subscribe(id, fn),
       snapshot: (afterId) => boundedSnapshot(this.d.runtimeLogs, id, afterId, afterId > 0 ? LOG_PAGE_LINES : RUNTIME_SNAPSHOT_LINES),

@@ -55,10 +55,7 @@ export class NotifyTargets {
       }
       if (kind !== 'public-or-private' && !allowed) {
         const what = kind === 'loopback' ? 'this server (loopback)' : 'a link-local address (cloud metadata lives there)';
-        throw new NotifyTargetRefused(
-          `the channel's host ${host}${via} is ${what}: refused unless the system setting allowPrivateNotifyTargets is true`,
-          'notify_target_refused',
-        );
+        throw new NotifyTargetRefused(`the channel's host ${host}${via} is ${what}: refused unless the system setting allowPrivateNotifyTargets is true`, 'notify_target_refused');
       }
     }
   }

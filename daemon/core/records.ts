@@ -1,15 +1,5 @@
 // What core works with: plain records, independent of table rows and of API shapes.
-import type {
-  BuildMethod,
-  DatabaseEngine,
-  DeploymentStatus,
-  DeploymentTrigger,
-  DetectedBuildMethod,
-  KeyAccess,
-  KeyProjects,
-  RuntimeMode,
-  ServiceStatus,
-} from '../../shared/types.js';
+import type { BuildMethod, DatabaseEngine, DeploymentStatus, DeploymentTrigger, DetectedBuildMethod, KeyAccess, KeyProjects, RuntimeMode, ServiceStatus } from '../../shared/types.js';
 
 export interface KeyRecord {
   id: string;

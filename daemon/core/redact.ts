@@ -31,7 +31,17 @@ export type Redactor = (text: string) => string;
 /** Replaces each of `secrets` (exact text) and every credential shape with `[redacted]`. */
 export function redactor(secrets: Iterable<string>): Redactor {
   // A log line holds at most one line of a multi-line secret (a PEM key): each line counts too.
-  const candidates = [...secrets].flatMap((v) => (v.includes('\n') ? [v, ...v.split(/\r?\n/).map((l) => l.trim()).filter((l) => l.length >= 8)] : [v]));
+  const candidates = [...secrets].flatMap((v) =>
+    v.includes('\n')
+      ? [
+          v,
+          ...v
+            .split(/\r?\n/)
+            .map((l) => l.trim())
+            .filter((l) => l.length >= 8),
+        ]
+      : [v],
+  );
   const values = [...new Set(candidates.filter((v) => v.length >= MIN_SECRET_LENGTH && !NOT_SECRET.test(v.trim())))];
   // Longest first, so a secret that contains another is removed whole.
   values.sort((a, b) => b.length - a.length);

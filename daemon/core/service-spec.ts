@@ -18,7 +18,21 @@ const IMAGE_DEFAULT_PORT = 80;
 /** Fields of ServiceRecord decided by the request (identity, ports and timestamps come later). */
 export type ServiceSpec = Omit<
   ServiceRecord,
-  'id' | 'projectId' | 'slug' | 'generatedLabel' | 'hostPort' | 'memoryLimitMb' | 'cpuLimit' | 'pidsLimit' | 'status' | 'reachable' | 'framework' | 'lastDeployedAt' | 'detectedBuildMethod' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'projectId'
+  | 'slug'
+  | 'generatedLabel'
+  | 'hostPort'
+  | 'memoryLimitMb'
+  | 'cpuLimit'
+  | 'pidsLimit'
+  | 'status'
+  | 'reachable'
+  | 'framework'
+  | 'lastDeployedAt'
+  | 'detectedBuildMethod'
+  | 'createdAt'
+  | 'updatedAt'
 >;
 
 export function classify(input: NewServiceInput): { kind: ServiceKind; engine: DatabaseEngine | null } {

@@ -190,10 +190,22 @@ export class Services {
       change.name = patch.name; // the slug stays: URLs and references keep working
     }
     if (patch.branch !== undefined) change.branch = isGit ? checkBranch(patch.branch) : patch.branch || DEFAULT_BRANCH;
-    if (patch.rootDir !== undefined) { gitOnly('rootDir'); change.rootDir = checkRelativePath('rootDir', patch.rootDir); }
-    if (patch.dockerfilePath !== undefined) { gitOnly('dockerfilePath'); change.dockerfilePath = checkRelativePath('dockerfilePath', patch.dockerfilePath); }
-    if (patch.staticOutput !== undefined) { gitOnly('staticOutput'); change.staticOutput = checkRelativePath('staticOutput', patch.staticOutput); }
-    if (patch.githubToken !== undefined) { gitOnly('githubToken'); change.githubToken = patch.githubToken || null; }
+    if (patch.rootDir !== undefined) {
+      gitOnly('rootDir');
+      change.rootDir = checkRelativePath('rootDir', patch.rootDir);
+    }
+    if (patch.dockerfilePath !== undefined) {
+      gitOnly('dockerfilePath');
+      change.dockerfilePath = checkRelativePath('dockerfilePath', patch.dockerfilePath);
+    }
+    if (patch.staticOutput !== undefined) {
+      gitOnly('staticOutput');
+      change.staticOutput = checkRelativePath('staticOutput', patch.staticOutput);
+    }
+    if (patch.githubToken !== undefined) {
+      gitOnly('githubToken');
+      change.githubToken = patch.githubToken || null;
+    }
     if (patch.installCommand !== undefined) change.installCommand = patch.installCommand;
     if (patch.buildCommand !== undefined) change.buildCommand = patch.buildCommand;
     if (patch.startCommand !== undefined) change.startCommand = patch.startCommand;
@@ -203,13 +215,13 @@ export class Services {
     const mode = patch.runtimeMode ?? service.runtimeMode;
     if (service.kind === 'database' && (patch.runtimeMode !== undefined || patch.internalPort !== undefined)) {
       if (mode !== 'web' || (patch.internalPort != null && patch.internalPort !== service.internalPort)) {
-        throw new InvalidInput('a database service keeps runtimeMode web and its engine\'s internal port');
+        throw new InvalidInput("a database service keeps runtimeMode web and its engine's internal port");
       }
     } else if (patch.runtimeMode !== undefined || patch.internalPort !== undefined) {
       change.runtimeMode = mode;
       if (mode === 'worker') {
         const domains = await this.d.store.domains.listByServices([service.id]);
-        if (domains.length > 0) throw new Conflict('remove the service\'s domains before making it a worker: workers accept no domains');
+        if (domains.length > 0) throw new Conflict("remove the service's domains before making it a worker: workers accept no domains");
         change.internalPort = null;
       } else {
         change.internalPort = patch.internalPort ?? service.internalPort ?? (mode === 'static' ? 80 : 3000);
@@ -246,7 +258,10 @@ export class Services {
     await this.d.store.projects.update(service.projectId, { updatedAt: now });
     await this.d.store.projects.update(target.id, { updatedAt: now });
     // heard by the keys of both projects, each event naming only its own
-    for (const [projectId, direction] of [[service.projectId, 'out'], [target.id, 'in']] as const) {
+    for (const [projectId, direction] of [
+      [service.projectId, 'out'],
+      [target.id, 'in'],
+    ] as const) {
       this.d.events.publish({ type: 'service-change', projectId, data: { serviceId: service.id, projectId, name: service.name, action: 'transferred', direction } });
     }
     const proxy = await this.d.proxy.apply();

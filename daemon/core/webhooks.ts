@@ -83,7 +83,7 @@ export class Webhooks {
     const provider = providerOf(h);
     if (provider === null) throw new Unauthorized('a signed delivery is required (X-Hub-Signature-256, X-Gitea-Signature or X-Gitlab-Token)');
     if (!hook || !service || !verified(provider, h, delivery.body, hook.secret)) {
-      throw new Unauthorized('the delivery signature does not match this service\'s webhook secret');
+      throw new Unauthorized("the delivery signature does not match this service's webhook secret");
     }
     const now = this.clock.now();
     await this.store.webhooks.touch(service.id, now);
@@ -110,7 +110,12 @@ export class Webhooks {
       { key: `push:${commitSha}:${ref.slice(0, 120)}`, why: `a push of commit ${commitSha.slice(0, 12)} to ${branch} was received before` },
     ];
     const forgetBefore = new Date(Date.parse(now) - DELIVERY_MEMORY_MS).toISOString();
-    const seen = await this.store.webhooks.firstDelivery(service.id, keys.map((k) => k.key), now, forgetBefore);
+    const seen = await this.store.webhooks.firstDelivery(
+      service.id,
+      keys.map((k) => k.key),
+      now,
+      forgetBefore,
+    );
     if (seen !== null) return { ignored: `${keys.find((k) => k.key === seen)?.why ?? 'received before'}; not deployed again` };
     const deployedBefore = (await this.store.deployments.listByService(service.id)).find(
       (d) => d.commitSha === commitSha && (d.branch === null || d.branch === branch) && deployedOrDeploying(d.status),
@@ -156,12 +161,7 @@ function isPush(provider: HookProvider, event: string): boolean {
 }
 
 function deliveryIdOf(provider: HookProvider, h: HookDelivery['headers']): string | null {
-  const id =
-    provider === 'github'
-      ? h['x-github-delivery']
-      : provider === 'gitea'
-        ? (h['x-gitea-delivery'] ?? h['x-forgejo-delivery'])
-        : (h['x-gitlab-event-uuid'] ?? h['idempotency-key']);
+  const id = provider === 'github' ? h['x-github-delivery'] : provider === 'gitea' ? (h['x-gitea-delivery'] ?? h['x-forgejo-delivery']) : (h['x-gitlab-event-uuid'] ?? h['idempotency-key']);
   return id && id.trim() !== '' ? `${provider}:${id.trim()}` : null;
 }
 

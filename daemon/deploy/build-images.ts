@@ -53,7 +53,9 @@ export async function readyBuildImages(
     // a base image's ONBUILD triggers run in this build: one copying from another image is not followed
     const copies = instructionsOf(onBuild.join('\n')).instructions.filter((i) => /(^|\s)--(from|mount)\b/i.test(i.rest));
     if (copies.length > 0) {
-      throw new BuildError(`image ${r.ref} (FROM on line ${r.line}) has an ONBUILD trigger that copies from another image (${copies[0]!.keyword} ${copies[0]!.rest.slice(0, 120)}); Berth does not build on such images`);
+      throw new BuildError(
+        `image ${r.ref} (FROM on line ${r.line}) has an ONBUILD trigger that copies from another image (${copies[0]!.keyword} ${copies[0]!.rest.slice(0, 120)}); Berth does not build on such images`,
+      );
     }
   }
 }

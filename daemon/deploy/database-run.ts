@@ -60,9 +60,12 @@ export async function stopLiveDatabase(d: DeployDeps, service: ServiceRecord, de
   const live = (await d.store.deployments.listByService(service.id)).filter((x) => isLive(x) && x.id !== dep.id);
   for (const old of live) {
     say(`Stopping the running database container ${old.containerName ?? old.containerId} (one server per data volume)`);
-    await d.docker.getContainer(old.containerId!).stop({ t: 30 }).catch((err: { statusCode?: number }) => {
-      if (err.statusCode !== 304 && err.statusCode !== 404) throw new BuildError(`could not stop the running database: ${String(err)}`);
-    });
+    await d.docker
+      .getContainer(old.containerId!)
+      .stop({ t: 30 })
+      .catch((err: { statusCode?: number }) => {
+        if (err.statusCode !== 304 && err.statusCode !== 404) throw new BuildError(`could not stop the running database: ${String(err)}`);
+      });
   }
   return live;
 }
@@ -89,11 +92,7 @@ export async function restartStopped(d: DeployDeps, service: ServiceRecord, stop
  * debris: it is the database. Only the newest live deployment of a service is started, and only a
  * container whose labels prove it is that deployment's. Returns its state afterwards.
  */
-export async function startDatabaseStoppedByCrash(
-  d: DeployDeps,
-  service: ServiceRecord,
-  dep: DeploymentRecord,
-): Promise<Awaited<ReturnType<typeof containerState>>> {
+export async function startDatabaseStoppedByCrash(d: DeployDeps, service: ServiceRecord, dep: DeploymentRecord): Promise<Awaited<ReturnType<typeof containerState>>> {
   const newest = await liveDeployment(d.store, service.id);
   const state = await containerState(d.docker, dep.containerId!);
   if (newest?.id !== dep.id || !state || !d.own.owns(state.labels, { serviceId: service.id, deploymentId: dep.id })) return state;

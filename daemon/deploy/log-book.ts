@@ -99,14 +99,20 @@ export class LogBook {
     // once written, in the rows; both are merged, so none falls between the two.
     const before = this.pendingOf(owner);
     const stored = await this.repo.list(this.table, owner, afterId, limit);
-    return merge(stored, [...before, ...this.pendingOf(owner)].filter((l) => l.id > afterId)).slice(0, limit);
+    return merge(
+      stored,
+      [...before, ...this.pendingOf(owner)].filter((l) => l.id > afterId),
+    ).slice(0, limit);
   }
 
   /** The newest `limit` lines of `owner` with id < beforeId, oldest first, flushed or not. */
   async before(owner: string, beforeId: number, limit: number): Promise<LogLineRecord[]> {
     const pendingBefore = this.pendingOf(owner);
     const stored = await this.repo.before(this.table, owner, beforeId, limit);
-    return merge(stored, [...pendingBefore, ...this.pendingOf(owner)].filter((l) => l.id < beforeId)).slice(-limit);
+    return merge(
+      stored,
+      [...pendingBefore, ...this.pendingOf(owner)].filter((l) => l.id < beforeId),
+    ).slice(-limit);
   }
 
   /** The newest `n` lines of `owner`, oldest first. */

@@ -66,8 +66,7 @@ export class LogGate {
     this.droppedLines = 0;
     this.droppedBytes = 0;
     this.say(
-      `berth: ${n} lines (${b} bytes) dropped: ${this.what} writes logs faster than ${this.rate.linesPerSecond} lines/s or ` +
-        `${Math.round(this.rate.bytesPerSecond / 1024)} KiB/s, Berth's limit`,
+      `berth: ${n} lines (${b} bytes) dropped: ${this.what} writes logs faster than ${this.rate.linesPerSecond} lines/s or ` + `${Math.round(this.rate.bytesPerSecond / 1024)} KiB/s, Berth's limit`,
     );
   }
 }

@@ -80,7 +80,11 @@ export async function produceImage(
   const pin = await clonePin(d, reach, url);
   const limits = await d.deployLimits();
   // the clone's time limit is a system setting; when none is stored, BERTH_CLONE_TIMEOUT's value
-  const cloneLimits = { ...d.cloneLimits, timeoutMs: limits.cloneTimeoutSeconds * 1000, ...(limits.stored.has('cloneTimeoutSeconds') ? { timeoutSource: 'the limit set in settings, cloneTimeoutSeconds' } : {}) };
+  const cloneLimits = {
+    ...d.cloneLimits,
+    timeoutMs: limits.cloneTimeoutSeconds * 1000,
+    ...(limits.stored.has('cloneTimeoutSeconds') ? { timeoutSource: 'the limit set in settings, cloneTimeoutSeconds' } : {}),
+  };
   const { commitSha } = await checkout({ repoUrl: url, branch, commit, token: service.githubToken, pin, dest: checkoutDir, signal, log: (l) => say(l), limits: cloneLimits });
   await d.store.deployments.update(dep.id, { commitSha });
 

@@ -18,11 +18,7 @@ export interface PendingReconcile {
   done: Promise<void>;
 }
 
-export function reconcileWhenEngineAnswers(
-  d: DeployDeps,
-  interrupted: readonly DeploymentRecord[],
-  timing: RetryTiming = { firstDelayMs: 1000, maxDelayMs: 30_000 },
-): PendingReconcile {
+export function reconcileWhenEngineAnswers(d: DeployDeps, interrupted: readonly DeploymentRecord[], timing: RetryTiming = { firstDelayMs: 1000, maxDelayMs: 30_000 }): PendingReconcile {
   let stopped = false;
   let timer: NodeJS.Timeout | null = null;
   let wake: () => void = () => undefined;

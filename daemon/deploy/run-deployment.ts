@@ -25,7 +25,6 @@ const DATABASE_MIN_START_MS = 180_000;
 /** How long an old container may keep finishing requests after a swap. */
 const DRAIN_GRACE_MS = 30_000;
 
-
 export async function runDeployment(d: DeployDeps, deploymentId: string, signal: AbortSignal): Promise<void> {
   const dep = await d.store.deployments.get(deploymentId);
   if (!dep || dep.status !== 'queued') return;
@@ -139,12 +138,7 @@ async function waitForContainer(
   if (container.upstreamPort === null) throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
   // A database's first start initialises its data directory: it gets longer, and must answer its engine's own check.
   const timeoutMs = service.kind === 'database' ? Math.max(d.healthTimeoutMs, DATABASE_MIN_START_MS) : d.healthTimeoutMs;
-  const probe =
-    service.kind === 'database'
-      ? databaseReady(d, service, env, container.upstreamPort)
-      : service.runtimeMode === 'web' || service.runtimeMode === 'static'
-        ? 'http'
-        : 'tcp';
+  const probe = service.kind === 'database' ? databaseReady(d, service, env, container.upstreamPort) : service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp';
   say(`Waiting for the ${service.kind === 'database' ? 'database' : 'app'} to answer on port ${service.internalPort} (up to ${Math.round(timeoutMs / 1000)} s)`);
   const result = await waitUntilAnswering(container.upstreamPort, probe, timeoutMs, signal, running);
   if (result === 'aborted') throw new BuildError('aborted');
@@ -235,7 +229,8 @@ export async function pruneImages(d: DeployDeps, serviceId: string): Promise<voi
       kept.add(tag);
       continue;
     }
-    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId })) d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
+    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId }))
+      d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
   }
 }
 

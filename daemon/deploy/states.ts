@@ -12,12 +12,7 @@ import type { DeployDeps } from './context.js';
  * did not move: the deployment is gone, or another writer already ended it (logged; nothing is
  * written, nothing published, so a finished deployment never takes back what it said).
  */
-export async function setStatus(
-  d: Pick<DeployDeps, 'store' | 'events' | 'log'>,
-  dep: DeploymentRecord,
-  status: DeploymentStatus,
-  patch: DeploymentPatch,
-): Promise<boolean> {
+export async function setStatus(d: Pick<DeployDeps, 'store' | 'events' | 'log'>, dep: DeploymentRecord, status: DeploymentStatus, patch: DeploymentPatch): Promise<boolean> {
   try {
     if (!(await recordStatus(d.store.deployments, dep.id, status, patch))) return false;
   } catch (err) {

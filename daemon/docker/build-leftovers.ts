@@ -20,8 +20,12 @@ export async function removeBuildLeftovers(docker: Docker, own: Ownership, servi
     for (const id of left) {
       const outcome = await removeOne(docker, id);
       if (outcome === 'removed') removed++;
-      else if (outcome === 'needed') next.push(id); // a child comes first, in a later pass
-      else if (outcome === 'in-use') { inUse = true; next.push(id); }
+      else if (outcome === 'needed')
+        next.push(id); // a child comes first, in a later pass
+      else if (outcome === 'in-use') {
+        inUse = true;
+        next.push(id);
+      }
     }
     if (next.length === left.length) {
       // no progress: a container still holds one (right after an abort the Engine may still be

@@ -29,11 +29,7 @@ interface BuildMessage {
  */
 export const MAX_MESSAGE_CHARS = 1024 * 1024;
 
-export function parseBuildStream(
-  body: Readable,
-  onLine: (line: string, stream: 'stdout' | 'stderr') => void,
-  busy: () => Promise<void> | null = () => null,
-): Promise<BuildOutcome> {
+export function parseBuildStream(body: Readable, onLine: (line: string, stream: 'stdout' | 'stderr') => void, busy: () => Promise<void> | null = () => null): Promise<BuildOutcome> {
   return new Promise((resolve, reject) => {
     const outcome: BuildOutcome = { imageId: null, stageIds: [] };
     let buffer = '';

@@ -113,9 +113,7 @@ export interface OwnedContainer {
 
 export async function listOwnedContainers(docker: Docker, own: Ownership, owner: Owner): Promise<OwnedContainer[]> {
   const list = await docker.listContainers({ all: true, filters: own.filter(owner) });
-  return list
-    .filter((c) => own.owns(c.Labels, owner))
-    .map((c) => ({ id: c.Id, name: (c.Names[0] ?? '').replace(/^\//, ''), labels: c.Labels, running: c.State === 'running' }));
+  return list.filter((c) => own.owns(c.Labels, owner)).map((c) => ({ id: c.Id, name: (c.Names[0] ?? '').replace(/^\//, ''), labels: c.Labels, running: c.State === 'running' }));
 }
 
 export interface LogFollower {

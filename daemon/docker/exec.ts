@@ -227,7 +227,10 @@ export class TailBuffer {
 
   text(): string {
     // the cut may fall inside a UTF-8 sequence
-    return this.bytes().toString('utf8').replace(/^\uFFFD+/, '').trim();
+    return this.bytes()
+      .toString('utf8')
+      .replace(/^\uFFFD+/, '')
+      .trim();
   }
 }
 

@@ -42,15 +42,7 @@ export interface ReadyImage {
  * own), else pulled. Throws BuildError when it cannot be pulled, or when what the registry sent
  * carries Berth's build labels of another service.
  */
-export async function readyImage(
-  docker: Docker,
-  own: Ownership,
-  ref: string,
-  serviceId: string,
-  say: LineSink,
-  signal: AbortSignal,
-  purpose = '',
-): Promise<ReadyImage> {
+export async function readyImage(docker: Docker, own: Ownership, ref: string, serviceId: string, say: LineSink, signal: AbortSignal, purpose = ''): Promise<ReadyImage> {
   const local = await inspectImage(docker, ref);
   if (local && !builtForAnotherService(local.labels, own, serviceId)) {
     say(`Using image ${ref} (present locally)${purpose}`, 'stdout');

@@ -82,7 +82,10 @@ async function requireLabels(docker: Docker, tag: string, labels: Labels): Promi
   const found = ((await docker.getImage(tag).inspect()).Config?.Labels as Labels | null) ?? {};
   const changed = Object.keys(labels).filter((key) => found[key] !== labels[key]);
   if (changed.length === 0) return;
-  await docker.getImage(tag).remove().catch(() => undefined);
+  await docker
+    .getImage(tag)
+    .remove()
+    .catch(() => undefined);
   throw new BuildError(`the Dockerfile sets ${changed.join(' and ')}, labels Berth keeps for itself; remove them from the Dockerfile`);
 }
 

@@ -15,8 +15,8 @@ function hasBody(ctx: Context): boolean {
 export function jsonBody(limit: string): Middleware {
   let loaded: Promise<Middleware> | null = null;
   const parserOf = () =>
-    (loaded ??= import('koa-body').then(({ koaBody }) =>
-      koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit, parsedMethods: WITH_BODY as HttpMethodEnum[] }) as Middleware,
+    (loaded ??= import('koa-body').then(
+      ({ koaBody }) => koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: limit, parsedMethods: WITH_BODY as HttpMethodEnum[] }) as Middleware,
     ));
   return async (ctx: Context, next: Next) => {
     if (!WITH_BODY.includes(ctx.method)) return next();

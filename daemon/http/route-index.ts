@@ -33,7 +33,10 @@ function gateOf(layer: Layer): Gate {
     return { layer, prefix: literal, suffix: layer.opts.end === false ? '' : literal };
   }
   const lastParam = /:[A-Za-z_$][A-Za-z0-9_$]*(?!.*:)/.exec(path)!;
-  const suffix = path.slice(lastParam.index + lastParam[0].length).toLowerCase().replace(/\/$/, '');
+  const suffix = path
+    .slice(lastParam.index + lastParam[0].length)
+    .toLowerCase()
+    .replace(/\/$/, '');
   return { layer, prefix: path.slice(0, first).toLowerCase(), suffix: layer.opts.end === false ? '' : suffix };
 }
 

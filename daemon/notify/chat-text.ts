@@ -20,7 +20,10 @@ export function slackPayload(text: string): { text: string; mrkdwn: false; link_
 export function discordPayload(text: string): { content: string; allowed_mentions: { parse: never[] } } {
   // (`-` and `#` only mark lists and headings at a line's start: the text is made one line, and it
   // starts with "Berth:"; ids with dashes stay searchable)
-  const escaped = text.replace(/[\r\n]+/g, ' ').replace(/[\\*_~`|>[\]()<:]/g, (c) => `\\${c}`).replaceAll('@', '@\u200d');
+  const escaped = text
+    .replace(/[\r\n]+/g, ' ')
+    .replace(/[\\*_~`|>[\]()<:]/g, (c) => `\\${c}`)
+    .replaceAll('@', '@\u200d');
   // cut before the limit without leaving a lone backslash at the end
   const content = escaped.length <= DISCORD_MAX ? escaped : escaped.slice(0, DISCORD_MAX - 1).replace(/\\$/, '') + '…';
   return { content, allowed_mentions: { parse: [] } };

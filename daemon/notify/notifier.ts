@@ -17,9 +17,7 @@ export class Notifier {
   private pending = new Set<Promise<unknown>>();
   private unsubscribe: () => void = () => undefined;
 
-  constructor(
-    private d: { store: Store; clock: Clock; channels: NotificationChannels; sender: Sender; log: (message: string, err?: unknown) => void },
-  ) {}
+  constructor(private d: { store: Store; clock: Clock; channels: NotificationChannels; sender: Sender; log: (message: string, err?: unknown) => void }) {}
 
   start(hub: EventHub): void {
     this.unsubscribe = hub.subscribe((e) => this.track(this.onEvent(e)));
@@ -54,7 +52,12 @@ export class Notifier {
       await this.notify(event, { event, at: e.at, text: `${text} (deployment ${e.data.deploymentId})`, data: { ...names.data, deploymentId: e.data.deploymentId, status: e.data.status } });
     } else if (e.type === 'backup' && e.data.status === 'failed') {
       const names = await this.names(e.data.serviceId, e.data.projectId);
-      await this.notify('backup_failed', { event: 'backup_failed', at: e.at, text: `Berth: backup of ${names.label} failed (backup ${e.data.backupId})`, data: { ...names.data, backupId: e.data.backupId, status: e.data.status } });
+      await this.notify('backup_failed', {
+        event: 'backup_failed',
+        at: e.at,
+        text: `Berth: backup of ${names.label} failed (backup ${e.data.backupId})`,
+        data: { ...names.data, backupId: e.data.backupId, status: e.data.status },
+      });
     }
   }
 

@@ -16,11 +16,7 @@ const SIGNATURE_HEADER = 'X-Berth-Signature-256';
  * `check` runs just before each attempt (core/notify-targets.ts: the target's name is resolved then
  * and every address checked); a refused target is not retried.
  */
-export function channelSender(
-  log: (message: string, err?: unknown) => void,
-  pausesMs: readonly number[] = [1000, 5000],
-  check: (channel: Channel) => Promise<void> = async () => {},
-): Sender {
+export function channelSender(log: (message: string, err?: unknown) => void, pausesMs: readonly number[] = [1000, 5000], check: (channel: Channel) => Promise<void> = async () => {}): Sender {
   return {
     async send(channel, notice, attempts = pausesMs.length + 1) {
       let outcome = { ok: false, detail: 'not sent' };
@@ -68,7 +64,14 @@ async function sendOnce(channel: Channel, notice: Notice): Promise<void> {
         socketTimeout: ATTEMPT_TIMEOUT_MS,
       });
       try {
-        await transport.sendMail({ from: cfg.from, to: cfg.to, subject: notice.text.slice(0, 200), text: `${notice.text}\n\n${Object.entries(notice.data).map(([k, v]) => `${k}: ${v ?? ''}`).join('\n')}\n` });
+        await transport.sendMail({
+          from: cfg.from,
+          to: cfg.to,
+          subject: notice.text.slice(0, 200),
+          text: `${notice.text}\n\n${Object.entries(notice.data)
+            .map(([k, v]) => `${k}: ${v ?? ''}`)
+            .join('\n')}\n`,
+        });
       } finally {
         transport.close();
       }

@@ -62,7 +62,12 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  */
 async function liveUpstreams(store: Store, services: readonly ServiceRecord[], ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const d of (await liveDeployments(store, services.map((s) => s.id))).values()) {
+  for (const d of (
+    await liveDeployments(
+      store,
+      services.map((s) => s.id),
+    )
+  ).values()) {
     if (d.upstreamPort !== null) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
   }
   for (const [serviceId, port] of ahead) out.set(serviceId, `127.0.0.1:${port}`);
@@ -70,11 +75,7 @@ async function liveUpstreams(store: Store, services: readonly ServiceRecord[], a
 }
 
 /** Every hostname and host port Berth routes, each to a live container; the first claim of a hostname wins. */
-export async function routingFromStore(
-  store: Store,
-  dashboardUpstream: string | null,
-  ahead: ReadonlyMap<string, number> = new Map(),
-): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
+export async function routingFromStore(store: Store, dashboardUpstream: string | null, ahead: ReadonlyMap<string, number> = new Map()): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
   const routes: ProxyRoute[] = [];
   const taken = new Set<string>();
   const add = (hostname: string, upstream: string | null, serviceId?: string) => {

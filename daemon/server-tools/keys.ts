@@ -37,7 +37,13 @@ async function main(argv: string[]): Promise<void> {
       });
       if (values.access !== 'read' && values.access !== 'write') fail('--access must be read or write');
       if (!values.projects) fail('--projects must be "all" or a comma-separated list of project ids');
-      const projects = values.projects === 'all' ? 'all' : values.projects.split(',').map((p) => p.trim()).filter(Boolean);
+      const projects =
+        values.projects === 'all'
+          ? 'all'
+          : values.projects
+              .split(',')
+              .map((p) => p.trim())
+              .filter(Boolean);
       const { key, token } = await keys.create({ name: values.name, access: values.access, projects });
       if (values.json) {
         process.stdout.write(JSON.stringify({ key: keyView(key), token }) + '\n');

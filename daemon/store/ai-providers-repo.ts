@@ -27,7 +27,11 @@ export function aiProviderRepo(knex: Knex, box: SecretBox): AiProviderRepo {
   });
   return {
     async list() {
-      return (await knex<Row>('ai_providers').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }])).map(toRecord);
+      return (
+        await knex<Row>('ai_providers')
+          .select('*')
+          .orderBy([{ column: 'created_at' }, { column: 'id' }])
+      ).map(toRecord);
     },
     async get(id) {
       const row = await knex<Row>('ai_providers').where({ id }).first();

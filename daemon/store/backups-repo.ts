@@ -20,7 +20,23 @@ function fromRow<T>(row: Row, fields: readonly string[], bools: readonly string[
   return out as T;
 }
 
-const BACKUP_FIELDS = ['id', 'serviceId', 'engine', 'status', 'trigger', 'storage', 'format', 'localPath', 'remoteKey', 'sizeBytes', 'checksum', 'error', 'createdAt', 'startedAt', 'finishedAt'] as const;
+const BACKUP_FIELDS = [
+  'id',
+  'serviceId',
+  'engine',
+  'status',
+  'trigger',
+  'storage',
+  'format',
+  'localPath',
+  'remoteKey',
+  'sizeBytes',
+  'checksum',
+  'error',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+] as const;
 const SETTINGS_FIELDS = ['serviceId', 'storage', 'automaticEnabled', 'dailyEnabled', 'weeklyEnabled', 'monthlyEnabled', 'keepDaily', 'keepWeekly', 'keepMonthly', 'createdAt', 'updatedAt'] as const;
 const SETTINGS_BOOLS = ['automaticEnabled', 'dailyEnabled', 'weeklyEnabled', 'monthlyEnabled'];
 const IMPORT_FIELDS = ['id', 'serviceId', 'engine', 'source', 'sourceLabel', 'status', 'error', 'log', 'createdAt', 'startedAt', 'finishedAt'] as const;
@@ -54,7 +70,11 @@ export function backupsRepo(knex: Knex): BackupsRepo {
       return r ? backup(r) : null;
     },
     async listByService(serviceId) {
-      return (await knex('backups').where({ service_id: serviceId }).orderBy([...NEWEST_FIRST])).map(backup);
+      return (
+        await knex('backups')
+          .where({ service_id: serviceId })
+          .orderBy([...NEWEST_FIRST])
+      ).map(backup);
     },
     async listByStatus(status) {
       return (await knex('backups').where({ status })).map(backup);
@@ -78,7 +98,9 @@ export function backupsRepo(knex: Knex): BackupsRepo {
       await knex('imports').insert(toRow(i, ['log']));
     },
     async updateImport(id, patch) {
-      await knex('imports').where({ id }).update(toRow(patch, ['log']));
+      await knex('imports')
+        .where({ id })
+        .update(toRow(patch, ['log']));
     },
     async setImportStatus(id, to, from, patch) {
       if (from.length === 0) return false;
@@ -93,7 +115,11 @@ export function backupsRepo(knex: Knex): BackupsRepo {
       return r ? imp(r) : null;
     },
     async listImports(serviceId) {
-      return (await knex('imports').where({ service_id: serviceId }).orderBy([...NEWEST_FIRST])).map(imp);
+      return (
+        await knex('imports')
+          .where({ service_id: serviceId })
+          .orderBy([...NEWEST_FIRST])
+      ).map(imp);
     },
     async listImportsByStatus(status) {
       return (await knex('imports').where({ status })).map(imp);

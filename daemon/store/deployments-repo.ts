@@ -44,14 +44,20 @@ const NEWEST_FIRST = [
 export function deploymentRepo(knex: Knex): DeploymentRepo {
   return {
     async listByService(serviceId) {
-      return ((await knex('deployments').where({ service_id: serviceId }).orderBy([...NEWEST_FIRST])) as Row[]).map(toRecord);
+      return (
+        (await knex('deployments')
+          .where({ service_id: serviceId })
+          .orderBy([...NEWEST_FIRST])) as Row[]
+      ).map(toRecord);
     },
     async get(id) {
       const row = (await knex('deployments').where({ id }).first()) as Row | undefined;
       return row ? toRecord(row) : null;
     },
     async listByStatus(statuses) {
-      const rows = (await knex('deployments').whereIn('status', statuses as string[]).orderBy('created_at')) as Row[];
+      const rows = (await knex('deployments')
+        .whereIn('status', statuses as string[])
+        .orderBy('created_at')) as Row[];
       return rows.map(toRecord);
     },
     async live(serviceIds) {
@@ -60,7 +66,13 @@ export function deploymentRepo(knex: Knex): DeploymentRepo {
       const rows: Row[] = [];
       for (let i = 0; i < serviceIds.length; i += LIVE_CHUNK) {
         const ids = serviceIds.slice(i, i + LIVE_CHUNK) as string[];
-        rows.push(...((await knex('deployments').whereIn('service_id', ids).andWhere({ status: 'running' }).whereNotNull('container_id').orderBy([...NEWEST_FIRST])) as Row[]));
+        rows.push(
+          ...((await knex('deployments')
+            .whereIn('service_id', ids)
+            .andWhere({ status: 'running' })
+            .whereNotNull('container_id')
+            .orderBy([...NEWEST_FIRST])) as Row[]),
+        );
       }
       const seen = new Set<unknown>();
       const out: DeploymentRecord[] = [];

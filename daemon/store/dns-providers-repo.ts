@@ -42,7 +42,9 @@ export function dnsProviderRepo(knex: Knex, box: SecretBox): DnsProviderRepo {
     },
     async createdFor(domainIds) {
       if (domainIds.length === 0) return [];
-      const rows = (await knex('dns_records_created').whereIn('domain_id', [...domainIds]).select('*')) as Record<string, string>[];
+      const rows = (await knex('dns_records_created')
+        .whereIn('domain_id', [...domainIds])
+        .select('*')) as Record<string, string>[];
       return rows.map((r) => ({ domainId: r.domain_id!, provider: r.provider as DnsProviderId, hostname: r.hostname!, zone: r.zone!, host: r.host!, address: r.address!, createdAt: r.created_at! }));
     },
     async forgetCreated(domainId, provider) {

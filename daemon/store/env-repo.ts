@@ -34,7 +34,9 @@ export function envRepo(knex: Knex, box: SecretBox): EnvRepo {
   });
   return {
     async listByService(serviceId) {
-      const rows = await knex<EnvRow>('env_vars').where({ service_id: serviceId }).orderBy([{ column: 'created_at' }, { column: 'rowid' }]);
+      const rows = await knex<EnvRow>('env_vars')
+        .where({ service_id: serviceId })
+        .orderBy([{ column: 'created_at' }, { column: 'rowid' }]);
       return rows.map(toRecord);
     },
     async listByServices(serviceIds) {
@@ -46,10 +48,7 @@ export function envRepo(knex: Knex, box: SecretBox): EnvRepo {
     },
     async upsert(e) {
       const row = envToRow(e, box);
-      await knex<EnvRow>('env_vars')
-        .insert(row)
-        .onConflict(['service_id', 'key'])
-        .merge({ value: row.value, updated_at: row.updated_at });
+      await knex<EnvRow>('env_vars').insert(row).onConflict(['service_id', 'key']).merge({ value: row.value, updated_at: row.updated_at });
     },
     async delete(serviceId, envId) {
       return (await knex<EnvRow>('env_vars').where({ id: envId, service_id: serviceId }).delete()) > 0;

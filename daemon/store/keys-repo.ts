@@ -29,15 +29,23 @@ function toRecord(row: Omit<KeyRow, 'token_hash' | 'bootstrap'>): KeyRecord {
 export function keyRepo(knex: Knex): KeyRepo {
   return {
     async list() {
-      const rows = await knex<KeyRow>('keys').select(...COLUMNS).orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const rows = await knex<KeyRow>('keys')
+        .select(...COLUMNS)
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       return rows.map(toRecord);
     },
     async get(id) {
-      const row = await knex<KeyRow>('keys').select(...COLUMNS).where({ id }).first();
+      const row = await knex<KeyRow>('keys')
+        .select(...COLUMNS)
+        .where({ id })
+        .first();
       return row ? toRecord(row) : null;
     },
     async findByTokenHash(hash) {
-      const row = await knex<KeyRow>('keys').select(...COLUMNS).where({ token_hash: hash }).first();
+      const row = await knex<KeyRow>('keys')
+        .select(...COLUMNS)
+        .where({ token_hash: hash })
+        .first();
       return row ? toRecord(row) : null;
     },
     async bootstrapKeyIds() {

@@ -46,36 +46,35 @@ export function logsRepo(knex: Knex): LogsRepo {
           if (!isForeignKeyError(err)) throw err;
           // Lines of a service or deployment deleted meanwhile (its container still printed): they
           // have nowhere to go and are dropped quietly; the others are kept.
-          for (const row of chunk) await knex(table).insert(row).catch((e: unknown) => {
-            if (!isForeignKeyError(e)) throw e;
-          });
+          for (const row of chunk)
+            await knex(table)
+              .insert(row)
+              .catch((e: unknown) => {
+                if (!isForeignKeyError(e)) throw e;
+              });
         }
       }
     },
     async list(table, owner, afterId, limit) {
-      const rows = (await knex(table)
-        .select('id', 'line', 'stream', 'created_at')
-        .where(OWNER[table], owner)
-        .andWhere('id', '>', afterId)
-        .orderBy('id')
-        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      const rows = (await knex(table).select('id', 'line', 'stream', 'created_at').where(OWNER[table], owner).andWhere('id', '>', afterId).orderBy('id').limit(limit)) as {
+        id: number;
+        line: string;
+        stream: LogLineRecord['stream'];
+        created_at: string;
+      }[];
       return rows.map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
     async tail(table, owner, limit) {
-      const rows = (await knex(table)
-        .select('id', 'line', 'stream', 'created_at')
-        .where(OWNER[table], owner)
-        .orderBy('id', 'desc')
-        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      const rows = (await knex(table).select('id', 'line', 'stream', 'created_at').where(OWNER[table], owner).orderBy('id', 'desc').limit(limit)) as {
+        id: number;
+        line: string;
+        stream: LogLineRecord['stream'];
+        created_at: string;
+      }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
     async before(table, owner, beforeId, limit) {
-      const rows = (await knex(table)
-        .select('id', 'line', 'stream', 'created_at')
-        .where(OWNER[table], owner)
-        .andWhere('id', '<', beforeId)
-        .orderBy('id', 'desc')
-        .limit(limit)) as Row[];
+      const rows = (await knex(table).select('id', 'line', 'stream', 'created_at').where(OWNER[table], owner).andWhere('id', '<', beforeId).orderBy('id', 'desc').limit(limit)) as Row[];
       return rows.reverse().map(toRecord);
     },
     sizeOf,
@@ -109,12 +108,12 @@ export function logsRepo(knex: Knex): LogsRepo {
         .delete();
     },
     async tailOfDeployment(table, owner, deploymentId, limit) {
-      const rows = (await knex(table)
-        .select('id', 'line', 'stream', 'created_at')
-        .where(OWNER[table], owner)
-        .andWhere('deployment_id', deploymentId)
-        .orderBy('id', 'desc')
-        .limit(limit)) as { id: number; line: string; stream: LogLineRecord['stream']; created_at: string }[];
+      const rows = (await knex(table).select('id', 'line', 'stream', 'created_at').where(OWNER[table], owner).andWhere('deployment_id', deploymentId).orderBy('id', 'desc').limit(limit)) as {
+        id: number;
+        line: string;
+        stream: LogLineRecord['stream'];
+        created_at: string;
+      }[];
       return rows.reverse().map((r) => ({ id: r.id, line: r.line, stream: r.stream, createdAt: r.created_at }));
     },
     async releaseFreePages() {
@@ -122,12 +121,7 @@ export function logsRepo(knex: Knex): LogsRepo {
     },
     async trim(table, keep) {
       const column = OWNER[table];
-      return knex(table)
-        .whereRaw(
-          `id <= (SELECT t2.id FROM ${table} t2 WHERE t2.${column} = ${table}.${column} ORDER BY t2.id DESC LIMIT 1 OFFSET ?)`,
-          [keep],
-        )
-        .delete();
+      return knex(table).whereRaw(`id <= (SELECT t2.id FROM ${table} t2 WHERE t2.${column} = ${table}.${column} ORDER BY t2.id DESC LIMIT 1 OFFSET ?)`, [keep]).delete();
     },
   };
 }

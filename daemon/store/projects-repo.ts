@@ -25,7 +25,9 @@ function toRecord(row: ProjectRow): ProjectRecord {
 export function projectRepo(knex: Knex): ProjectRepo {
   return {
     async list() {
-      const rows = await knex<ProjectRow>('projects').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const rows = await knex<ProjectRow>('projects')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       return rows.map(toRecord);
     },
     async get(id) {

@@ -32,7 +32,10 @@ export function quotaRepo(knex: Knex): QuotaRepo {
         max_images_per_service: q.maxImagesPerService,
         updated_at: at,
       };
-      await knex<QuotaRow>('project_quotas').insert({ project_id: projectId, ...values }).onConflict('project_id').merge(values);
+      await knex<QuotaRow>('project_quotas')
+        .insert({ project_id: projectId, ...values })
+        .onConflict('project_id')
+        .merge(values);
     },
   };
 }

@@ -77,7 +77,9 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
 
   return {
     async list(projectIds) {
-      const q = knex('services').select('*').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const q = knex('services')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (projectIds) q.whereIn('project_id', projectIds as string[]);
       return (await q).map(toRecord);
     },
@@ -112,7 +114,9 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
       return row ? { label: row.label, projectId: row.project_id, createdAt: row.created_at } : null;
     },
     async generatedNames() {
-      const rows = (await knex('generated_names').select('*').orderBy([{ column: 'created_at' }, { column: 'label' }])) as { label: string; project_id: string; created_at: string }[];
+      const rows = (await knex('generated_names')
+        .select('*')
+        .orderBy([{ column: 'created_at' }, { column: 'label' }])) as { label: string; project_id: string; created_at: string }[];
       return rows.map((r) => ({ label: r.label, projectId: r.project_id, createdAt: r.created_at }));
     },
     async assignGeneratedLabel(serviceId, projectId, label, at) {

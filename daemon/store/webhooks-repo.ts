@@ -36,7 +36,12 @@ export function webhookRepo(knex: Knex, box: SecretBox): WebhookRepo {
       await knex('webhook_deliveries').where('received_at', '<', forgetBefore).delete();
       return knex.transaction(async (trx) => {
         const seen = new Set(
-          (await trx('webhook_deliveries').where({ service_id: serviceId }).whereIn('delivery_id', [...keys]).select<{ delivery_id: string }[]>('delivery_id')).map((r) => r.delivery_id),
+          (
+            await trx('webhook_deliveries')
+              .where({ service_id: serviceId })
+              .whereIn('delivery_id', [...keys])
+              .select<{ delivery_id: string }[]>('delivery_id')
+          ).map((r) => r.delivery_id),
         );
         const first = keys.find((k) => seen.has(k));
         if (first !== undefined) return first;

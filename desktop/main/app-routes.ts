@@ -44,7 +44,11 @@ export async function answerAppRoute(app: DesktopApp, method: string, path: stri
       return ok('POST /desktop/servers/:id/key', 200, { test: await app.test(id) });
     }
     if (parts.length === 2 && method === 'PATCH') {
-      const patch = { ...(str('name') !== undefined ? { name: str('name')! } : {}), ...(str('colour') !== undefined ? { colour: str('colour')! } : {}), ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}) };
+      const patch = {
+        ...(str('name') !== undefined ? { name: str('name')! } : {}),
+        ...(str('colour') !== undefined ? { colour: str('colour')! } : {}),
+        ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}),
+      };
       app.update(id, patch);
       return ok('PATCH /desktop/servers/:id', 200, { server: app.summaries().find((s) => s.id === id) });
     }

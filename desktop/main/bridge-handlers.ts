@@ -65,7 +65,8 @@ export function createBridgeHandlers(backend: BridgeBackend, policy: TrustPolicy
     async request(sender: IpcSender, serverId: unknown, method: unknown, path: unknown, body: unknown): Promise<BridgeResponse> {
       if (serverId === APP_SERVER_ID) {
         if (!isTrustedSender(sender, policy)) throw new RefusedCallError('refused: the call does not come from the Berth window');
-        if (typeof method !== 'string' || !METHODS.has(method) || typeof path !== 'string' || !/^\/desktop\/[a-z0-9/-]*$/.test(path)) throw new RefusedCallError(`refused: ${String(method)} ${String(path)} is not a route of the app`);
+        if (typeof method !== 'string' || !METHODS.has(method) || typeof path !== 'string' || !/^\/desktop\/[a-z0-9/-]*$/.test(path))
+          throw new RefusedCallError(`refused: ${String(method)} ${String(path)} is not a route of the app`);
         return backend.local(method, path, body);
       }
       check(sender, serverId);

@@ -155,7 +155,10 @@ export class DesktopApp implements BridgeBackend {
   summaries(): ServerSummary[] {
     return this.servers.list().map((s) => {
       const v = this.views.get(s.id) ?? this.newView(s);
-      const ids = (status: string) => Object.entries(v.services).filter(([, st]) => st === status).map(([id]) => id);
+      const ids = (status: string) =>
+        Object.entries(v.services)
+          .filter(([, st]) => st === status)
+          .map(([id]) => id);
       return {
         id: s.id,
         name: s.name,
@@ -276,12 +279,16 @@ export class DesktopApp implements BridgeBackend {
   private renderTray(): void {
     if (!this.o.tray) return;
     const views = this.servers.list().map((s) => this.views.get(s.id) ?? this.newView(s));
-    this.o.tray.render(worstState(views), trayTooltip(views), buildTrayMenu(views, {
-      openWindow: () => this.o.openInWindow(views[0]?.id ?? '', '/'),
-      openServer: (id) => this.o.openInWindow(id, '/'),
-      openDeployment: (id, serviceId, deploymentId) => this.openTarget({ serverId: id, kind: 'deployment', serviceId, deploymentId }),
-      setMuted: (id, muted) => this.update(id, { muted }),
-      quit: () => this.o.quit(),
-    }));
+    this.o.tray.render(
+      worstState(views),
+      trayTooltip(views),
+      buildTrayMenu(views, {
+        openWindow: () => this.o.openInWindow(views[0]?.id ?? '', '/'),
+        openServer: (id) => this.o.openInWindow(id, '/'),
+        openDeployment: (id, serviceId, deploymentId) => this.openTarget({ serverId: id, kind: 'deployment', serviceId, deploymentId }),
+        setMuted: (id, muted) => this.update(id, { muted }),
+        quit: () => this.o.quit(),
+      }),
+    );
   }
 }

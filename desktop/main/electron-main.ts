@@ -1,7 +1,23 @@
 // The Electron entry: wires the real Electron APIs into the plain modules of desktop/main. It
 // compiles here against the `electron` package's types but is never run on the build machines
 // (the Electron binary cannot be downloaded there); the logic it wires is tested in Node.
-import { app, BrowserWindow, dialog, ipcMain, Menu, nativeImage, net, Notification, powerMonitor, protocol, safeStorage, shell, Tray, type MenuItemConstructorOptions, type WebContents } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  ipcMain,
+  Menu,
+  nativeImage,
+  net,
+  Notification,
+  powerMonitor,
+  protocol,
+  safeStorage,
+  shell,
+  Tray,
+  type MenuItemConstructorOptions,
+  type WebContents,
+} from 'electron';
 import { statSync } from 'node:fs';
 import { dirname, join, normalize, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -137,56 +153,59 @@ app.on('second-instance', () => {
   } else openWindow('', '/');
 });
 
-app.whenReady().then(() => {
-  serveConsole();
-  tray = createTray();
-  const trayView: TrayView | null = tray && {
-    render: (state, tooltip, menu) => {
-      tray!.setImage(nativeImage.createFromBuffer(trayIconPng(state)));
-      tray!.setToolTip(tooltip);
-      tray!.setContextMenu(Menu.buildFromTemplate(toElectronMenu(updateItem ? [updateItem, ...menu] : menu)));
-    },
-  };
-  const desktop = new DesktopApp({
-    configDir: app.getPath('userData'),
-    safeStorage,
-    platform: process.platform,
-    createNotification: (c) => new Notification(c),
-    powerMonitor,
-    tray: trayView,
-    openInWindow: openWindow,
-    // the default name in the user's Downloads folder, the dialog sheet on the window
-    showSaveDialog: (o) => {
-      const options = { ...o, defaultPath: join(app.getPath('downloads'), o.defaultPath) };
-      return window && !window.isDestroyed() ? dialog.showSaveDialog(window, options) : dialog.showSaveDialog(options);
-    },
-    quit: () => {
+app
+  .whenReady()
+  .then(() => {
+    serveConsole();
+    tray = createTray();
+    const trayView: TrayView | null = tray && {
+      render: (state, tooltip, menu) => {
+        tray!.setImage(nativeImage.createFromBuffer(trayIconPng(state)));
+        tray!.setToolTip(tooltip);
+        tray!.setContextMenu(Menu.buildFromTemplate(toElectronMenu(updateItem ? [updateItem, ...menu] : menu)));
+      },
+    };
+    const desktop = new DesktopApp({
+      configDir: app.getPath('userData'),
+      safeStorage,
+      platform: process.platform,
+      createNotification: (c) => new Notification(c),
+      powerMonitor,
+      tray: trayView,
+      openInWindow: openWindow,
+      // the default name in the user's Downloads folder, the dialog sheet on the window
+      showSaveDialog: (o) => {
+        const options = { ...o, defaultPath: join(app.getPath('downloads'), o.defaultPath) };
+        return window && !window.isDestroyed() ? dialog.showSaveDialog(window, options) : dialog.showSaveDialog(options);
+      },
+      quit: () => {
+        quitting = true;
+        app.quit();
+      },
+    });
+    const handlers = createBridgeHandlers(desktop, { appOrigin: APP_ORIGIN, trustedWebContents });
+    registerIpcHandlers(ipcMain, handlers);
+    app.on('web-contents-created', (_e, wc) => guardNavigation(wc));
+    app.on('before-quit', () => {
       quitting = true;
-      app.quit();
-    },
-  });
-  const handlers = createBridgeHandlers(desktop, { appOrigin: APP_ORIGIN, trustedWebContents });
-  registerIpcHandlers(ipcMain, handlers);
-  app.on('web-contents-created', (_e, wc) => guardNavigation(wc));
-  app.on('before-quit', () => {
+      desktop.stop();
+    });
+    desktop.start();
+    if (desktop.servers.list().length === 0 || !tray) openWindow(desktop.servers.list()[0]?.id ?? '', '/');
+    const store = desktop.secrets.status();
+    if (store.corruptBackup) new Notification({ title: 'Berth could not read its stored keys', body: `The file was kept as ${store.corruptBackup}; add the keys again.` }).show();
+    void checkForUpdate(UPDATE_FEED, app.getVersion(), process.platform)
+      .then((u) => {
+        if (u) updateItem = { label: `Update available: ${u.version}…`, click: () => openExternal(u.url) };
+      })
+      .catch(() => undefined);
+  })
+  .catch((err: unknown) => {
+    // a start that failed half-way (no window, maybe no tray) must not linger unseen
+    logFailure('starting the desktop app')(err);
     quitting = true;
-    desktop.stop();
+    app.quit();
   });
-  desktop.start();
-  if (desktop.servers.list().length === 0 || !tray) openWindow(desktop.servers.list()[0]?.id ?? '', '/');
-  const store = desktop.secrets.status();
-  if (store.corruptBackup) new Notification({ title: 'Berth could not read its stored keys', body: `The file was kept as ${store.corruptBackup}; add the keys again.` }).show();
-  void checkForUpdate(UPDATE_FEED, app.getVersion(), process.platform)
-    .then((u) => {
-      if (u) updateItem = { label: `Update available: ${u.version}…`, click: () => openExternal(u.url) };
-    })
-    .catch(() => undefined);
-}).catch((err: unknown) => {
-  // a start that failed half-way (no window, maybe no tray) must not linger unseen
-  logFailure('starting the desktop app')(err);
-  quitting = true;
-  app.quit();
-});
 
 app.on('window-all-closed', () => {
   // the app keeps watching the servers from the tray (or the task bar, see closeBehaviour)

@@ -15,7 +15,10 @@ export interface NotificationContent {
   body: string;
 }
 
-export type OpenTarget = { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string } | { serverId: string; kind: 'backup'; serviceId: string } | { serverId: string; kind: 'server' };
+export type OpenTarget =
+  | { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string }
+  | { serverId: string; kind: 'backup'; serviceId: string }
+  | { serverId: string; kind: 'server' };
 
 export interface NotifierOptions {
   create(content: NotificationContent): NotificationLike;
@@ -47,12 +50,20 @@ export class Notifier {
       const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['deployment'], unknown>>;
       if (d.status !== 'failed' || typeof d.deploymentId !== 'string') return;
       if (!this.once(`${serverId}:deployment:${d.deploymentId}`)) return;
-      this.notify(serverId, { title: `Deployment failed on ${this.o.serverName(serverId)}`, body: 'Click to read its build log and why it failed.' }, { serverId, kind: 'deployment', deploymentId: d.deploymentId, serviceId: String(d.serviceId ?? '') });
+      this.notify(
+        serverId,
+        { title: `Deployment failed on ${this.o.serverName(serverId)}`, body: 'Click to read its build log and why it failed.' },
+        { serverId, kind: 'deployment', deploymentId: d.deploymentId, serviceId: String(d.serviceId ?? '') },
+      );
     } else if (e.event === 'backup') {
       const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['backup'], unknown>>;
       if (d.status !== 'failed' || typeof d.backupId !== 'string') return;
       if (!this.once(`${serverId}:backup:${d.backupId}`)) return;
-      this.notify(serverId, { title: `Backup failed on ${this.o.serverName(serverId)}`, body: 'Click to see the database\'s backups.' }, { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') });
+      this.notify(
+        serverId,
+        { title: `Backup failed on ${this.o.serverName(serverId)}`, body: "Click to see the database's backups." },
+        { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') },
+      );
     }
   }
 
@@ -98,12 +109,15 @@ export class Notifier {
     this.sentAt = this.sentAt.filter((t) => now - t < windowMs);
     if (this.sentAt.length >= max) {
       this.held++;
-      this.heldTimer ??= setTimeout(() => {
-        this.heldTimer = null;
-        const n = this.held;
-        this.held = 0;
-        if (n > 0) this.show({ title: `${n} more Berth notification${n === 1 ? '' : 's'}`, body: 'Open Berth to see what changed.' }, { serverId, kind: 'server' });
-      }, windowMs - (now - this.sentAt[0]!));
+      this.heldTimer ??= setTimeout(
+        () => {
+          this.heldTimer = null;
+          const n = this.held;
+          this.held = 0;
+          if (n > 0) this.show({ title: `${n} more Berth notification${n === 1 ? '' : 's'}`, body: 'Open Berth to see what changed.' }, { serverId, kind: 'server' });
+        },
+        windowMs - (now - this.sentAt[0]!),
+      );
       return;
     }
     this.sentAt.push(now);

@@ -54,9 +54,7 @@ export class SecretStore {
   private corruptBackup: string | null = null;
   private choice: WeakBackendChoice | null;
 
-  constructor(
-    private readonly opts: { file: string; safeStorage: SafeStorageLike; platform: NodeJS.Platform; choice?: WeakBackendChoice | null },
-  ) {
+  constructor(private readonly opts: { file: string; safeStorage: SafeStorageLike; platform: NodeJS.Platform; choice?: WeakBackendChoice | null }) {
     this.choice = opts.choice ?? null;
     this.load();
   }
@@ -74,7 +72,7 @@ export class SecretStore {
 
   status(): SecretStoreStatus {
     const backend = this.backend();
-    const mode = !this.isWeak() ? 'keychain' : this.choice ?? 'refused';
+    const mode = !this.isWeak() ? 'keychain' : (this.choice ?? 'refused');
     const where =
       mode === 'keychain'
         ? `${this.opts.file}, encrypted with the system keychain (${backend})`

@@ -9,7 +9,11 @@ export function latestVersion(yml: string): string | null {
 }
 
 export function isNewer(candidate: string, current: string): boolean {
-  const parse = (v: string) => v.split(/[.+-]/).slice(0, 3).map((n) => Number.parseInt(n, 10) || 0);
+  const parse = (v: string) =>
+    v
+      .split(/[.+-]/)
+      .slice(0, 3)
+      .map((n) => Number.parseInt(n, 10) || 0);
   const [a, b] = [parse(candidate), parse(current)];
   for (let i = 0; i < 3; i++) if (a[i]! !== b[i]!) return a[i]! > b[i]!;
   return false;

@@ -48,19 +48,7 @@ export interface CreateServiceInput {
 export type PatchServiceInput = Partial<
   Pick<
     CreateServiceInput,
-    | 'name'
-    | 'branch'
-    | 'rootDir'
-    | 'githubToken'
-    | 'installCommand'
-    | 'buildCommand'
-    | 'startCommand'
-    | 'staticOutput'
-    | 'buildMethod'
-    | 'dockerfilePath'
-    | 'runtimeMode'
-    | 'internalPort'
-    | 'limits'
+    'name' | 'branch' | 'rootDir' | 'githubToken' | 'installCommand' | 'buildCommand' | 'startCommand' | 'staticOutput' | 'buildMethod' | 'dockerfilePath' | 'runtimeMode' | 'internalPort' | 'limits'
   >
 >;
 

@@ -68,7 +68,9 @@ export class SystemClient extends ProjectsClient {
     return this.api('notifications.list', {});
   }
   /** A webhook's answer carries its signing secret, this once. */
-  createNotificationChannel(input: Record<string, unknown> & { type: NotificationChannel['type']; name: string; events: NotificationChannel['events'] }): Promise<{ channel: NotificationChannel; secret?: string }> {
+  createNotificationChannel(
+    input: Record<string, unknown> & { type: NotificationChannel['type']; name: string; events: NotificationChannel['events'] },
+  ): Promise<{ channel: NotificationChannel; secret?: string }> {
     return this.api('notifications.create', {}, input);
   }
   updateNotificationChannel(channelId: string, patch: Record<string, unknown>): Promise<{ channel: NotificationChannel }> {

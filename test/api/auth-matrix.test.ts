@@ -60,10 +60,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'keys.list': { params: none },
   'keys.create': { params: none, body: () => ({ access: 'read', projects: 'all' }) },
   'keys.revoke': { params: (_t, w) => ({ keyId: w.keyId }) },
-  'projects.get': [
-    { params: (t) => ({ projectSlug: t.project.slug }) },
-    { label: '(id form)', params: (t) => ({ projectSlug: t.project.id }) },
-  ],
+  'projects.get': [{ params: (t) => ({ projectSlug: t.project.slug }) }, { label: '(id form)', params: (t) => ({ projectSlug: t.project.id }) }],
   'projects.create': { params: none, body: () => ({ name: uniq('new'), description: '' }) },
   'projects.patch': { params: project, body: () => ({ name: 'renamed', description: 'd' }) },
   'projects.delete': { params: project },
@@ -204,7 +201,9 @@ describe('auth matrix', function () {
     const res = await client.request(ep.method, ep.path(target, w), ep.body?.(target, w));
     expect(res.status, JSON.stringify(res.body)).to.equal(status);
     expect(res.body).to.deep.equal({ error: { code, message: (res.body as { error: { message: string } }).error.message } });
-    expect((res.body as { error: { message: string } }).error.message).to.be.a('string').and.not.equal('');
+    expect((res.body as { error: { message: string } }).error.message)
+      .to.be.a('string')
+      .and.not.equal('');
     expect(await snapshotStore(t.dataDir), 'a refused request changed the store').to.deep.equal(before);
   }
 
@@ -293,7 +292,7 @@ describe('auth matrix', function () {
       expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
     });
 
-    it('refuses an unsigned delivery, and one signed with another service\'s secret (401), changing nothing', async () => {
+    it("refuses an unsigned delivery, and one signed with another service's secret (401), changing nothing", async () => {
       const w = await world();
       const { secret } = await t.admin.createWebhook(w.outside.web.id);
       await t.admin.createWebhook(w.inside.web.id);
@@ -338,8 +337,7 @@ describe('auth matrix', function () {
   });
 
   describe('POST /api/services/:serviceId/transfer', () => {
-    const transfer = (client: BerthClient, serviceId: string, targetProjectId: string) =>
-      client.request('POST', `/api/services/${serviceId}/transfer`, { targetProjectId });
+    const transfer = (client: BerthClient, serviceId: string, targetProjectId: string) => client.request('POST', `/api/services/${serviceId}/transfer`, { targetProjectId });
 
     it('refuses no key (401) and a read key (403), changing nothing', async () => {
       const w = await world();

@@ -53,8 +53,7 @@ describe('daemon process and CLI', function () {
     child = null;
   }
 
-  const cli = (...args: string[]) =>
-    spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, BERTH_DATA_DIR: dataDir }, encoding: 'utf8' });
+  const cli = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { env: { ...process.env, BERTH_DATA_DIR: dataDir }, encoding: 'utf8' });
 
   beforeEach(() => {
     dataDir = mkdtempSync(join(tmpdir(), 'berth-proc-'));
@@ -134,7 +133,10 @@ describe('daemon process and CLI', function () {
 
     const listed = cli('keys', 'list', '--json');
     expect(listed.status, listed.stderr).to.equal(0);
-    const lines = listed.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string });
+    const lines = listed.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: string });
     const nowFromApi = (await admin.request('GET', '/api/keys')).body as { keys: { id: string }[] };
     expect(lines).to.deep.equal(nowFromApi.keys); // lastUsedAt included: the key was used above
     expect(listed.stdout).not.to.include(token);

@@ -99,7 +99,16 @@ describe('system settings and DNS providers', function () {
         const created = await point(id, 'cloudflare');
         expect(created.status, JSON.stringify(created.body)).to.equal(200);
         expect(created.body.ok).to.equal(true);
-        expect(created.body.result).to.deep.equal({ provider: 'cloudflare', providerName: 'Cloudflare', action: 'created', hostname, recordType: 'A', host: label, zone: 'shop.example.com', targetIp: IP1 });
+        expect(created.body.result).to.deep.equal({
+          provider: 'cloudflare',
+          providerName: 'Cloudflare',
+          action: 'created',
+          hostname,
+          recordType: 'A',
+          host: label,
+          zone: 'shop.example.com',
+          targetIp: IP1,
+        });
         expect(created.body.domain).to.include({ id, hostname, serviceId: world.web.id });
         const shop = cf.zones.find((z) => z.name === 'shop.example.com')!;
         expect(cf.records.filter((r) => r.name === hostname)).to.deep.equal([{ ...cf.records.find((r) => r.name === hostname)!, zone_id: shop.id, type: 'A', content: IP1, ttl: 1, proxied: false }]);
@@ -167,7 +176,16 @@ describe('system settings and DNS providers', function () {
         const others = nc.hosts.get('example.co.uk')!.map(({ HostId: _id, ...h }) => h);
         const created = await point(id, 'namecheap');
         expect(created.status, JSON.stringify(created.body)).to.equal(200);
-        expect(created.body.result).to.deep.equal({ provider: 'namecheap', providerName: 'Namecheap', action: 'created', hostname, recordType: 'A', host: label, zone: 'example.co.uk', targetIp: IP1 });
+        expect(created.body.result).to.deep.equal({
+          provider: 'namecheap',
+          providerName: 'Namecheap',
+          action: 'created',
+          hostname,
+          recordType: 'A',
+          host: label,
+          zone: 'example.co.uk',
+          targetIp: IP1,
+        });
         const call = nc.setHostsCalls.at(-1)!;
         expect(call).to.include({ SLD: 'example', TLD: 'co.uk', EmailType: 'MX', Command: 'namecheap.domains.dns.setHosts' });
         const after = () => nc.hosts.get('example.co.uk')!.map(({ HostId: _id, ...h }) => h);
@@ -232,7 +250,16 @@ describe('system settings and DNS providers', function () {
         const before = ss.requests.length;
         const created = await point(id, 'spaceship');
         expect(created.status, JSON.stringify(created.body)).to.equal(200);
-        expect(created.body.result).to.deep.equal({ provider: 'spaceship', providerName: 'Spaceship', action: 'created', hostname, recordType: 'A', host: label, zone: 'shop.example.io', targetIp: IP1 });
+        expect(created.body.result).to.deep.equal({
+          provider: 'spaceship',
+          providerName: 'Spaceship',
+          action: 'created',
+          hostname,
+          recordType: 'A',
+          host: label,
+          zone: 'shop.example.io',
+          targetIp: IP1,
+        });
         expect(ss.records.get('shop.example.io')).to.deep.equal([{ type: 'A', name: label, address: IP1, ttl: 3600 }]);
         expect(ss.records.get('example.io')).to.deep.equal([]);
         const sent = ss.requests.slice(before);

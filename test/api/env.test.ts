@@ -10,7 +10,10 @@ import { makeProjectWorld, uniq } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';
 
 async function errorOf(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(() => null, (e: unknown) => e);
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(err, 'the request should have failed').to.be.instanceOf(ApiError);
   return err as ApiError;
 }

@@ -45,7 +45,7 @@ describe('daemon event stream', () => {
     await t.admin.addDomain(other.web.id, `${uniq('o')}.example.com`);
     const { deployment } = await t.admin.deploy(mine.web.id);
     await until('the failed event', async () => sub.events.some((e) => e.event === 'deployment' && e.json.deploymentId === deployment.id && e.json.status === 'failed'), 20_000);
-    await until('the other project\'s events on the all-projects key', async () => all.events.some((e) => e.json.projectId === other.project.id && e.event === 'domain'));
+    await until("the other project's events on the all-projects key", async () => all.events.some((e) => e.json.projectId === other.project.id && e.event === 'domain'));
     sub.stop();
     all.stop();
     expect(sub.events.every((e) => e.event === 'ping' || e.json.projectId === mine.project.id)).to.equal(true);

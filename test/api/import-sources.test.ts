@@ -16,8 +16,7 @@ describe('database imports follow the engine capability table', function () {
   let t: TestDaemon;
   let project: Project;
   const services = new Map<DatabaseEngine, Service>();
-  const post = (serviceId: string, source: string, sourceUrl: string) =>
-    t.admin.request<ErrorBody>('POST', `/api/services/${serviceId}/database/import/${source}`, { sourceUrl });
+  const post = (serviceId: string, source: string, sourceUrl: string) => t.admin.request<ErrorBody>('POST', `/api/services/${serviceId}/database/import/${source}`, { sourceUrl });
 
   before(async () => {
     t = await startTestDaemon();

@@ -72,7 +72,7 @@ describe('projects and services', () => {
       const { createServer } = await import('node:net');
       const { project } = await t.admin.createProject({ name: uniq('busy') });
       const probe = await t.admin.createService(project.id, { name: 'probe', repoFullName: 'acme/probe' });
-      const next = probe.service.hostPort! ;
+      const next = probe.service.hostPort!;
       await t.admin.deleteService(probe.service.id);
       const squatter = createServer();
       await new Promise<void>((r) => squatter.listen(next, '127.0.0.1', () => r()));

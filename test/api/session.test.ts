@@ -173,7 +173,14 @@ describe('console sessions', () => {
 describe('console sessions across a restart', () => {
   it('a session survives a daemon restart, and only a hash of its secret is stored', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
-    const config = readConfig({ BERTH_HOST: '127.0.0.1', BERTH_PORT: '0', BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: `test_${uniq('k')}_0123456789abcdef`, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
+    const config = readConfig({
+      BERTH_HOST: '127.0.0.1',
+      BERTH_PORT: '0',
+      BERTH_DATA_DIR: dataDir,
+      BERTH_BOOTSTRAP_KEY: `test_${uniq('k')}_0123456789abcdef`,
+      BERTH_CADDY_ADMIN: 'http://127.0.0.1:1',
+      BERTH_GIT_BASE_URL: 'http://127.0.0.1:9',
+    });
     const quiet = () => undefined;
     try {
       let d = await startDaemon(config, quiet);

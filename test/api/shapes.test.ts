@@ -2,18 +2,7 @@
 import { expect } from 'chai';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq } from '../helpers/fixtures.js';
-import {
-  DATABASE_VARIABLE,
-  DEPLOYMENT,
-  DOMAIN,
-  ENV_VAR,
-  KEY,
-  PROJECT,
-  PROXY,
-  SERVICE,
-  SUGGESTION,
-  expectShape,
-} from '../helpers/shapes.js';
+import { DATABASE_VARIABLE, DEPLOYMENT, DOMAIN, ENV_VAR, KEY, PROJECT, PROXY, SERVICE, SUGGESTION, expectShape } from '../helpers/shapes.js';
 
 const ENGINE_DEFAULTS = {
   postgres: { port: 5432, keys: ['POSTGRES_DB', 'POSTGRES_USER', 'POSTGRES_PASSWORD'] },
@@ -115,12 +104,28 @@ describe('response shapes', () => {
         dockerfilePath: 'docker/Dockerfile',
         githubToken: 'ghp_secret',
       });
-      expect(service).to.include({ repoFullName: null, repoUrl: 'https://git.example.com/acme/site.git', branch: 'release', rootDir: 'apps/site', buildMethod: 'dockerfile', dockerfilePath: 'docker/Dockerfile', hasGithubToken: true });
+      expect(service).to.include({
+        repoFullName: null,
+        repoUrl: 'https://git.example.com/acme/site.git',
+        branch: 'release',
+        rootDir: 'apps/site',
+        buildMethod: 'dockerfile',
+        dockerfilePath: 'docker/Dockerfile',
+        hasGithubToken: true,
+      });
       expect(JSON.stringify(service)).not.to.include('ghp_secret');
     });
 
     it('creates an image service: repoFullName image:<ref>, repoUrl docker-image', async () => {
-      const { service } = await t.admin.createService(projectId, { name: 'nginx', repoUrl: 'docker-image', dockerImage: 'nginx:1.27', branch: 'main', runtimeMode: 'web', internalPort: 80, env: [{ key: 'A', value: '1' }] });
+      const { service } = await t.admin.createService(projectId, {
+        name: 'nginx',
+        repoUrl: 'docker-image',
+        dockerImage: 'nginx:1.27',
+        branch: 'main',
+        runtimeMode: 'web',
+        internalPort: 80,
+        env: [{ key: 'A', value: '1' }],
+      });
       expectShape(service, SERVICE);
       expect(service).to.include({ repoFullName: 'image:nginx:1.27', repoUrl: 'docker-image', dockerImage: 'nginx:1.27', internalPort: 80, status: 'idle' });
     });
@@ -151,7 +156,10 @@ describe('response shapes', () => {
         name: 'given-pg',
         repoFullName: 'database:postgres',
         repoUrl: 'database',
-        env: [{ key: 'POSTGRES_PASSWORD', value: 'chosen' }, { key: 'EXTRA', value: 'x' }],
+        env: [
+          { key: 'POSTGRES_PASSWORD', value: 'chosen' },
+          { key: 'EXTRA', value: 'x' },
+        ],
       });
       const { env } = await t.admin.overview(service.id);
       const byKey = Object.fromEntries(env.map((e) => [e.key, e.value]));
@@ -211,7 +219,15 @@ describe('response shapes', () => {
       internalPort: 8080,
     });
     expectShape(res, { service: { object: SERVICE } });
-    expect(res.service).to.include({ branch: 'develop', rootDir: 'apps/web', buildCommand: 'npm run build', startCommand: 'node server.js', buildMethod: 'autobuild', dockerfilePath: 'Dockerfile.prod', internalPort: 8080 });
+    expect(res.service).to.include({
+      branch: 'develop',
+      rootDir: 'apps/web',
+      buildCommand: 'npm run build',
+      startCommand: 'node server.js',
+      buildMethod: 'autobuild',
+      dockerfilePath: 'Dockerfile.prod',
+      internalPort: 8080,
+    });
     expect(res.service.updatedAt > w.web.updatedAt).to.equal(true);
   });
 

@@ -13,7 +13,6 @@ interface SettingsBody {
   dnsProviders: { id: string; name: string; connected: boolean }[];
 }
 
-
 /** The deployment limits (core/deploy-limits.ts) as a new server answers them. */
 const DEPLOY_LIMIT_DEFAULTS = { buildTimeoutSeconds: 1800, pullTimeoutSeconds: 600, cloneTimeoutSeconds: 600, maxQueuedPerProject: 20 };
 /** Notification targets on loopback and link-local: refused by default (core/notify-targets.ts). */
@@ -54,7 +53,16 @@ describe('system settings and DNS providers', function () {
         dashboardHostname: 'berth.example.com',
       });
       expect(res.status).to.equal(200);
-      const expected = { rootDomain: 'apps.example.com', publicIp: '198.51.100.4', publicIpDetected: false, acmeEmail: 'ops@example.com', httpsMode: 'internal', dashboardHostname: 'berth.example.com', ...DEPLOY_LIMIT_DEFAULTS, ...NOTIFY_DEFAULTS };
+      const expected = {
+        rootDomain: 'apps.example.com',
+        publicIp: '198.51.100.4',
+        publicIpDetected: false,
+        acmeEmail: 'ops@example.com',
+        httpsMode: 'internal',
+        dashboardHostname: 'berth.example.com',
+        ...DEPLOY_LIMIT_DEFAULTS,
+        ...NOTIFY_DEFAULTS,
+      };
       expect(res.body.settings).to.deep.equal(expected);
       expect((await t.admin.request<SettingsBody>('GET', '/api/system/settings')).body.settings).to.deep.equal(expected);
       const rows = await withKnex(t.dataDir, (k) => k('settings').whereIn('key', ['rootDomain', 'publicIp', 'acmeEmail', 'httpsMode', 'dashboardHostname']).select('key', 'value'));

@@ -26,7 +26,7 @@ interface RoundTrip {
 const ROUND_TRIPS: RoundTrip[] = [
   {
     engine: 'postgres',
-    setup: ["CREATE TABLE t (id int PRIMARY KEY, v text, b bytea)", "INSERT INTO t VALUES (1, 'héllo wörld ✓', '\\x00ff10'), (2, 'two', NULL)"],
+    setup: ['CREATE TABLE t (id int PRIMARY KEY, v text, b bytea)', "INSERT INTO t VALUES (1, 'héllo wörld ✓', '\\x00ff10'), (2, 'two', NULL)"],
     change: ["UPDATE t SET v = 'changed' WHERE id = 1", 'DELETE FROM t WHERE id = 2', "INSERT INTO t VALUES (9, 'new', NULL)"],
     state: ["SELECT id, v, encode(b, 'hex') AS b FROM t ORDER BY id"],
   },
@@ -73,12 +73,7 @@ describe('database backups', function () {
   }
 
   async function finished(serviceId: string, backupId: string): Promise<Backup> {
-    return until(
-      'the backup to finish',
-      async () => (await t.admin.listBackups(serviceId)).backups.find((b) => b.id === backupId && b.status !== 'running'),
-      240_000,
-      250,
-    );
+    return until('the backup to finish', async () => (await t.admin.listBackups(serviceId)).backups.find((b) => b.id === backupId && b.status !== 'running'), 240_000, 250);
   }
 
   before(async function () {
@@ -126,7 +121,15 @@ describe('database backups', function () {
     before(async () => {
       s3 = await startS3Server();
       id = services.get('postgres')!.id;
-      await t.admin.putBackupStorage({ endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: 'berth/', accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true });
+      await t.admin.putBackupStorage({
+        endpoint: s3.endpoint,
+        region: s3.region,
+        bucket: s3.bucket,
+        prefix: 'berth/',
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+        forcePathStyle: true,
+      });
     });
     after(async () => {
       await t.admin.deleteBackupStorage().catch(() => undefined);
@@ -165,7 +168,15 @@ describe('database backups', function () {
     });
 
     it('a wrong secret shows as not connected, and a remote backup then fails with the refusal and leaves no file', async () => {
-      await t.admin.putBackupStorage({ endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix: 'berth/', accessKeyId: s3.accessKeyId, secretAccessKey: 'wrong-secret-0123456789', forcePathStyle: true });
+      await t.admin.putBackupStorage({
+        endpoint: s3.endpoint,
+        region: s3.region,
+        bucket: s3.bucket,
+        prefix: 'berth/',
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: 'wrong-secret-0123456789',
+        forcePathStyle: true,
+      });
       expect((await t.admin.listBackups(id)).remote).to.deep.equal({ connected: false });
       const backup = await finished(id, (await t.admin.createBackup(id, 'remote')).backup.id);
       expect(backup.status).to.equal('failed');
@@ -200,7 +211,7 @@ describe('database backups', function () {
 
     it('the database container stopped mid-dump ends failed and leaves no file', async () => {
       // enough data that pg_dump runs for a while
-      await t.admin.databaseQuery(id, "CREATE TABLE big AS SELECT g, md5(g::text) || repeat(md5(random()::text), 8) AS pad FROM generate_series(1, 1500000) g");
+      await t.admin.databaseQuery(id, 'CREATE TABLE big AS SELECT g, md5(g::text) || repeat(md5(random()::text), 8) AS pad FROM generate_series(1, 1500000) g');
       const live = (await t.admin.listDeployments(id)).deployments.find((d) => d.status === 'running')!;
       const { backup: started } = await t.admin.createBackup(id, 'disk');
       const dir = join(t.dataDir, 'backups', id);
@@ -300,13 +311,18 @@ describe('database backups', function () {
       docker('run', '-d', '--name', name, '-p', '127.0.0.1::6379', images.BERTH_IMAGE_REDIS!, 'redis-server', '--requirepass', password);
       const port = Number(docker('port', name, '6379/tcp').split(':').pop());
       const cli = (...args: string[]) => docker('exec', '-e', `REDISCLI_AUTH=${password}`, name, 'redis-cli', ...args);
-      await until('the source to answer', async () => {
-        try {
-          return cli('PING') === 'PONG';
-        } catch {
-          return false;
-        }
-      }, 60_000, 250);
+      await until(
+        'the source to answer',
+        async () => {
+          try {
+            return cli('PING') === 'PONG';
+          } catch {
+            return false;
+          }
+        },
+        60_000,
+        250,
+      );
       cli('SET', 'plain', 'värde');
       cli('HSET', 'hash', 'a', '1', 'b', '2');
       cli('SET', 'expiring', 'soon', 'EX', '3600');

@@ -43,7 +43,7 @@ describe('daemon killed mid-backup', function () {
     const { service } = await client.createService(project.id, { name: 'db', repoFullName: 'database:postgres' });
     const { deployment } = await client.deploy(service.id);
     expect((await waitForDeployment(client, service.id, deployment.id, ['running', 'failed'], 300_000)).status).to.equal('running');
-    await client.databaseQuery(service.id, "CREATE TABLE big AS SELECT g, md5(g::text) || repeat(md5(random()::text), 8) AS pad FROM generate_series(1, 1500000) g");
+    await client.databaseQuery(service.id, 'CREATE TABLE big AS SELECT g, md5(g::text) || repeat(md5(random()::text), 8) AS pad FROM generate_series(1, 1500000) g');
 
     const { backup } = await client.createBackup(service.id, 'disk');
     const dir = join(dataDir, 'backups', service.id);

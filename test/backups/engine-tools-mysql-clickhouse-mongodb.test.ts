@@ -19,9 +19,12 @@ describe('engine backup tools (real containers)', function () {
   describe('mysql', function () {
     let db: Db;
     before(async function () {
-      db = await startDb('mysql', { MYSQL_DATABASE: 'app', MYSQL_USER: 'app', MYSQL_PASSWORD: 'app-pw', MYSQL_ROOT_PASSWORD: "root-'pw\"$" });
+      db = await startDb('mysql', { MYSQL_DATABASE: 'app', MYSQL_USER: 'app', MYSQL_PASSWORD: 'app-pw', MYSQL_ROOT_PASSWORD: 'root-\'pw"$' });
       await until('mariadb to accept TCP connections', async () => tryOr(() => mariadb(db, 'SELECT 1')) === '1', 120_000, 500);
-      mariadb(db, `CREATE TABLE app.items (id INT PRIMARY KEY, name VARCHAR(100), data BLOB) DEFAULT CHARSET=utf8mb4; INSERT INTO app.items VALUES (1, '${UNICODE}', UNHEX('00FF10FE')), (2, 'two', NULL), (3, 'x', UNHEX(''))`);
+      mariadb(
+        db,
+        `CREATE TABLE app.items (id INT PRIMARY KEY, name VARCHAR(100), data BLOB) DEFAULT CHARSET=utf8mb4; INSERT INTO app.items VALUES (1, '${UNICODE}', UNHEX('00FF10FE')), (2, 'two', NULL), (3, 'x', UNHEX(''))`,
+      );
     });
 
     const snapshot = () => mariadb(db, 'SELECT id, name, HEX(data) FROM app.items ORDER BY id');
@@ -63,7 +66,7 @@ describe('engine backup tools (real containers)', function () {
           'INSERT INTO app.events SELECT number + 10, toString(number), NULL, today() FROM system.numbers LIMIT 50000',
           'CREATE TABLE app.empty (x UInt8) ENGINE = Log',
           'CREATE MATERIALIZED VIEW app.lengths ENGINE = MergeTree ORDER BY id AS SELECT id, length(s) AS len FROM app.events',
-          'INSERT INTO app.events VALUES (3, \'three\', NULL, \'2024-03-04\')',
+          "INSERT INTO app.events VALUES (3, 'three', NULL, '2024-03-04')",
           'CREATE VIEW app.small AS SELECT id FROM app.events WHERE id < 10',
         ].join(';\n'),
       );
@@ -122,7 +125,12 @@ describe('engine backup tools (real containers)', function () {
         this.skip();
       }
       db = await startDb('mongodb', { MONGO_INITDB_ROOT_USERNAME: 'app', MONGO_INITDB_ROOT_PASSWORD: 'mongo "pw"' }, image!);
-      await until('mongod to answer', async () => tryOr(() => dexec(db, {}, 'mongosh', '--quiet', '-u', 'app', '-p', 'mongo "pw"', '--authenticationDatabase', 'admin', '--eval', 'db.runCommand({ping:1}).ok')) === '1', 120_000, 500);
+      await until(
+        'mongod to answer',
+        async () => tryOr(() => dexec(db, {}, 'mongosh', '--quiet', '-u', 'app', '-p', 'mongo "pw"', '--authenticationDatabase', 'admin', '--eval', 'db.runCommand({ping:1}).ok')) === '1',
+        120_000,
+        500,
+      );
     });
 
     it('dumps an archive and restores the dumped data', async function () {

@@ -25,7 +25,10 @@ describe('engine backup tools (real containers)', function () {
         startDb('postgres', { POSTGRES_USER: 'src', POSTGRES_PASSWORD: 'src-pw', POSTGRES_DB: 'srcdb' }),
       ]);
       for (const d of [db, source]) await until('postgres to accept TCP connections', async () => tryOr(() => psql(d, 'SELECT 1')) === '1', 90_000, 300);
-      psql(db, `CREATE TABLE items (id int PRIMARY KEY, name text, data bytea); INSERT INTO items VALUES (1, '${UNICODE}', '\\x00ff10fe'::bytea), (2, 'two', NULL), (3, E'line\\nbreak\\ttab', '\\x'::bytea)`);
+      psql(
+        db,
+        `CREATE TABLE items (id int PRIMARY KEY, name text, data bytea); INSERT INTO items VALUES (1, '${UNICODE}', '\\x00ff10fe'::bytea), (2, 'two', NULL), (3, E'line\\nbreak\\ttab', '\\x'::bytea)`,
+      );
     });
 
     const snapshot = () => psql(db, "SELECT id, name, encode(data, 'hex') FROM items ORDER BY id");
@@ -57,7 +60,7 @@ describe('engine backup tools (real containers)', function () {
     });
 
     it('fails a truncated dump in pg_restore and leaves the data unchanged (one transaction)', async function () {
-      psql(db, "CREATE TABLE filler AS SELECT g, md5(g::text) AS s FROM generate_series(1, 20000) g");
+      psql(db, 'CREATE TABLE filler AS SELECT g, md5(g::text) AS s FROM generate_series(1, 20000) g');
       const file = join(toolDir(), 'pg-full.dump');
       await dumpToFile('postgres', context(db), file);
       const whole = readFileSync(file);
@@ -91,7 +94,7 @@ describe('engine backup tools (real containers)', function () {
       before(function () {
         // ~250 MB of poorly compressible text: pg_dump needs several seconds for it.
         this.timeout(120_000);
-        psql(source, "CREATE TABLE big AS SELECT g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) AS s FROM generate_series(1, 2500000) g");
+        psql(source, 'CREATE TABLE big AS SELECT g, md5(g::text) || md5((g * 7)::text) || md5((g * 13)::text) AS s FROM generate_series(1, 2500000) g');
       });
 
       it('stops pg_dump in the container when the signal aborts', async function () {

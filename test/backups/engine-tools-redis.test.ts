@@ -106,7 +106,13 @@ describe('engine backup tools (real containers)', function () {
         src.disconnect();
       }
       const lines: string[] = [];
-      const result = await importRedisUrl(`redis://default:source-pw@127.0.0.1:${source.port}`, null, { host: '127.0.0.1', port: (await publishedPort(dockerApi, db.id, '6379/tcp'))!, password }, (l) => lines.push(l), new AbortController().signal);
+      const result = await importRedisUrl(
+        `redis://default:source-pw@127.0.0.1:${source.port}`,
+        null,
+        { host: '127.0.0.1', port: (await publishedPort(dockerApi, db.id, '6379/tcp'))!, password },
+        (l) => lines.push(l),
+        new AbortController().signal,
+      );
       expect(result.keys).to.equal(6);
       expect(lines.join('\n')).to.not.contain('source-pw');
 

@@ -156,7 +156,12 @@ describe('S3-compatible remote store', function () {
     while (!s3.requests.slice(from).some((r) => r.method === 'DELETE' && r.path === key && r.query.has('uploadId')) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
-    expect(s3.requests.slice(from).filter((r) => r.method === 'DELETE' && r.query.has('uploadId')).map((r) => r.path)).to.deep.equal([key]);
+    expect(
+      s3.requests
+        .slice(from)
+        .filter((r) => r.method === 'DELETE' && r.query.has('uploadId'))
+        .map((r) => r.path),
+    ).to.deep.equal([key]);
     expect(s3.requests.slice(from).some((r) => r.method === 'POST' && r.query.has('uploadId'))).to.equal(false); // never completed
   });
 
@@ -174,7 +179,9 @@ describe('S3-compatible remote store', function () {
     );
     expect(err?.message).to.match(/SignatureDoesNotMatch/);
     expect(err?.message).not.to.include(wrongSecret);
-    const gone = await s3Store(settings).download('svc_4/refused.dump').catch((e: unknown) => e as Error);
+    const gone = await s3Store(settings)
+      .download('svc_4/refused.dump')
+      .catch((e: unknown) => e as Error);
     expect((gone as Error).message).to.match(/NoSuchKey/);
   });
 

@@ -44,10 +44,14 @@ const tmp = mkdtempSync(join(tmpdir(), 'berth-bench-'));
 /** Free loopback ports, held open together so that the OS cannot hand out the same one twice. */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<Server>((resolve, reject) => {
-      const srv = createServer().once('error', reject);
-      srv.listen(0, '127.0.0.1', () => resolve(srv));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<Server>((resolve, reject) => {
+          const srv = createServer().once('error', reject);
+          srv.listen(0, '127.0.0.1', () => resolve(srv));
+        }),
+    ),
   );
   const ports = servers.map((srv) => (srv.address() as AddressInfo).port);
   await Promise.all(servers.map((srv) => new Promise((resolve) => srv.close(resolve))));
@@ -69,7 +73,10 @@ async function waitForOk(url: string, started: { child: ChildProcess; stderr: ()
   const deadline = Date.now() + 20_000;
   while (Date.now() < deadline) {
     if (started.child.exitCode !== null) throw new Error(`${url}: the process exited (${started.child.exitCode}):\n${started.stderr()}`);
-    const ok = await fetch(url).then((r) => r.ok, () => false);
+    const ok = await fetch(url).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) return;
     await new Promise((r) => setTimeout(r, pollMs));
   }
@@ -84,7 +91,10 @@ function servicesFor(n: number): CreateServiceInput[] {
   const git = Array.from({ length: 6 }, (_, i) => ({
     name: `app-${i}`,
     repoFullName: `acme/app-${n}-${i}`,
-    env: [{ key: 'NODE_ENV', value: 'production' }, { key: 'API_URL', value: `https://api-${n}.example.com` }],
+    env: [
+      { key: 'NODE_ENV', value: 'production' },
+      { key: 'API_URL', value: `https://api-${n}.example.com` },
+    ],
   }));
   const images = Array.from({ length: 2 }, (_, i) => ({ name: `web-${i}`, repoUrl: 'docker-image', dockerImage: 'nginx:1.27' }));
   const dbs = ['postgres', 'redis'].map((engine) => ({ name: engine, repoFullName: `database:${engine}`, repoUrl: 'database' }));
@@ -248,9 +258,11 @@ async function loop(url: string, headers: Record<string, string>, seconds: numbe
       req.end();
     });
   const start = performance.now();
-  await Promise.all(Array.from({ length: connections }, async () => {
-    while (performance.now() < until) await once();
-  }));
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (performance.now() < until) await once();
+    }),
+  );
   const elapsed = (performance.now() - start) / 1000;
   agent.destroy();
   latencies.sort((a, b) => a - b);
@@ -272,7 +284,15 @@ async function caddyLoad(caddy: TestCaddy, domains: number, hostPortCount = 0): 
   const routes: ProxyRoute[] = Array.from({ length: domains }, (_, i) => ({ hostname: `svc-${i}.load.example.com`, upstream: `127.0.0.1:${30000 + (i % 20000)}`, serviceId: `s${i}` }));
   // host ports from BERTH_PORT_RANGE's default (20000-29999), below the kernel's ephemeral range
   const hostPorts: HostPortRoute[] = Array.from({ length: hostPortCount }, (_, i) => ({ hostPort: 20000 + i, bindHost: '127.0.0.1', upstream: `127.0.0.1:${30000 + i}` }));
-  const config = caddyConfig({ routes, hostPorts, httpsMode: 'http', acmeEmail: null, httpAddr: `127.0.0.1:${caddy.httpPort}`, httpsAddr: `127.0.0.1:${caddy.httpsPort}`, adminListen: `127.0.0.1:${caddy.adminPort}` });
+  const config = caddyConfig({
+    routes,
+    hostPorts,
+    httpsMode: 'http',
+    acmeEmail: null,
+    httpAddr: `127.0.0.1:${caddy.httpPort}`,
+    httpsAddr: `127.0.0.1:${caddy.httpsPort}`,
+    adminListen: `127.0.0.1:${caddy.adminPort}`,
+  });
   const body = JSON.stringify(config);
   const t1 = performance.now();
   const res = await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'content-type': 'application/json', connection: 'close' }, body });
@@ -313,7 +333,21 @@ async function sweepOne(n: number, caddy: TestCaddy): Promise<SweepRow> {
     (err: Error) => (console.log(`  (the load with ${hostPorts} host ports failed: ${err.message.slice(0, 200)})`), null),
   );
   rmSync(dir, { recursive: true, force: true });
-  return { services: n, domains: seeded.domains, seedS, startupMs, idleRss, listBytes: list.body.length, list: listSide, overview, loadedRss, caddyBuildMs: buildMs, caddyLoadMs: loadMs, caddyLoadWithPortsMs: withPorts, hostPorts };
+  return {
+    services: n,
+    domains: seeded.domains,
+    seedS,
+    startupMs,
+    idleRss,
+    listBytes: list.body.length,
+    list: listSide,
+    overview,
+    loadedRss,
+    caddyBuildMs: buildMs,
+    caddyLoadMs: loadMs,
+    caddyLoadWithPortsMs: withPorts,
+    hostPorts,
+  };
 }
 
 function printTable(rows: string[][]): void {
@@ -322,7 +356,9 @@ function printTable(rows: string[][]): void {
 }
 
 async function sweep(): Promise<void> {
-  console.log(`\nscale sweep: ${SWEEP.join(', ')} services (10 per project) seeded into the store; a fresh daemon and Caddy for each; ${SWEEP_SECONDS} s of load per endpoint; clients send Accept-Encoding: gzip\n`);
+  console.log(
+    `\nscale sweep: ${SWEEP.join(', ')} services (10 per project) seeded into the store; a fresh daemon and Caddy for each; ${SWEEP_SECONDS} s of load per endpoint; clients send Accept-Encoding: gzip\n`,
+  );
   const caddy = await TestCaddy.create();
   const results: SweepRow[] = [];
   try {
@@ -330,22 +366,60 @@ async function sweep(): Promise<void> {
   } finally {
     await caddy.dispose();
   }
-  const rows = [['services', 'seed s', 'start-up ms', 'idle RSS MB', 'list bytes', 'list bytes sent', 'list req/s', 'list p99 ms', 'overview req/s', 'overview p99 ms', 'RSS after load MB', 'Caddy config ms', 'Caddy /load ms', '+ host ports /load ms']];
+  const rows = [
+    [
+      'services',
+      'seed s',
+      'start-up ms',
+      'idle RSS MB',
+      'list bytes',
+      'list bytes sent',
+      'list req/s',
+      'list p99 ms',
+      'overview req/s',
+      'overview p99 ms',
+      'RSS after load MB',
+      'Caddy config ms',
+      'Caddy /load ms',
+      '+ host ports /load ms',
+    ],
+  ];
   for (const r of results) {
-    rows.push([String(r.services), r.seedS.toFixed(1), r.startupMs.toFixed(0), r.idleRss.toFixed(1), String(r.listBytes), String(r.list.bytes ?? ''), r.list.rps.toFixed(0), r.list.p99.toFixed(1), r.overview.rps.toFixed(0), r.overview.p99.toFixed(1), r.loadedRss.toFixed(1), r.caddyBuildMs.toFixed(0), r.caddyLoadMs.toFixed(0), r.caddyLoadWithPortsMs === null ? 'failed' : `${r.caddyLoadWithPortsMs.toFixed(0)} (${r.hostPorts})`]);
+    rows.push([
+      String(r.services),
+      r.seedS.toFixed(1),
+      r.startupMs.toFixed(0),
+      r.idleRss.toFixed(1),
+      String(r.listBytes),
+      String(r.list.bytes ?? ''),
+      r.list.rps.toFixed(0),
+      r.list.p99.toFixed(1),
+      r.overview.rps.toFixed(0),
+      r.overview.p99.toFixed(1),
+      r.loadedRss.toFixed(1),
+      r.caddyBuildMs.toFixed(0),
+      r.caddyLoadMs.toFixed(0),
+      r.caddyLoadWithPortsMs === null ? 'failed' : `${r.caddyLoadWithPortsMs.toFixed(0)} (${r.hostPorts})`,
+    ]);
   }
   printTable(rows);
   const first = results[0]!;
   const last = results.at(-1)!;
   const times = (a: number, b: number) => `x${(b / Math.max(a, 0.001)).toFixed(1)}`;
-  console.log(`\ngrowth from ${first.services} to ${last.services} services (x${last.services / first.services}): start-up ${times(first.startupMs, last.startupMs)}, ` +
-    `idle RSS +${(last.idleRss - first.idleRss).toFixed(1)} MB, list bytes ${times(first.listBytes, last.listBytes)}, list p99 ${times(first.list.p99, last.list.p99)}, ` +
-    `overview p99 ${times(first.overview.p99, last.overview.p99)}, Caddy /load ${times(first.caddyLoadMs, last.caddyLoadMs)}`);
+  console.log(
+    `\ngrowth from ${first.services} to ${last.services} services (x${last.services / first.services}): start-up ${times(first.startupMs, last.startupMs)}, ` +
+      `idle RSS +${(last.idleRss - first.idleRss).toFixed(1)} MB, list bytes ${times(first.listBytes, last.listBytes)}, list p99 ${times(first.list.p99, last.list.p99)}, ` +
+      `overview p99 ${times(first.overview.p99, last.overview.p99)}, Caddy /load ${times(first.caddyLoadMs, last.caddyLoadMs)}`,
+  );
   console.log(`at ${last.services} services:`);
   console.log(`  start-up to healthy ${last.startupMs.toFixed(0)} ms (target < ${SWEEP_TARGET.startupMs}) ${verdict(last.startupMs < SWEEP_TARGET.startupMs)}`);
   console.log(`  overview p99 ${last.overview.p99.toFixed(1)} ms (target < ${SWEEP_TARGET.p99Ms}) ${verdict(last.overview.p99 < SWEEP_TARGET.p99Ms)}`);
-  console.log(`  list p99 ${last.list.p99.toFixed(1)} ms for ${(last.listBytes / 1048576).toFixed(1)} MB per answer, ${((last.list.bytes ?? 0) / 1048576).toFixed(2)} MB sent gzipped (target < ${SWEEP_TARGET.p99Ms}) ${verdict(last.list.p99 < SWEEP_TARGET.p99Ms)}`);
-  console.log(`  idle RSS ${last.idleRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.idleRss < SWEEP_TARGET.rssMb)}; after the load ${last.loadedRss.toFixed(1)} MB ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`);
+  console.log(
+    `  list p99 ${last.list.p99.toFixed(1)} ms for ${(last.listBytes / 1048576).toFixed(1)} MB per answer, ${((last.list.bytes ?? 0) / 1048576).toFixed(2)} MB sent gzipped (target < ${SWEEP_TARGET.p99Ms}) ${verdict(last.list.p99 < SWEEP_TARGET.p99Ms)}`,
+  );
+  console.log(
+    `  idle RSS ${last.idleRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.idleRss < SWEEP_TARGET.rssMb)}; after the load ${last.loadedRss.toFixed(1)} MB ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`,
+  );
   console.log(`  Caddy /load of ${last.services} domains ${last.caddyLoadMs.toFixed(0)} ms (target < ${SWEEP_TARGET.caddyLoadMs}) ${verdict(last.caddyLoadMs < SWEEP_TARGET.caddyLoadMs)}`);
   // No target: what every deploy on such a server costs in Caddy once its web services are all
   // live (one reverse proxy per host port, provisioned again on every load; see docs/benchmarks.md).

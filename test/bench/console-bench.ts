@@ -52,7 +52,15 @@ try {
   for (let p = 0; p < 100; p++) {
     const { project } = await t.admin.createProject({ name: `bench-${String(p).padStart(3, '0')}`, description: 'seeded by bench:console' });
     for (let s = 0; s < 10; s++) {
-      const { service } = await t.admin.createService(project.id, { name: `svc-${s}`, repoUrl: 'docker-image', dockerImage: 'berth-test/busybox:latest', branch: 'main', runtimeMode: 'web', internalPort: 8080, env: [] });
+      const { service } = await t.admin.createService(project.id, {
+        name: `svc-${s}`,
+        repoUrl: 'docker-image',
+        dockerImage: 'berth-test/busybox:latest',
+        branch: 'main',
+        runtimeMode: 'web',
+        internalPort: 8080,
+        env: [],
+      });
       someService ||= service.id;
     }
   }
@@ -72,7 +80,9 @@ try {
     await link.waitFor();
     await link.click({ trial: true });
   });
-  console.log(`projects page with 1000 services interactive: median ${median(projectsMs).toFixed(0)} ms of [${projectsMs.map((x) => x.toFixed(0)).join(', ')}] (target < 1000 ms: ${verdict(median(projectsMs) < 1000)})`);
+  console.log(
+    `projects page with 1000 services interactive: median ${median(projectsMs).toFixed(0)} ms of [${projectsMs.map((x) => x.toFixed(0)).join(', ')}] (target < 1000 ms: ${verdict(median(projectsMs) < 1000)})`,
+  );
   const serviceMs = await loadTimes(`${t.url}/services/${someService}`, async () => {
     const deploy = page.getByRole('button', { name: 'Deploy', exact: true });
     await deploy.waitFor();
@@ -83,7 +93,8 @@ try {
   // 3. a 50,000-line build log
   const repo = 'acme/loud' as const;
   await git.commit(repo, {
-    Dockerfile: 'FROM berth-test/busybox:latest\nRUN i=0; while [ $i -lt 50000 ]; do printf "\\033[32mline %d\\033[0m of a long build, \\033[1mstep\\033[0m ok\\n" $i; i=$((i+1)); done\nCMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /"]\n',
+    Dockerfile:
+      'FROM berth-test/busybox:latest\nRUN i=0; while [ $i -lt 50000 ]; do printf "\\033[32mline %d\\033[0m of a long build, \\033[1mstep\\033[0m ok\\n" $i; i=$((i+1)); done\nCMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /"]\n',
   });
   const { project } = await t.admin.createProject({ name: 'loud' });
   const { service } = await t.admin.createService(project.id, { name: 'loud', repoFullName: repo, branch: 'main', internalPort: 8080 });
@@ -114,7 +125,9 @@ try {
   const scrollMs = performance.now() - scroll0;
   const longTasks = await page.evaluate(() => (window as unknown as { __longTasks: number[] }).__longTasks);
   const worst = Math.max(0, ...longTasks);
-  console.log(`build log of ${lineCount} lines: shown complete in ${openMs.toFixed(0)} ms; 200 scroll steps in ${scrollMs.toFixed(0)} ms, ${longTasks.length} long tasks, longest ${worst.toFixed(0)} ms (target: none over 200 ms: ${verdict(worst <= 200 && lineCount >= 50_000)})`);
+  console.log(
+    `build log of ${lineCount} lines: shown complete in ${openMs.toFixed(0)} ms; 200 scroll steps in ${scrollMs.toFixed(0)} ms, ${longTasks.length} long tasks, longest ${worst.toFixed(0)} ms (target: none over 200 ms: ${verdict(worst <= 200 && lineCount >= 50_000)})`,
+  );
   await context.close();
 } finally {
   await browser.close();

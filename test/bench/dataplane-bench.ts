@@ -51,7 +51,16 @@ async function startDaemon(env: Record<string, string>): Promise<{ client: Berth
   const port = await freePort();
   const key = randomBytes(24).toString('hex');
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
-    env: { ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'), BERTH_BOOTSTRAP_KEY: key, BERTH_PORT_RANGE: PORT_RANGES.dataplaneBench, BERTH_FIREWALL: 'off', ...env },
+    env: {
+      ...process.env,
+      BERTH_HOST: '127.0.0.1',
+      BERTH_PORT: String(port),
+      BERTH_DATA_DIR: join(tmp, 'data'),
+      BERTH_BOOTSTRAP_KEY: key,
+      BERTH_PORT_RANGE: PORT_RANGES.dataplaneBench,
+      BERTH_FIREWALL: 'off',
+      ...env,
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -59,7 +68,13 @@ async function startDaemon(env: Record<string, string>): Promise<{ client: Berth
   const client = new BerthClient(`http://127.0.0.1:${port}`, key);
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(100)) {
     if (child.exitCode !== null) throw new Error(`the daemon exited (${child.exitCode}):\n${stderr}`);
-    if (await client.health().then(() => true, () => false)) return { client, child };
+    if (
+      await client.health().then(
+        () => true,
+        () => false,
+      )
+    )
+      return { client, child };
   }
   throw new Error(`the daemon did not answer within 20 s:\n${stderr}`);
 }
@@ -129,7 +144,9 @@ async function compare(label: string, sides: Side[]): Promise<void> {
   for (let i = 0; i < sides.length; i++) {
     const ratio = summary[i]!.rps / summary[0]!.rps;
     const verdict = i === 1 ? ` (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}` : '';
-    console.log(`  ${sides[i]!.label.padEnd(28)} ${summary[i]!.rps.toFixed(0)} req/s, p99 ${summary[i]!.p99} ms${cpuText(summary[i]!.cpu)}${i > 0 ? `; ratio to direct ${ratio.toFixed(2)}${verdict}` : ''}`);
+    console.log(
+      `  ${sides[i]!.label.padEnd(28)} ${summary[i]!.rps.toFixed(0)} req/s, p99 ${summary[i]!.p99} ms${cpuText(summary[i]!.cpu)}${i > 0 ? `; ratio to direct ${ratio.toFixed(2)}${verdict}` : ''}`,
+    );
   }
   console.log('');
 }
@@ -142,7 +159,9 @@ async function minimalCaddy(upstream: string): Promise<{ port: number; pid: numb
   const port = await freePort();
   const config = {
     admin: { listen: `127.0.0.1:${caddy.adminPort}` },
-    apps: { http: { servers: { minimal: { listen: [`127.0.0.1:${port}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: upstream }] }] }], automatic_https: { disable: true } } } } },
+    apps: {
+      http: { servers: { minimal: { listen: [`127.0.0.1:${port}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: upstream }] }] }], automatic_https: { disable: true } } } },
+    },
   };
   const res = await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(config) });
   if (!res.ok) throw new Error(`the minimal Caddy refused its config: ${await res.text()}`);
@@ -215,7 +234,15 @@ async function measureLoads(caddy: TestCaddy, upstream: string): Promise<void> {
     while (ports.size < n) ports.add(await freePort());
     const hostPorts = [...ports].map((hostPort) => ({ hostPort, bindHost: '127.0.0.1', upstream }));
     const routes = Array.from({ length: n }, (_, i) => ({ hostname: `svc${i}.bench.test`, upstream }));
-    const config = caddyConfig({ routes, hostPorts, httpsMode: 'http', acmeEmail: null, httpAddr: `127.0.0.1:${caddy.httpPort}`, httpsAddr: `127.0.0.1:${caddy.httpsPort}`, adminListen: `127.0.0.1:${caddy.adminPort}` });
+    const config = caddyConfig({
+      routes,
+      hostPorts,
+      httpsMode: 'http',
+      acmeEmail: null,
+      httpAddr: `127.0.0.1:${caddy.httpPort}`,
+      httpsAddr: `127.0.0.1:${caddy.httpsPort}`,
+      adminListen: `127.0.0.1:${caddy.adminPort}`,
+    });
     const post = () => fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(config) });
     const loads: number[] = [];
     for (let i = 0; i < 3; i++) loads.push(await timeMs(post));
@@ -223,11 +250,17 @@ async function measureLoads(caddy: TestCaddy, upstream: string): Promise<void> {
     for (let i = 0; i < 3; i++) {
       patches.push(
         await timeMs(() =>
-          fetch(`${caddy.adminUrl}/config/apps/http/servers/berth_port_${hostPorts[i]!.hostPort}/routes/0/handle/0/upstreams/0/dial`, { method: 'PATCH', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(upstream) }),
+          fetch(`${caddy.adminUrl}/config/apps/http/servers/berth_port_${hostPorts[i]!.hostPort}/routes/0/handle/0/upstreams/0/dial`, {
+            method: 'PATCH',
+            headers: { 'Content-Type': 'application/json' },
+            body: JSON.stringify(upstream),
+          }),
         ),
       );
     }
-    console.log(`Caddy with ${n} services (${n} host-port servers + ${n} hostnames): /load ${median(loads).toFixed(0)} ms (median of 3; first ${loads[0]!.toFixed(0)} ms), PATCH of one upstream ${median(patches).toFixed(0)} ms`);
+    console.log(
+      `Caddy with ${n} services (${n} host-port servers + ${n} hostnames): /load ${median(loads).toFixed(0)} ms (median of 3; first ${loads[0]!.toFixed(0)} ms), PATCH of one upstream ${median(patches).toFixed(0)} ms`,
+    );
   }
   await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: saved });
 }
@@ -271,13 +304,13 @@ async function main(): Promise<void> {
   const kernel = await kernelForward(echo);
   await compare('node http server answering "ok" (no work per request: the proxy\'s worst case)', [
     { label: 'direct to the container', port: echo, watch: withProxy({}, echo) },
-    { label: 'host port (Berth\'s Caddy)', port: service.hostPort!, watch: withProxy({ caddy: caddyPid }, echo) },
+    { label: "host port (Berth's Caddy)", port: service.hostPort!, watch: withProxy({ caddy: caddyPid }, echo) },
     { label: 'minimal Caddy reverse_proxy', port: minimal.port, watch: withProxy({ caddy: minimal.pid }, echo) },
     ...(kernel === null ? [] : [{ label: 'kernel DNAT (iptables)', port: kernel, watch: withProxy({}, echo) }]),
   ]);
-  await compare('busybox httpd serving a file (the deploy tests\' webApp fixture)', [
+  await compare("busybox httpd serving a file (the deploy tests' webApp fixture)", [
     { label: 'direct to the container', port: httpdPort, watch: withProxy({}, httpdPort) },
-    { label: 'host port (Berth\'s Caddy)', port: httpd.hostPort!, watch: withProxy({ caddy: caddyPid }, httpdPort) },
+    { label: "host port (Berth's Caddy)", port: httpd.hostPort!, watch: withProxy({ caddy: caddyPid }, httpdPort) },
   ]);
   await measureLoads(caddy, `127.0.0.1:${echo}`);
 }

@@ -19,7 +19,8 @@ let daemon: BenchDaemon | null = null;
 
 async function timed(what: string, read: () => Promise<DatabaseRowsPage>, firstId: number): Promise<string> {
   const page = await read(); // warm-up, and a check that the page is the one we mean
-  if (page.rows[0]?.['id'] !== firstId || page.rows.length !== LIMIT) throw new Error(`${what}: expected ${LIMIT} rows from id ${firstId}, got ${page.rows.length} from ${JSON.stringify(page.rows[0]?.['id'])}`);
+  if (page.rows[0]?.['id'] !== firstId || page.rows.length !== LIMIT)
+    throw new Error(`${what}: expected ${LIMIT} rows from id ${firstId}, got ${page.rows.length} from ${JSON.stringify(page.rows[0]?.['id'])}`);
   const times: number[] = [];
   for (let i = 0; i < REPEAT; i++) {
     const t0 = performance.now();

@@ -84,8 +84,15 @@ async function startDaemon(git: GitServer, caddy: TestCaddy): Promise<BerthClien
   const key = randomBytes(24).toString('hex');
   const child = spawn('bash', [join(REPO_ROOT, 'installers/run-daemon.sh')], {
     env: {
-      ...process.env, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(port), BERTH_DATA_DIR: join(tmp, 'data'),
-      BERTH_BOOTSTRAP_KEY: key, BERTH_GIT_BASE_URL: git.baseUrl, BERTH_FIREWALL: 'off', BERTH_PORT_RANGE: PORT_RANGES.deployBench, ...caddy.env,
+      ...process.env,
+      BERTH_HOST: '127.0.0.1',
+      BERTH_PORT: String(port),
+      BERTH_DATA_DIR: join(tmp, 'data'),
+      BERTH_BOOTSTRAP_KEY: key,
+      BERTH_GIT_BASE_URL: git.baseUrl,
+      BERTH_FIREWALL: 'off',
+      BERTH_PORT_RANGE: PORT_RANGES.deployBench,
+      ...caddy.env,
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -95,7 +102,13 @@ async function startDaemon(git: GitServer, caddy: TestCaddy): Promise<BerthClien
   const client = new BerthClient(`http://127.0.0.1:${port}`, key);
   for (const deadline = Date.now() + 20_000; Date.now() < deadline; await sleep(100)) {
     if (child.exitCode !== null) throw new Error(`the daemon exited (${child.exitCode}):\n${stderr}`);
-    if (await client.health().then(() => true, () => false)) return client;
+    if (
+      await client.health().then(
+        () => true,
+        () => false,
+      )
+    )
+      return client;
   }
   throw new Error(`the daemon did not answer /api/health within 20 s:\n${stderr}`);
 }
@@ -121,7 +134,13 @@ async function direct(git: GitServer, round: number, text: string): Promise<Phas
   return { clone: t1 - t0, build: t2 - t1, run: t3 - t2, answer: t4 - t3, total: t4 - t0 };
 }
 
-const MARKS = [['queue', /^Cloning /], ['clone', /^Checked out /], ['build', /^Built image /], ['run', /^Waiting for the app /], ['health', /^Deployment is live/]] as const;
+const MARKS = [
+  ['queue', /^Cloning /],
+  ['clone', /^Checked out /],
+  ['build', /^Built image /],
+  ['run', /^Waiting for the app /],
+  ['health', /^Deployment is live/],
+] as const;
 
 /** (b) through the API; phases in ms, from the deployment log's timestamps. */
 async function viaBerth(client: BerthClient, service: Service, text: string): Promise<Phases> {
@@ -160,7 +179,10 @@ async function removeDirectLeftovers(): Promise<void> {
   }
 }
 
-const fmt = (p: Phases): string => Object.entries(p).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
+const fmt = (p: Phases): string =>
+  Object.entries(p)
+    .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+    .join(', ');
 
 async function compareDeploys(client: BerthClient, git: GitServer, projectId: string): Promise<void> {
   const { service } = await client.createService(projectId, { name: 'web', repoFullName: 'bench/berth', internalPort: 8080 });
@@ -231,7 +253,9 @@ async function measureLag(client: BerthClient, git: GitServer, projectId: string
   const serviceId = await deployWorker(client, git, projectId);
   const { lags, gaps } = await collectLags(client, serviceId);
   const [p50, p95, p99] = [50, 95, 99].map((p) => pct(lags, p));
-  console.log(`\nlog lag, container write -> SSE client (${lags.length} lines, ${gaps} missing): p50 ${p50!.toFixed(1)} ms, p95 ${p95!.toFixed(1)} ms, p99 ${p99!.toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms (target p99 < ${TARGET.p99Ms}) ${verdict(p99! < TARGET.p99Ms)}`);
+  console.log(
+    `\nlog lag, container write -> SSE client (${lags.length} lines, ${gaps} missing): p50 ${p50!.toFixed(1)} ms, p95 ${p95!.toFixed(1)} ms, p99 ${p99!.toFixed(1)} ms, max ${Math.max(...lags).toFixed(1)} ms (target p99 < ${TARGET.p99Ms}) ${verdict(p99! < TARGET.p99Ms)}`,
+  );
 }
 
 const cleanups: (() => Promise<void>)[] = []; // run newest first, while the daemon still runs

@@ -126,7 +126,12 @@ describe('berth CLI: login, contexts, exit codes, --json, env files, pinned cert
     const env = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
     const services = await cli.run(['services', '--project', world.project.slug, '--json'], { env });
     expect(services.code, services.stderr).to.equal(0);
-    expect(services.json<{ id: string }>().map((s) => s.id).sort()).to.deep.equal([world.web.id, world.db.id, world.worker.id].sort());
+    expect(
+      services
+        .json<{ id: string }>()
+        .map((s) => s.id)
+        .sort(),
+    ).to.deep.equal([world.web.id, world.db.id, world.worker.id].sort());
     const vars = await cli.run(['env', 'list', 'web', '--project', world.project.slug, '--json'], { env });
     expect(vars.code, vars.stderr).to.equal(0);
     expect(vars.json<{ id: string; key: string; value: string }>().map((v) => [v.id, v.key, v.value])).to.deep.equal([[world.env.id, world.env.key, world.env.value]]);

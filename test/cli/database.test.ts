@@ -78,7 +78,21 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
     const name = uniq('berth-test-cli-src');
     const password = `pw-${randomBytes(8).toString('hex')}`;
     containers.push(name);
-    docker('run', '-d', '--name', name, '--network', `berth-${projectId}`, '-e', `POSTGRES_PASSWORD=${password}`, '-e', 'POSTGRES_USER=src', '-e', 'POSTGRES_DB=srcdb', requireDatabaseImages().BERTH_IMAGE_POSTGRES!);
+    docker(
+      'run',
+      '-d',
+      '--name',
+      name,
+      '--network',
+      `berth-${projectId}`,
+      '-e',
+      `POSTGRES_PASSWORD=${password}`,
+      '-e',
+      'POSTGRES_USER=src',
+      '-e',
+      'POSTGRES_DB=srcdb',
+      requireDatabaseImages().BERTH_IMAGE_POSTGRES!,
+    );
     // over TCP: the image's first start answers on its socket from an init server that then restarts
     const psql = ['exec', '-e', `PGPASSWORD=${password}`, name, 'psql', '-h', '127.0.0.1', '-U', 'src', '-d', 'srcdb', '-v', 'ON_ERROR_STOP=1', '-c'];
     await until('the source to answer', async () => spawnSync('docker', [...psql, 'SELECT 1'], { stdio: 'ignore' }).status === 0, 120_000, 500);

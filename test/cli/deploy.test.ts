@@ -58,12 +58,17 @@ describe('berth deploy and berth logs, on real deployments', function () {
     expect(deployments.map((d) => d.status)).to.deep.equal(['running']);
 
     // the request just made shows in the container's output (httpd -v logs it)
-    const line = await until('the request in berth logs', async () => {
-      const r = await cli.run(['logs', service.id, '-n', '1', '--json'], { env });
-      expect(r.code, r.stderr).to.equal(0);
-      const [l] = r.json<{ line: string; stream: string }>();
-      return l?.line.includes('response:200') ? l : null;
-    }, 20_000, 500);
+    const line = await until(
+      'the request in berth logs',
+      async () => {
+        const r = await cli.run(['logs', service.id, '-n', '1', '--json'], { env });
+        expect(r.code, r.stderr).to.equal(0);
+        const [l] = r.json<{ line: string; stream: string }>();
+        return l?.line.includes('response:200') ? l : null;
+      },
+      20_000,
+      500,
+    );
     expect(line.line).to.include('response:200');
   });
 
@@ -129,7 +134,11 @@ describe('berth deploy and berth logs, on real deployments', function () {
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stderr).to.include('log stream:');
       const lines = r.stdout.trim().split('\n');
-      for (let i = 1; i <= 6; i++) expect(lines.filter((l) => l === `tick ${i}`), `tick ${i}`).to.have.length(1);
+      for (let i = 1; i <= 6; i++)
+        expect(
+          lines.filter((l) => l === `tick ${i}`),
+          `tick ${i}`,
+        ).to.have.length(1);
       expect(lines.at(-1)).to.equal((await t.admin.overview(service.id)).service.primaryUrl);
       const stored = (await t.admin.deploymentLogs((await t.admin.listDeployments(service.id)).deployments[0]!.id)).logs;
       expect(lines.slice(0, -1)).to.deep.equal(stored.map((l) => l.line));

@@ -70,10 +70,34 @@ describe('berth notify: channels from the terminal', function () {
 
   it('adds an e-mail channel whose password comes from stdin only, and the SMTP server sees that login', async () => {
     const port = smtp.port;
-    const added = await cli.run(['notify', 'add', 'email', 'mail', '--host', '127.0.0.1', '--port', String(port), '--username', 'mailer', '--password-stdin', '--from', 'berth@example.test', '--to', 'a@example.test, b@example.test', '--json'], { env, input: 'pa ss\n' });
+    const added = await cli.run(
+      [
+        'notify',
+        'add',
+        'email',
+        'mail',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--username',
+        'mailer',
+        '--password-stdin',
+        '--from',
+        'berth@example.test',
+        '--to',
+        'a@example.test, b@example.test',
+        '--json',
+      ],
+      { env, input: 'pa ss\n' },
+    );
     expect(added.code, added.stderr).to.equal(0);
     const [answer] = added.json<{ channel: NotificationChannel; secret?: string }>();
-    expect(answer!.channel).to.deep.include({ type: 'email', target: `smtp://127.0.0.1:${port} to a@example.test, b@example.test`, events: ['deployment_failed', 'backup_failed', 'daemon_restarted'] });
+    expect(answer!.channel).to.deep.include({
+      type: 'email',
+      target: `smtp://127.0.0.1:${port} to a@example.test, b@example.test`,
+      events: ['deployment_failed', 'backup_failed', 'daemon_restarted'],
+    });
     expect(answer!.secret).to.equal(undefined);
     const tested = await cli.run(['notify', 'test', answer!.channel.id], { env });
     expect(tested.code, tested.stderr).to.equal(0);

@@ -49,14 +49,20 @@ describe('berth quotas and berth server disk', function () {
   it('server disk prints the free space and the threshold, and exits 1 with the reason while disk is low', async () => {
     const ok = await cli.run(['server', 'disk'], { env: admin });
     expect(ok.code, ok.stderr).to.equal(0);
-    expect(ok.stdout).to.match(/disk ok/).and.match(/threshold\s+2\.00 GiB free/).and.match(/data\s+\S+: [\d.]+ GiB free of/);
+    expect(ok.stdout)
+      .to.match(/disk ok/)
+      .and.match(/threshold\s+2\.00 GiB free/)
+      .and.match(/data\s+\S+: [\d.]+ GiB free of/);
 
     const low = await cli.run(['server', 'disk', '--min-free-mb', String(2 ** 30)], { env: admin });
     expect(low.code).to.equal(1);
     expect(low.stdout).to.match(/LOW DISK/);
     const seen = await cli.run(['server', 'disk'], { env: tenant });
     expect(seen.code).to.equal(1);
-    expect(seen.stdout).to.match(/LOW DISK: low disk/).and.not.match(/^threshold/m).and.not.include(t.dataDir);
+    expect(seen.stdout)
+      .to.match(/LOW DISK: low disk/)
+      .and.not.match(/^threshold/m)
+      .and.not.include(t.dataDir);
     expect((await cli.run(['server', 'disk', '--min-free-mb', 'default'], { env: admin })).code).to.equal(0);
   });
 });

@@ -36,7 +36,9 @@ describe('berth services create', function () {
     expect(api).to.include({ repoFullName: 'acme/api', branch: 'trunk', internalPort: 8080 });
     expect(seen.services.find((s) => s.name === 'cache')).to.include({ dockerImage: 'redis:7' });
     const listed = await cli.run(['--project', project.slug, 'services'], { env });
-    expect(listed.stdout).to.match(/\bapi\b/).and.to.match(/\bcache\b/);
+    expect(listed.stdout)
+      .to.match(/\bapi\b/)
+      .and.to.match(/\bcache\b/);
   });
 
   it('exits 2 with neither or both of --repo and --image, or without a project, and creates nothing', async () => {

@@ -72,7 +72,11 @@ describe('console views stay live in Chromium: changes made elsewhere show withi
   });
   afterEach(async function () {
     if (this.currentTest?.state === 'failed') {
-      for (const [name, page] of [['a', a], ['b', b]] as const) if (page) await screenshot(page, `live-failed-${name}-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+      for (const [name, page] of [
+        ['a', a],
+        ['b', b],
+      ] as const)
+        if (page) await screenshot(page, `live-failed-${name}-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
     }
   });
 

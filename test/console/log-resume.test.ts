@@ -53,10 +53,11 @@ describe('console build log across a dropped connection', function () {
       cut: () => {
         for (const s of open) s.destroy();
       },
-      close: () => new Promise<void>((r) => {
-        for (const s of open) s.destroy();
-        server.close(() => r());
-      }),
+      close: () =>
+        new Promise<void>((r) => {
+          for (const s of open) s.destroy();
+          server.close(() => r());
+        }),
     };
   }
 
@@ -95,7 +96,10 @@ describe('console build log across a dropped connection', function () {
     expect(shown).to.equal(stored.length);
     // it did reconnect, saying where it had got to
     expect(streamRequests.length, `stream requests: ${JSON.stringify(streamRequests)}`).to.be.greaterThan(1);
-    expect(streamRequests.slice(1).every((id) => Number(id) > 0), JSON.stringify(streamRequests)).to.equal(true);
+    expect(
+      streamRequests.slice(1).every((id) => Number(id) > 0),
+      JSON.stringify(streamRequests),
+    ).to.equal(true);
     await context.close();
     await proxy.close();
   });

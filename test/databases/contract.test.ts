@@ -170,7 +170,7 @@ describe('database contract', function () {
         expect(elsewhere.status).to.equal(400);
         expect((elsewhere.body as { error: { code: string } }).error.code).to.equal('invalid_cursor');
         // a key value made to break out of a statement is a value: a page or a 400, never a 500
-        const spliced = forged({ t: c.table, k: c.primary, v: ["1) OR 1=1; DROP TABLE items; --"] });
+        const spliced = forged({ t: c.table, k: c.primary, v: ['1) OR 1=1; DROP TABLE items; --'] });
         const res = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.table)}&after=${encodeURIComponent(spliced)}`);
         expect([200, 400]).to.include(res.status);
         const both = await reader.request('GET', `/api/services/${id}/database/rows?table=${encodeURIComponent(c.table)}&offset=1&after=${encodeURIComponent(good)}`);
@@ -227,7 +227,7 @@ describe('database contract', function () {
         const unknown = await refusal(reader.databaseRows(id, { table: `${c.table}; DROP TABLE items` }));
         expect(unknown.status).to.equal(404);
         // a primary-key value that would widen a spliced WHERE clause matches nothing
-        const widened = await refusal(t.admin.updateDatabaseRow(id, { table: c.table, primaryKey: { [c.primary[0]!]: "1 OR 1=1" }, values: c.patch }));
+        const widened = await refusal(t.admin.updateDatabaseRow(id, { table: c.table, primaryKey: { [c.primary[0]!]: '1 OR 1=1' }, values: c.patch }));
         expect([400, 404]).to.include(widened.status);
         // a primary key naming a column that is not the key is refused
         const wrongKey = await refusal(t.admin.deleteDatabaseRow(id, { table: c.table, primaryKey: { ...c.pk(1), 'nope"; DROP TABLE items; --': 1 } }));

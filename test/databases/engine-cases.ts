@@ -31,7 +31,15 @@ export interface EngineCase {
 }
 
 /** Rows whose key order differs from their insertion order (the second column decides ties). */
-const PAIRS: [number, string][] = [[2, 'a'], [1, 'b'], [3, 'a'], [1, 'a'], [2, 'c'], [1, 'c'], [2, 'b']];
+const PAIRS: [number, string][] = [
+  [2, 'a'],
+  [1, 'b'],
+  [3, 'a'],
+  [1, 'a'],
+  [2, 'c'],
+  [1, 'c'],
+  [2, 'b'],
+];
 const pairOrder = (): DbRow[] => [...PAIRS].sort((x, y) => x[0] - y[0] || x[1].localeCompare(y[1])).map(([a, b]) => ({ a, b }));
 const pairValues = (quote: string) => PAIRS.map(([a, b]) => `(${a}, ${quote}${b}${quote})`).join(', ');
 
@@ -70,8 +78,8 @@ const postgresSetup = [
 ];
 
 export const ENGINE_CASES: EngineCase[] = [
-  sqlCase('postgres', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)", postgresPairs),
-  sqlCase('timescale', 'public.items', 'public.x; DROP TABLE items', postgresSetup, "INSERT INTO items (id, name) VALUES (1, NULL)", postgresPairs),
+  sqlCase('postgres', 'public.items', 'public.x; DROP TABLE items', postgresSetup, 'INSERT INTO items (id, name) VALUES (1, NULL)', postgresPairs),
+  sqlCase('timescale', 'public.items', 'public.x; DROP TABLE items', postgresSetup, 'INSERT INTO items (id, name) VALUES (1, NULL)', postgresPairs),
   sqlCase(
     'mysql',
     'app.items',

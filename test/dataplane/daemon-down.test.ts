@@ -125,10 +125,15 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     const load = pollAll(probes());
     const { deployment } = await client.deploy(web.id);
     await waitForDeployment(client, web.id, deployment.id, ['running']);
-    await until('v2 on the host port', async () => {
-      const r = await httpProbe(web.hostPort!)();
-      return r.ok && r.text === 'dataplane v2';
-    }, 20_000, 100);
+    await until(
+      'v2 on the host port',
+      async () => {
+        const r = await httpProbe(web.hostPort!)();
+        return r.ok && r.text === 'dataplane v2';
+      },
+      20_000,
+      100,
+    );
     await sleep(1000);
     const pollers = await load.stop();
     current = 'dataplane v2';
@@ -184,10 +189,15 @@ describe('the data plane while the daemon is down (daemon process, real Caddy)',
     await daemon!.stop('SIGTERM');
     docker('restart', '-t', '1', id);
     expect(docker('port', id, '8080/tcp')).to.equal(published);
-    await until('the host port to answer again, through Caddy alone', async () => {
-      const [viaPort, viaDomain] = [await httpProbe(web.hostPort!)(), await httpProbe(caddy.httpPort, hostname)()];
-      return viaPort.ok && viaDomain.ok && viaPort.text === current;
-    }, 20_000, 100);
+    await until(
+      'the host port to answer again, through Caddy alone',
+      async () => {
+        const [viaPort, viaDomain] = [await httpProbe(web.hostPort!)(), await httpProbe(caddy.httpPort, hostname)()];
+        return viaPort.ok && viaDomain.ok && viaPort.text === current;
+      },
+      20_000,
+      100,
+    );
     await daemon!.start();
   });
 

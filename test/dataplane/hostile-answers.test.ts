@@ -84,10 +84,14 @@ describe('hostile app answers and X-Forwarded-For through Caddy', function () {
     await waitForDeployment(t.admin, service.id, deployment.id, ['running']);
     hostname = `${uniq('hostile')}.berth.test`;
     await t.admin.addDomain(service.id, hostname);
-    await until('the domain to answer', async () => {
-      const a = await get(t.caddy!.httpPort, '/', { host: hostname });
-      return 'status' in a && a.status === 200;
-    }, 20_000);
+    await until(
+      'the domain to answer',
+      async () => {
+        const a = await get(t.caddy!.httpPort, '/', { host: hostname });
+        return 'status' in a && a.status === 200;
+      },
+      20_000,
+    );
   });
   after(async () => {
     for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);

@@ -49,7 +49,15 @@ describe('hostname routes in Caddy', function () {
   });
 
   const config = (routes: ProxyRoute[]) =>
-    caddyConfig({ routes, hostPorts: [], httpsMode: 'http', acmeEmail: null, httpAddr: `127.0.0.1:${caddy.httpPort}`, httpsAddr: `127.0.0.1:${caddy.httpsPort}`, adminListen: `127.0.0.1:${caddy.adminPort}` });
+    caddyConfig({
+      routes,
+      hostPorts: [],
+      httpsMode: 'http',
+      acmeEmail: null,
+      httpAddr: `127.0.0.1:${caddy.httpPort}`,
+      httpsAddr: `127.0.0.1:${caddy.httpsPort}`,
+      adminListen: `127.0.0.1:${caddy.adminPort}`,
+    });
 
   it('provisions one reverse proxy whatever the number of hostnames', () => {
     const routes = (n: number) => Array.from({ length: n }, (_, i) => ({ hostname: `h${i}.example.test`, upstream: `127.0.0.1:${20000 + i}` }));

@@ -28,7 +28,7 @@ describe('a host port Caddy cannot listen on', function () {
     await git?.stop();
   });
 
-  it('fails the deployment with Caddy\'s reason and leaves Caddy as it was; once the port is free a deployment goes live', async () => {
+  it("fails the deployment with Caddy's reason and leaves Caddy as it was; once the port is free a deployment goes live", async () => {
     const { project } = await t.admin.createProject({ name: uniq('refused') });
     const repo = `acme/${uniq('refused')}` as const;
     await git.commit(repo, webApp('finally live'));
@@ -40,7 +40,9 @@ describe('a host port Caddy cannot listen on', function () {
       const { deployment } = await t.admin.deploy(service.id);
       await waitForDeployment(t.admin, service.id, deployment.id, ['failed']);
       const { logs } = await t.admin.deploymentLogs(deployment.id);
-      expect(logs.map((l) => l.line).join('\n')).to.match(new RegExp(`the new container could not be routed: Caddy cannot listen on 127\\.0\\.0\\.1:${service.hostPort}: address already in use by another program; the configuration was not sent`));
+      expect(logs.map((l) => l.line).join('\n')).to.match(
+        new RegExp(`the new container could not be routed: Caddy cannot listen on 127\\.0\\.0\\.1:${service.hostPort}: address already in use by another program; the configuration was not sent`),
+      );
       expect(containersWithLabel(`dev.berth.deployment=${deployment.id}`)).to.deep.equal([]);
       expect(await t.caddy!.config()).to.deep.equal(before);
     } finally {

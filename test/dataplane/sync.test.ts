@@ -59,7 +59,7 @@ describe("the daemon's sync with what Caddy runs", function () {
       expect((await t.daemon.proxy.sync()).state).to.equal('unchanged'); // the full comparison, remembered
     }
 
-    it('is answered from Caddy\'s text alone: the desired configuration is not built again', async () => {
+    it("is answered from Caddy's text alone: the desired configuration is not built again", async () => {
       await confirmed();
       built = 0;
       expect((await t.daemon.proxy.sync()).state).to.equal('unchanged');

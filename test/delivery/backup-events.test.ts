@@ -63,7 +63,9 @@ describe('backup events on the daemon event stream', function () {
     expect(mine.map((e) => e.json.status)).to.deep.equal(['running', 'succeeded']);
     for (const e of mine) {
       expect(e.json).to.include({ backupId: backup.id, serviceId, projectId });
-      expect(Date.parse(String(e.json.at))).to.be.a('number').and.not.satisfy(Number.isNaN);
+      expect(Date.parse(String(e.json.at)))
+        .to.be.a('number')
+        .and.not.satisfy(Number.isNaN);
     }
     expect(unseen.events.filter((e) => e.event === 'backup')).to.deep.equal([]);
     await t.admin.deleteProject(other);

@@ -105,7 +105,13 @@ describe('notification channels (local receivers)', function () {
     const w = await makeProjectWorld(t.admin);
     const { deployment } = await t.admin.deploy(w.web.id);
     await waitForDeployment(t.admin, w.web.id, deployment.id, ['failed'], 20_000);
-    await until('every receiver', async () => ['/generic', '/services/T000/B000/slacksecrettoken', '/api/webhooks/1/discordsecrettoken', '/flaky'].every((p) => received.some((r) => r.path === p && r.body.includes(deployment.id))) && mails.some((m) => m.raw.includes(deployment.id)), 20_000);
+    await until(
+      'every receiver',
+      async () =>
+        ['/generic', '/services/T000/B000/slacksecrettoken', '/api/webhooks/1/discordsecrettoken', '/flaky'].every((p) => received.some((r) => r.path === p && r.body.includes(deployment.id))) &&
+        mails.some((m) => m.raw.includes(deployment.id)),
+      20_000,
+    );
     const generic = received.find((r) => r.path === '/generic')!;
     const expected = `sha256=${createHmac('sha256', webhookSecret).update(generic.body).digest('hex')}`;
     expect(generic.headers['x-berth-signature-256']).to.equal(expected);
@@ -119,7 +125,10 @@ describe('notification channels (local receivers)', function () {
     expect(received.filter((r) => r.path === '/flaky')).to.have.length(1);
     await new Promise((r) => setTimeout(r, 300));
     expect(received.filter((r) => r.path === '/generic' && r.body.includes(deployment.id))).to.have.length(1);
-    expect(received.some((r) => r.path === '/success-only'), 'a channel without deployment_failed').to.equal(false);
+    expect(
+      received.some((r) => r.path === '/success-only'),
+      'a channel without deployment_failed',
+    ).to.equal(false);
   });
 
   it('the test endpoint sends one notice now and says how it went; an unreachable receiver is reported, not a 500', async () => {
@@ -131,7 +140,7 @@ describe('notification channels (local receivers)', function () {
     const tried = await t.admin.request('POST', `/api/system/notifications/${id}/test`);
     expect(tried.status).to.equal(200);
     expect(tried.body).to.include({ ok: false });
-    expect((tried.body as { detail: string }).detail, 'port 9 is on fetch\'s blocked list').to.match(/fetch refuses this port/);
+    expect((tried.body as { detail: string }).detail, "port 9 is on fetch's blocked list").to.match(/fetch refuses this port/);
     expect(JSON.stringify(tried.body)).not.to.include('127.0.0.1:9/x');
     const closed = await new Promise<number>((resolve) => {
       const s = createServer().listen(0, '127.0.0.1', () => {
@@ -139,7 +148,12 @@ describe('notification channels (local receivers)', function () {
         s.close(() => resolve(port));
       });
     });
-    const refusing = await t.admin.request('POST', '/api/system/notifications', { type: 'slack', name: 'closed', url: `http://127.0.0.1:${closed}/services/T/B/secrettoken`, events: ['deployment_failed'] });
+    const refusing = await t.admin.request('POST', '/api/system/notifications', {
+      type: 'slack',
+      name: 'closed',
+      url: `http://127.0.0.1:${closed}/services/T/B/secrettoken`,
+      events: ['deployment_failed'],
+    });
     const refusingId = (refusing.body as { channel: { id: string } }).channel.id;
     const refused = await t.admin.request('POST', `/api/system/notifications/${refusingId}/test`);
     expect(refused.body).to.deep.equal({ ok: false, detail: 'the request failed (ECONNREFUSED)' });
@@ -204,7 +218,12 @@ describe('notification channels (local receivers)', function () {
     expect(results.map((r) => r.status)).to.deep.equal(Array(14).fill(200));
     const after = ((await t.admin.request('GET', '/api/system/notifications')).body as { channels: { id: string; name: string }[] }).channels;
     expect(after).to.have.length(before.channels.length + 12 - 1);
-    expect(after.filter((c) => c.name.startsWith('burst ')).map((c) => c.name).sort()).to.deep.equal(Array.from({ length: 12 }, (_, i) => `burst ${i}`).sort());
+    expect(
+      after
+        .filter((c) => c.name.startsWith('burst '))
+        .map((c) => c.name)
+        .sort(),
+    ).to.deep.equal(Array.from({ length: 12 }, (_, i) => `burst ${i}`).sort());
     expect(after.find((c) => c.id === ids.slack)!.name).to.equal('slack (renamed in the burst)');
     expect(after.some((c) => c.id === ids.successOnly)).to.equal(false);
   });

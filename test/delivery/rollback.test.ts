@@ -33,7 +33,10 @@ describe('rolling back to an earlier image', function () {
   }
 
   async function status(p: Promise<unknown>): Promise<number> {
-    const err = await p.then(() => null, (e: unknown) => e);
+    const err = await p.then(
+      () => null,
+      (e: unknown) => e,
+    );
     return err instanceof ApiError ? err.status : 200;
   }
 
@@ -53,10 +56,14 @@ describe('rolling back to an earlier image', function () {
     service = (await t.admin.overview(service.id)).service;
     hostname = `${uniq('rb')}.berth.test`;
     await t.admin.addDomain(service.id, hostname);
-    await until('v2 to answer through Caddy', async () => {
-      const r = await httpProbe(t.caddy!.httpPort, hostname)();
-      return r.ok && r.text === 'v2';
-    }, 20_000);
+    await until(
+      'v2 to answer through Caddy',
+      async () => {
+        const r = await httpProbe(t.caddy!.httpPort, hostname)();
+        return r.ok && r.text === 'v2';
+      },
+      20_000,
+    );
   });
   after(async () => {
     if (projectId) await t?.admin.deleteProject(projectId).catch(() => undefined);
@@ -73,10 +80,15 @@ describe('rolling back to an earlier image', function () {
       const done = await waitForDeployment(t.admin, service.id, deployment.id, ['running', 'failed'], 60_000);
       expect(done.status).to.equal('running');
       live.rollback = done;
-      await until('v1 again on both', async () => {
-        const [a, b] = await Promise.all([httpProbe(service.hostPort!)(), httpProbe(t.caddy!.httpPort, hostname)()]);
-        return a.ok && a.text === 'v1' && b.ok && b.text === 'v1';
-      }, 20_000, 50);
+      await until(
+        'v1 again on both',
+        async () => {
+          const [a, b] = await Promise.all([httpProbe(service.hostPort!)(), httpProbe(t.caddy!.httpPort, hostname)()]);
+          return a.ok && a.text === 'v1' && b.ok && b.text === 'v1';
+        },
+        20_000,
+        50,
+      );
       await new Promise((r) => setTimeout(r, 300));
     } finally {
       const pollers = await load.stop();

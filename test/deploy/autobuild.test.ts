@@ -38,7 +38,8 @@ const STAND_INS: Record<string, string> = {
 const FIXTURES = {
   node: {
     'package.json': JSON.stringify({ name: 'node-app', version: '1.0.0', private: true, scripts: { start: 'node server.js' }, dependencies: { express: '^4.21.0' } }),
-    'server.js': "const express = require('express');\nconst app = express();\napp.get('/', (_req, res) => res.type('text').send('hello from express\\n'));\napp.listen(Number(process.env.PORT), () => console.log('listening on ' + process.env.PORT));\n",
+    'server.js':
+      "const express = require('express');\nconst app = express();\napp.get('/', (_req, res) => res.type('text').send('hello from express\\n'));\napp.listen(Number(process.env.PORT), () => console.log('listening on ' + process.env.PORT));\n",
   },
   python: {
     'requirements.txt': '# no third-party dependencies\n',
@@ -258,7 +259,7 @@ describe('autobuild: deploying repositories without a Dockerfile', function () {
       expect(plan.error).to.match(/looked for .*go\.mod \(Go\)/);
     });
 
-    it('answers 400 for an image service and 502 with git\'s reason when the clone fails', async () => {
+    it("answers 400 for an image service and 502 with git's reason when the clone fails", async () => {
       const { service: image } = await t.admin.createService(projectId, { name: uniq('img'), repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 });
       const err400 = await t.admin.buildPlan(image.id).catch((e: unknown) => e);
       expect(err400).to.be.instanceOf(ApiError).and.include({ status: 400, code: 'not_a_git_service' });

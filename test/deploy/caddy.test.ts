@@ -29,10 +29,7 @@ type Answer = { status: number; text: string } | { error: string };
 function viaCaddy(scheme: 'http' | 'https', port: number, hostname: string): Promise<Answer> {
   return new Promise((resolve) => {
     const options = { host: '127.0.0.1', port, path: '/', headers: { host: hostname }, agent: false as const, timeout: 5000 };
-    const req =
-      scheme === 'https'
-        ? httpsRequest({ ...options, servername: hostname, rejectUnauthorized: false })
-        : httpRequest(options);
+    const req = scheme === 'https' ? httpsRequest({ ...options, servername: hostname, rejectUnauthorized: false }) : httpRequest(options);
     req.on('response', (res) => {
       let text = '';
       res.setEncoding('utf8');
@@ -194,7 +191,9 @@ describe('routing through Caddy', function () {
       const refused = `${uniq('refused')}.berth.test`;
       const { proxy } = await t.admin.addDomain(service.id, refused);
       expect(proxy.ok).to.equal(false);
-      expect(proxy.detail).to.match(new RegExp(`^Caddy cannot listen on 127\\.0\\.0\\.1:${httpsPort}: address already in use by another program; the configuration was not sent, and the previous configuration stays in force$`));
+      expect(proxy.detail).to.match(
+        new RegExp(`^Caddy cannot listen on 127\\.0\\.0\\.1:${httpsPort}: address already in use by another program; the configuration was not sent, and the previous configuration stays in force$`),
+      );
       // Caddy 2.6 keeps serving a refused configuration's servers beside the previous ones (about
       // half the connections), so one answer proves nothing: every one of 20 must be the previous routing.
       for (let i = 0; i < 20; i++) {

@@ -88,7 +88,7 @@ describe('deployments on Docker', function () {
     expect(builtImagesOf({ deploymentId: second.id })).to.have.length(1);
   });
 
-  it('a Dockerfile that changes Berth\'s ownership labels fails its build and leaves no image behind', async () => {
+  it("a Dockerfile that changes Berth's ownership labels fails its build and leaves no image behind", async () => {
     const app = webApp('forged');
     app.Dockerfile = app.Dockerfile!.replace('COPY www /www', 'COPY www /www\nLABEL dev.berth.image-owner="someone/else/entirely"');
     const service = await gitService(app);
@@ -246,8 +246,14 @@ describe('deployments on Docker', function () {
     expect((await httpText(`http://127.0.0.1:${service.hostPort}/`)).text).to.equal('built from B\n');
   });
 
-  it("resolves ${service.VAR} references inside the container at deploy time", async () => {
-    const { service: source } = await t.admin.createService(projectId, { name: uniq('src'), repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080, env: [{ key: 'WORD', value: 'bonjour' }] });
+  it('resolves ${service.VAR} references inside the container at deploy time', async () => {
+    const { service: source } = await t.admin.createService(projectId, {
+      name: uniq('src'),
+      repoUrl: 'docker-image',
+      dockerImage: 'berth-test/httpd:latest',
+      internalPort: 8080,
+      env: [{ key: 'WORD', value: 'bonjour' }],
+    });
     const service = await gitService(webApp('refs'));
     await t.admin.setEnv(service.id, 'GREETING', `\${${source.name}.WORD} from \${${source.name}.PRIVATE_HOST}`);
     await deployAndWait(service);

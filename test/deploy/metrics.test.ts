@@ -40,10 +40,15 @@ describe('system metrics with running containers', function () {
 
   /** A snapshot collected after `previous`: waits out the cache window. */
   async function nextSnapshot(previous: SystemMetrics): Promise<SystemMetrics> {
-    return until('a new metrics collection', async () => {
-      const m = await t.admin.systemMetrics();
-      return m.collectedAt > previous.collectedAt ? m : null;
-    }, 20_000, 500);
+    return until(
+      'a new metrics collection',
+      async () => {
+        const m = await t.admin.systemMetrics();
+        return m.collectedAt > previous.collectedAt ? m : null;
+      },
+      20_000,
+      500,
+    );
   }
 
   before(async function () {
@@ -86,7 +91,9 @@ describe('system metrics with running containers', function () {
     expect(disk!.usedBytes).to.be.greaterThan(0).and.at.most(disk!.totalBytes);
     expect(network).to.be.an('array');
     for (const n of network!) {
-      expect(n.iface).to.be.a('string').and.not.match(/^(veth|br-|docker\d)/);
+      expect(n.iface)
+        .to.be.a('string')
+        .and.not.match(/^(veth|br-|docker\d)/);
       expect(n.rxBytesPerSecond).to.be.a('number').at.least(0);
       expect(n.txBytesPerSecond).to.be.a('number').at.least(0);
     }
@@ -101,7 +108,7 @@ describe('system metrics with running containers', function () {
       expect(entry!.memoryBytes).to.be.greaterThan(0);
       expect(entry!.memoryBytes).to.be.lessThan(entry!.memoryLimitBytes);
     }
-    expect(m.services).to.have.length(live.length, 'only this daemon\'s containers are listed');
+    expect(m.services).to.have.length(live.length, "only this daemon's containers are listed");
   });
 
   it('shows the busy worker using CPU after two polls a few seconds apart', async () => {
@@ -122,7 +129,7 @@ describe('system metrics with running containers', function () {
     expect(second).to.deep.equal(first);
   });
 
-  it('a selected-projects key sees only its projects\' services, and the same host', async () => {
+  it("a selected-projects key sees only its projects' services, and the same host", async () => {
     const onlyB = await t.clientWith('read', [projectB]);
     const m = await onlyB.systemMetrics();
     expect(m.services!.map((s) => s.projectId)).to.deep.equal([projectB]);

@@ -21,8 +21,7 @@ function collect(url: string, token: string, lastEventId: string | null, stopOn:
   return new Promise((resolve, reject) => {
     const got: Received[] = [];
     const es = new EventSource(url, {
-      fetch: (input, init) =>
-        fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }),
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}`, ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } }),
     });
     const timer = setTimeout(() => {
       es.close();

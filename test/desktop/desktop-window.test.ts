@@ -91,12 +91,20 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     const registered = new Map<string, (e: IpcInvokeEvent, ...args: unknown[]) => unknown>();
     registerIpcHandlers({ handle: (channel, listener) => void registered.set(channel, listener) }, handlers);
     const frames = new WeakMap<Frame, { url: string }>();
-    const frameOf = (f: Frame) => frames.get(f) ?? (frames.set(f, { get url() { return f.url(); } }), frames.get(f)!);
+    const frameOf = (f: Frame) =>
+      frames.get(f) ??
+      (frames.set(f, {
+        get url() {
+          return f.url();
+        },
+      }),
+      frames.get(f)!);
     const webContentsOf = (p: Page): IpcWebContents => ({
       id: 1,
       mainFrame: frameOf(p.mainFrame()),
       isDestroyed: () => p.isClosed(),
-      send: (channel, ...args) => void p.evaluate(([c, a]) => (window as unknown as { __berthPush(c: string, ...x: unknown[]): void }).__berthPush(c, ...a), [channel, args] as const).catch(() => undefined),
+      send: (channel, ...args) =>
+        void p.evaluate(([c, a]) => (window as unknown as { __berthPush(c: string, ...x: unknown[]): void }).__berthPush(c, ...a), [channel, args] as const).catch(() => undefined),
       once: (_event, listener) => p.once('close', listener),
     });
     await context.exposeBinding('__berthInvoke', (source, channel: string, ...args: unknown[]) => {
@@ -124,7 +132,9 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
 
   it('shows every server in one window and switches between them', async () => {
     await page.goto(`${APP_ORIGIN}/`);
-    await servers().getByRole('button', { name: /^alpha/ }).waitFor();
+    await servers()
+      .getByRole('button', { name: /^alpha/ })
+      .waitFor();
     await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
     await page.getByText(names.alpha).first().waitFor();
     await page.getByText('Live', { exact: true }).waitFor();
@@ -140,7 +150,9 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     expect(page.url()).to.include(`#server=${ids.beta}`);
     await screenshot(page, 'desktop-02-server-beta');
 
-    await servers().getByRole('button', { name: /^alpha/ }).click();
+    await servers()
+      .getByRole('button', { name: /^alpha/ })
+      .click();
     await page.getByText(names.alpha).first().waitFor();
     // the app's policy forbids any network from the page (connect-src 'none'): nothing tried
     expect(pageErrors).to.deep.equal([]);
@@ -154,9 +166,20 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     await servers().getByRole('button', { name: /^beta/ }).click();
     const { deployment } = await a.admin.deploy(service.id);
     await waitForDeployment(a.admin, service.id, deployment.id, ['failed'], 60_000);
-    await until('the failure in the main process', async () => app.summaries().find((s) => s.id === ids.alpha)!.failed.includes(service.id), 5_000, 50);
+    await until(
+      'the failure in the main process',
+      async () =>
+        app
+          .summaries()
+          .find((s) => s.id === ids.alpha)!
+          .failed.includes(service.id),
+      5_000,
+      50,
+    );
     // the switcher updates live from the event streams, without a reload or a click
-    await servers().getByRole('button', { name: /^alpha 1 failed/ }).waitFor({ timeout: 5_000 });
+    await servers()
+      .getByRole('button', { name: /^alpha 1 failed/ })
+      .waitFor({ timeout: 5_000 });
     await servers().getByRole('button', { name: 'All servers' }).click();
     const overview = page.getByRole('region', { name: 'All servers' });
     await overview.getByText('services: 1 failed, 0 building').waitFor();
@@ -170,7 +193,11 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     notes.shown[0]!.click();
     await page.getByText('Build log complete: failed.').waitFor({ timeout: 15_000 });
     expect(page.url()).to.include(`/services/${service.id}?d=${deployment.id}#server=${ids.alpha}`);
-    expect(await servers().getByRole('button', { name: /^alpha/ }).getAttribute('aria-current')).to.equal('true');
+    expect(
+      await servers()
+        .getByRole('button', { name: /^alpha/ })
+        .getAttribute('aria-current'),
+    ).to.equal('true');
     await screenshot(page, 'desktop-05-notification-opens-log');
   });
 
@@ -183,7 +210,9 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     await manage.getByLabel('Name (optional)').fill('gamma');
     await manage.getByRole('button', { name: 'Add server' }).click();
     await manage.getByRole('alert').filter({ hasText: 'Added gamma, but the test failed' }).waitFor();
-    await servers().getByRole('button', { name: /^gamma/ }).waitFor();
+    await servers()
+      .getByRole('button', { name: /^gamma/ })
+      .waitFor();
     await screenshot(page, 'desktop-04-manage-servers');
     expect(await accessibilityProblems(page), 'accessibility').to.deep.equal([]);
     const gamma = app.servers.list().find((x) => x.name === 'gamma')!;
@@ -192,17 +221,29 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     const row = manage.getByRole('listitem').filter({ has: page.getByLabel('Name of gamma') });
     await row.getByLabel('Name of gamma').fill('gamma-b');
     await row.getByRole('button', { name: 'Rename' }).click();
-    await servers().getByRole('button', { name: /^gamma-b/ }).waitFor();
+    await servers()
+      .getByRole('button', { name: /^gamma-b/ })
+      .waitFor();
     expect(app.servers.get(gamma.id)!.name).to.equal('gamma-b');
     const renamed = manage.getByRole('listitem').filter({ has: page.getByLabel('Name of gamma-b') });
     await renamed.getByRole('button', { name: 'Test gamma-b' }).click();
     await renamed.getByRole('status').filter({ hasText: 'Test failed' }).waitFor();
 
-    const everything = await page.evaluate(async () => JSON.stringify(await (window as unknown as { berth: { request(...a: unknown[]): Promise<unknown> } }).berth.request('app', 'GET', '/desktop/servers')));
+    const everything = await page.evaluate(async () =>
+      JSON.stringify(await (window as unknown as { berth: { request(...a: unknown[]): Promise<unknown> } }).berth.request('app', 'GET', '/desktop/servers')),
+    );
     for (const x of app.servers.list()) expect(everything).to.not.include(app.secrets.get(x.id)!);
 
     await renamed.getByRole('button', { name: 'Remove gamma-b' }).click();
-    await until('gamma gone', async () => (await servers().getByRole('button', { name: /^gamma/ }).count()) === 0, 5_000, 50);
+    await until(
+      'gamma gone',
+      async () =>
+        (await servers()
+          .getByRole('button', { name: /^gamma/ })
+          .count()) === 0,
+      5_000,
+      50,
+    );
     expect(app.servers.list().map((x) => x.name)).to.deep.equal(['alpha', 'beta']);
     expect(app.secrets.get(gamma.id)).to.equal(undefined);
   });
@@ -212,15 +253,32 @@ describe('console in Chromium in desktop mode (bridge to the main process)', fun
     const other = await context.newPage();
     try {
       await other.goto('http://evil.berth-app.test/');
-      const fromOther = await other.evaluate((id) => (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      const fromOther = await other.evaluate(
+        (id) =>
+          (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(
+            () => 'answered',
+            (e: Error) => e.message,
+          ),
+        ids.alpha,
+      );
       expect(fromOther).to.include('refused');
       const framed = await until('the framed app page', async () => other.frames().find((f) => f !== other.mainFrame() && f.url().startsWith(APP_ORIGIN)), 5_000, 50);
-      const fromFrame = await framed.evaluate((id) => (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(() => 'answered', (e: Error) => e.message), ids.alpha);
+      const fromFrame = await framed.evaluate(
+        (id) =>
+          (window as unknown as Binding).berth.request(id, 'GET', '/api/projects').then(
+            () => 'answered',
+            (e: Error) => e.message,
+          ),
+        ids.alpha,
+      );
       expect(fromFrame).to.include('refused');
     } finally {
       await other.close();
     }
-    const fromPage = await page.evaluate((id) => (window as unknown as { berth: { request(...a: unknown[]): Promise<{ status: number }> } }).berth.request(id, 'GET', '/api/projects').then((r) => r.status), ids.alpha);
+    const fromPage = await page.evaluate(
+      (id) => (window as unknown as { berth: { request(...a: unknown[]): Promise<{ status: number }> } }).berth.request(id, 'GET', '/api/projects').then((r) => r.status),
+      ids.alpha,
+    );
     expect(fromPage).to.equal(200);
   });
 

@@ -82,7 +82,15 @@ describe('desktop event handling (recorded streams)', () => {
     });
     servers.push(srv.server);
     const states: ConnectionState[] = [];
-    const stream = new EventStream({ url: srv.url, key: () => 'k', fetch: (i, init) => fetch(i, init), onEvent: () => undefined, onState: (s) => states.push(s), heartbeatMs: 300, backoffBaseMs: 5_000 });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: () => undefined,
+      onState: (s) => states.push(s),
+      heartbeatMs: 300,
+      backoffBaseMs: 5_000,
+    });
     streams.push(stream);
     stream.start();
     await until('offline', async () => stream.state.status === 'offline', 3_000, 20);
@@ -117,7 +125,14 @@ describe('desktop event handling (recorded streams)', () => {
   });
 
   it('the tray shows the worst state; without a tray, closing the window minimises and says so', () => {
-    const view = (status: ConnectionState['status'], services: Record<string, string> = {}): ServerView => ({ id: status, name: status, colour: '#000000', muted: false, connection: { status }, services });
+    const view = (status: ConnectionState['status'], services: Record<string, string> = {}): ServerView => ({
+      id: status,
+      name: status,
+      colour: '#000000',
+      muted: false,
+      connection: { status },
+      services,
+    });
     expect(worstState([])).to.equal('none');
     expect(worstState([view('online'), view('online', { a: 'building' })])).to.equal('building');
     expect(worstState([view('online', { a: 'building' }), view('offline')])).to.equal('offline');

@@ -61,7 +61,12 @@ describe('desktop IPC contract', () => {
 
     n = ipc.channels.invoked.length;
     const got: unknown[] = [];
-    const stop = berth.subscribe('one', '/api/events', (e) => got.push(e), (s) => got.push(s));
+    const stop = berth.subscribe(
+      'one',
+      '/api/events',
+      (e) => got.push(e),
+      (s) => got.push(s),
+    );
     await new Promise((r) => setTimeout(r, 20));
     expect(got, 'messages pushed by main reach the subscriber').to.deep.equal(['open', { event: 'status', data: { n: 1 } }]);
     expect(ipc.channels.sent).to.deep.equal([IPC_CHANNELS.stream, IPC_CHANNELS.stream]);

@@ -175,7 +175,10 @@ describe('desktop main process against real daemons', function () {
     const projects = await bridge.request(ok, serverB, 'GET', '/api/projects', undefined);
     expect(projects.status).to.equal(200);
     const refused = async (p: Promise<unknown>, what: string) => {
-      const err = await p.then(() => null, (e: unknown) => e);
+      const err = await p.then(
+        () => null,
+        (e: unknown) => e,
+      );
       expect(err, what).to.be.instanceOf(RefusedCallError);
     };
     await refused(bridge.request({ ...ok, frameUrl: 'https://evil.example/' }, serverB, 'GET', '/api/projects', undefined), 'another origin');
@@ -218,8 +221,7 @@ describe('desktop main process: a daemon stopped and restarted', function () {
   let t: TestDaemon | null = null;
   let h: Harness;
 
-  const boot = async () =>
-    startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', BERTH_DATA_DIR: dataDir, BERTH_PORT: String(port) });
+  const boot = async () => startTestDaemon({ BERTH_GIT_BASE_URL: git.baseUrl, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', BERTH_DATA_DIR: dataDir, BERTH_PORT: String(port) });
 
   before(async function () {
     this.timeout(300_000);
@@ -294,10 +296,15 @@ describe('desktop key store and pinned certificates', function () {
   it('a weak keychain (basic_text) is refused by default with two labelled choices, and nothing is stored', async () => {
     const x = make('basic_text');
     expect(x.app.secrets.status()).to.include({ mode: 'refused', backend: 'basic_text' });
-    const err = await x.app.addServer({ name: 'weak', url: d.url, key }).then(() => null, (e: unknown) => e);
+    const err = await x.app.addServer({ name: 'weak', url: d.url, key }).then(
+      () => null,
+      (e: unknown) => e,
+    );
     expect(err).to.be.instanceOf(WeakBackendError);
     expect((err as WeakBackendError).choices.map((c) => c.id)).to.deep.equal(['plain-file', 'ask-each-launch']);
-    expect((err as WeakBackendError).choices.map((c) => c.label).join(' ')).to.include('0600').and.include('every time Berth starts');
+    expect((err as WeakBackendError).choices.map((c) => c.label).join(' '))
+      .to.include('0600')
+      .and.include('every time Berth starts');
     expect(existsSync(join(x.dir, 'keys.json'))).to.equal(false);
     expect(x.app.servers.list()).to.deep.equal([]);
   });

@@ -62,7 +62,14 @@ const OPENAI: Api = {
   authorized: (h, key) => h.authorization === `Bearer ${key}`,
   authError: () => ({
     status: 401,
-    body: { error: { message: 'Incorrect API key provided: sk-wrong***. You can find your API key at https://platform.openai.com/account/api-keys.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } },
+    body: {
+      error: {
+        message: 'Incorrect API key provided: sk-wrong***. You can find your API key at https://platform.openai.com/account/api-keys.',
+        type: 'invalid_request_error',
+        param: null,
+        code: 'invalid_api_key',
+      },
+    },
   }),
   success: (text, req) => ({
     id: 'chatcmpl-fake1',
@@ -120,7 +127,14 @@ const GEMINI: Api = {
   promptOf: (req) => {
     const system = req.body.systemInstruction as { parts: { text: string }[] };
     const contents = req.body.contents as { role: string; parts: { text: string }[] }[];
-    return { system: system.parts.map((p) => p.text).join(''), user: contents.find((c) => c.role === 'user')?.parts.map((p) => p.text).join('') ?? '' };
+    return {
+      system: system.parts.map((p) => p.text).join(''),
+      user:
+        contents
+          .find((c) => c.role === 'user')
+          ?.parts.map((p) => p.text)
+          .join('') ?? '',
+    };
   },
 };
 

@@ -25,9 +25,6 @@ export function silentApp(): Record<string, string> {
 /** A build that takes a long time in one step, printing as it goes. */
 export function slowBuildApp(seconds: number): Record<string, string> {
   const app = webApp('slow');
-  app.Dockerfile = app.Dockerfile!.replace(
-    'RUN echo "build step: preparing the site"',
-    `RUN echo "build step: slow start" && for i in $(seq 1 ${seconds}); do echo "tick $i"; sleep 1; done`,
-  );
+  app.Dockerfile = app.Dockerfile!.replace('RUN echo "build step: preparing the site"', `RUN echo "build step: slow start" && for i in $(seq 1 ${seconds}); do echo "tick $i"; sleep 1; done`);
   return app;
 }

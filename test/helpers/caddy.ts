@@ -57,10 +57,15 @@ export class TestCaddy {
     if (!resume && existsSync(this.autosaveFile)) rmSync(this.autosaveFile);
     this.child = spawn('caddy', ['run', '--resume', '--config', join(this.dir, 'caddy.json')], { env, stdio: 'ignore' });
     const child = this.child;
-    await until('Caddy to answer on its admin port', async () => {
-      if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}`);
-      return (await fetch(`${this.adminUrl}/config/`).catch(() => null))?.ok;
-    }, 20_000, 100);
+    await until(
+      'Caddy to answer on its admin port',
+      async () => {
+        if (child.exitCode !== null) throw new Error(`caddy exited with ${child.exitCode}`);
+        return (await fetch(`${this.adminUrl}/config/`).catch(() => null))?.ok;
+      },
+      20_000,
+      100,
+    );
   }
 
   async config(): Promise<unknown> {

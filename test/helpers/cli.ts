@@ -54,7 +54,11 @@ export function cliHome(): CliHome {
             code,
             stdout,
             stderr,
-            json: <T>() => stdout.split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as T),
+            json: <T>() =>
+              stdout
+                .split('\n')
+                .filter((l) => l.trim() !== '')
+                .map((l) => JSON.parse(l) as T),
           });
         });
         child.stdin.end(opts.input ?? '');

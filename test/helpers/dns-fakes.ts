@@ -110,7 +110,16 @@ export async function startCloudflareFake(zoneNames: string[], pageSize = 1): Pr
     if (!req.headers['content-type']?.startsWith('application/json')) return failure(res, 400, 6003, 'Invalid request headers');
     if (body.type !== 'A' || typeof body.name !== 'string' || typeof body.content !== 'string') return failure(res, 400, 9000, 'DNS name, type and content are required');
     if (req.method === 'POST' && !recordId) {
-      const record: CloudflareRecord = { id: randomBytes(16).toString('hex'), zone_id: zone.id, zone_name: zone.name, name: body.name, type: 'A', content: body.content, ttl: body.ttl ?? 1, proxied: body.proxied ?? false };
+      const record: CloudflareRecord = {
+        id: randomBytes(16).toString('hex'),
+        zone_id: zone.id,
+        zone_name: zone.name,
+        name: body.name,
+        type: 'A',
+        content: body.content,
+        ttl: body.ttl ?? 1,
+        proxied: body.proxied ?? false,
+      };
       records.push(record);
       return json(res, 200, envelope(record));
     }
@@ -208,16 +217,29 @@ export async function startNamecheapFake(domains: Record<string, Omit<NamecheapH
         const page = Number(p.get('page') ?? '1');
         const names = [...hosts.keys()];
         const slice = names.slice((page - 1) * size, page * size);
-        const items = slice.map((n, i) => `      <Domain ID="${i + 1}" Name="${n}" User="${apiUser}" Created="01/01/2024" Expires="01/01/2030" IsExpired="false" IsLocked="false" AutoRenew="true" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="true"/>`);
-        return xml(ncResponse(command, `    <DomainGetListResult>\n${items.join('\n')}\n    </DomainGetListResult>\n    <Paging>\n      <TotalItems>${names.length}</TotalItems>\n      <CurrentPage>${page}</CurrentPage>\n      <PageSize>${size}</PageSize>\n    </Paging>`));
+        const items = slice.map(
+          (n, i) =>
+            `      <Domain ID="${i + 1}" Name="${n}" User="${apiUser}" Created="01/01/2024" Expires="01/01/2030" IsExpired="false" IsLocked="false" AutoRenew="true" WhoisGuard="ENABLED" IsPremium="false" IsOurDNS="true"/>`,
+        );
+        return xml(
+          ncResponse(
+            command,
+            `    <DomainGetListResult>\n${items.join('\n')}\n    </DomainGetListResult>\n    <Paging>\n      <TotalItems>${names.length}</TotalItems>\n      <CurrentPage>${page}</CurrentPage>\n      <PageSize>${size}</PageSize>\n    </Paging>`,
+          ),
+        );
       }
       case 'namecheap.domains.dns.getHosts': {
         const list = hosts.get(domainOf());
         if (!list) return xml(ncError(command, '2019166', 'Domain not found'));
-        const items = list.map((h) => `      <host HostId="${h.HostId}" Name="${esc(h.Name)}" Type="${h.Type}" Address="${esc(h.Address)}" MXPref="${h.MXPref}" TTL="${h.TTL}" AssociatedAppTitle="" FriendlyName="" IsActive="true" IsDDNSEnabled="false" />`);
+        const items = list.map(
+          (h) =>
+            `      <host HostId="${h.HostId}" Name="${esc(h.Name)}" Type="${h.Type}" Address="${esc(h.Address)}" MXPref="${h.MXPref}" TTL="${h.TTL}" AssociatedAppTitle="" FriendlyName="" IsActive="true" IsDDNSEnabled="false" />`,
+        );
         const et = emailType.get(domainOf());
         queueMicrotask(() => fake.onGetHosts?.(domainOf()));
-        return xml(ncResponse(command, `    <DomainDNSGetHostsResult Domain="${domainOf()}"${et ? ` EmailType="${et}"` : ''} IsUsingOurDNS="true">\n${items.join('\n')}\n    </DomainDNSGetHostsResult>`));
+        return xml(
+          ncResponse(command, `    <DomainDNSGetHostsResult Domain="${domainOf()}"${et ? ` EmailType="${et}"` : ''} IsUsingOurDNS="true">\n${items.join('\n')}\n    </DomainDNSGetHostsResult>`),
+        );
       }
       case 'namecheap.domains.dns.setHosts': {
         const domain = domainOf();
@@ -297,7 +319,10 @@ export async function startSpaceshipFake(domains: string[], pageSize = 1): Promi
     }
     if (req.method === 'DELETE') {
       const body = JSON.parse(req.raw) as SpaceshipRecord[];
-      records.set(domain, list.filter((r) => !body.some((d) => same(r, d))));
+      records.set(
+        domain,
+        list.filter((r) => !body.some((d) => same(r, d))),
+      );
       res.writeHead(204).end();
       return;
     }

@@ -79,8 +79,10 @@ export function dexec(db: Db, env: Record<string, string>, ...cmd: string[]): st
   return execFileSync('docker', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
 }
 
-export const psql = (db: Db, sql: string) => dexec(db, { PGPASSWORD: db.env.POSTGRES_PASSWORD! }, 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-U', db.env.POSTGRES_USER!, '-d', db.env.POSTGRES_DB!, '-Atc', sql);
-export const mariadb = (db: Db, sql: string) => dexec(db, { MYSQL_PWD: db.env.MYSQL_ROOT_PASSWORD! }, 'mariadb', '-h', '127.0.0.1', '-u', 'root', '--default-character-set=utf8mb4', '-N', '-B', '-e', sql);
+export const psql = (db: Db, sql: string) =>
+  dexec(db, { PGPASSWORD: db.env.POSTGRES_PASSWORD! }, 'psql', '-X', '-v', 'ON_ERROR_STOP=1', '-h', '127.0.0.1', '-U', db.env.POSTGRES_USER!, '-d', db.env.POSTGRES_DB!, '-Atc', sql);
+export const mariadb = (db: Db, sql: string) =>
+  dexec(db, { MYSQL_PWD: db.env.MYSQL_ROOT_PASSWORD! }, 'mariadb', '-h', '127.0.0.1', '-u', 'root', '--default-character-set=utf8mb4', '-N', '-B', '-e', sql);
 export const clickhouse = (db: Db, sql: string) =>
   dexec(db, {}, 'sh', '-c', 'exec clickhouse-client --host "$(hostname -i | cut -d" " -f1)" --user "$CLICKHOUSE_USER" --password "$CLICKHOUSE_PASSWORD" --multiquery --query "$1"', 'q', sql);
 
@@ -124,9 +126,20 @@ export function toolBedHooks(): void {
   });
 
   after(async function () {
-    for (const name of made.containers) await dockerApi.getContainer(name).remove({ force: true, v: true }).catch(() => undefined);
-    for (const name of made.volumes) await dockerApi.getVolume(name).remove().catch(() => undefined);
-    await dockerApi.getNetwork(NETWORK).remove().catch(() => undefined);
+    for (const name of made.containers)
+      await dockerApi
+        .getContainer(name)
+        .remove({ force: true, v: true })
+        .catch(() => undefined);
+    for (const name of made.volumes)
+      await dockerApi
+        .getVolume(name)
+        .remove()
+        .catch(() => undefined);
+    await dockerApi
+      .getNetwork(NETWORK)
+      .remove()
+      .catch(() => undefined);
     if (dir) rmSync(dir, { recursive: true, force: true });
     made.containers = [];
     made.volumes = [];

@@ -64,8 +64,7 @@ export const dependencyFileMissing: FailingApp = {
  */
 export const missingEnvVar: FailingApp = {
   files: {
-    Dockerfile:
-      'FROM berth-test/busybox:latest\nCMD ["sh", "-c", "v=DATABASE; echo \\"Error: environment variable ${v}_URL is required\\" >&2; exit 1"]\n',
+    Dockerfile: 'FROM berth-test/busybox:latest\nCMD ["sh", "-c", "v=DATABASE; echo \\"Error: environment variable ${v}_URL is required\\" >&2; exit 1"]\n',
   },
   service: { internalPort: 8080 },
 };

@@ -80,7 +80,9 @@ export function impersonatingBuild(victimId: string): Record<string, string> {
 
 /** `size` bytes that git cannot compress (random), as a file for a repository. */
 export function incompressible(size: number): string {
-  return randomBytes(Math.ceil(size / 2)).toString('hex').slice(0, size);
+  return randomBytes(Math.ceil(size / 2))
+    .toString('hex')
+    .slice(0, size);
 }
 
 /** A TCP server that accepts and never answers: a clone from it hangs until Berth stops it. */

@@ -42,7 +42,12 @@ export function installAsync(...args: string[]): Promise<Run> {
 
 /** The KEY=value lines a script reads from the installer's output. */
 export function resultLines(out: string): Record<string, string> {
-  return Object.fromEntries(out.split('\n').filter((l) => /^BERTH_[A-Z0-9_]+=/.test(l)).map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]));
+  return Object.fromEntries(
+    out
+      .split('\n')
+      .filter((l) => /^BERTH_[A-Z0-9_]+=/.test(l))
+      .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+  );
 }
 
 /** Ports in LISTEN state on this machine (this network namespace), with their local addresses. */

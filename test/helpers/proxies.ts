@@ -73,7 +73,29 @@ export async function startTlsFront(target: string): Promise<TlsFront> {
   const dir = mkdtempSync(join(tmpdir(), 'berth-tls-'));
   const keyFile = join(dir, 'key.pem');
   const certFile = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '2', '-subj', '/CN=berth.test', '-addext', 'subjectAltName=DNS:berth.test'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=berth.test',
+      '-addext',
+      'subjectAltName=DNS:berth.test',
+    ],
+    { stdio: 'ignore' },
+  );
   const key = readFileSync(keyFile);
   const cert = readFileSync(certFile);
   rmSync(dir, { recursive: true, force: true });

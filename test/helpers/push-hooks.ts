@@ -115,7 +115,16 @@ export function giteaPush(push: PushInfo, secret: string, deliveryId: string = r
 
 /** A GitLab `Push Hook` delivery: the secret travels as X-Gitlab-Token. */
 export function gitlabPush(push: PushInfo, token: string, eventUuid: string = randomUUID()): Delivery {
-  const payload = { object_kind: 'push', event_name: 'push', before: push.before, after: push.after, ref: `refs/heads/${push.branch}`, checkout_sha: push.after, total_commits_count: 1, project: { path_with_namespace: push.repo, git_http_url: push.cloneUrl } };
+  const payload = {
+    object_kind: 'push',
+    event_name: 'push',
+    before: push.before,
+    after: push.after,
+    ref: `refs/heads/${push.branch}`,
+    checkout_sha: push.after,
+    total_commits_count: 1,
+    project: { path_with_namespace: push.repo, git_http_url: push.cloneUrl },
+  };
   return {
     body: Buffer.from(JSON.stringify(payload)),
     headers: { 'content-type': 'application/json', 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': token, 'x-gitlab-event-uuid': eventUuid, 'x-gitlab-instance': 'https://gitlab.example' },

@@ -4,7 +4,23 @@ import knexFactory from 'knex';
 import { join } from 'node:path';
 import { DB_FILE } from '../../daemon/store/open.js';
 
-const TABLES = ['keys', 'projects', 'services', 'env_vars', 'domains', 'deployments', 'deployment_logs', 'settings', 'ai_providers', 'dns_providers', 'backups', 'backup_settings', 'imports', 'service_webhooks', 'webhook_deliveries'];
+const TABLES = [
+  'keys',
+  'projects',
+  'services',
+  'env_vars',
+  'domains',
+  'deployments',
+  'deployment_logs',
+  'settings',
+  'ai_providers',
+  'dns_providers',
+  'backups',
+  'backup_settings',
+  'imports',
+  'service_webhooks',
+  'webhook_deliveries',
+];
 
 export async function snapshotStore(dataDir: string): Promise<Record<string, unknown[]>> {
   const knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dataDir, DB_FILE) }, useNullAsDefault: true });

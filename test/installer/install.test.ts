@@ -12,12 +12,32 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docker, requireDocker } from '../helpers/docker.js';
-import { buildBundle, CADDY_AUTOSAVE, CADDY_HOME, CLI_LINK, DATA, ETC, install, INSTALL, installAsync, listening, LOG, OPT, pidAlive, PORTS, PREVIOUS, readPid, resultLines, RUN, snapshot, SUPERVISOR_LOGS, VERSION } from '../helpers/installer.js';
+import {
+  buildBundle,
+  CADDY_AUTOSAVE,
+  CADDY_HOME,
+  CLI_LINK,
+  DATA,
+  ETC,
+  install,
+  INSTALL,
+  installAsync,
+  listening,
+  LOG,
+  OPT,
+  pidAlive,
+  PORTS,
+  PREVIOUS,
+  readPid,
+  resultLines,
+  RUN,
+  snapshot,
+  SUPERVISOR_LOGS,
+  VERSION,
+} from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { until } from '../helpers/wait.js';
-
-
 
 describe('installer: release bundle and install.sh on this machine (supervisor mode)', function () {
   this.timeout(600_000);
@@ -64,7 +84,14 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     if (this.currentTest?.state !== 'failed') return;
     // What the installer, the daemon and Caddy said (none of these logs holds a key).
     for (const file of [LOG, join(SUPERVISOR_LOGS, 'berth.log'), join(SUPERVISOR_LOGS, 'caddy.log')]) {
-      if (existsSync(file)) console.log(`      --- last lines of ${file}\n${readFileSync(file, 'utf8').split('\n').slice(-25).map((l) => `      ${l.slice(0, 400)}`).join('\n')}`);
+      if (existsSync(file))
+        console.log(
+          `      --- last lines of ${file}\n${readFileSync(file, 'utf8')
+            .split('\n')
+            .slice(-25)
+            .map((l) => `      ${l.slice(0, 400)}`)
+            .join('\n')}`,
+        );
     }
   });
 
@@ -88,7 +115,9 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
   });
 
   it('shellcheck -S warning finds nothing in installers/*.sh', () => {
-    const scripts = readdirSync(join(REPO_ROOT, 'installers')).filter((f) => f.endsWith('.sh')).map((f) => join(REPO_ROOT, 'installers', f));
+    const scripts = readdirSync(join(REPO_ROOT, 'installers'))
+      .filter((f) => f.endsWith('.sh'))
+      .map((f) => join(REPO_ROOT, 'installers', f));
     const r = spawnSync('shellcheck', ['-S', 'warning', ...scripts], { encoding: 'utf8' });
     expect(r.stdout + r.stderr).to.equal('');
     expect(r.status).to.equal(0);
@@ -199,7 +228,7 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     expect(existsSync(`${OPT}/uninstall.sh`)).to.equal(true);
   });
 
-  it('the generated unit passes systemd-analyze verify, and Caddy\'s unit with Berth\'s drop-in too', () => {
+  it("the generated unit passes systemd-analyze verify, and Caddy's unit with Berth's drop-in too", () => {
     const unit = spawnSync('systemd-analyze', ['verify', `${OPT}/current/installers/berth.service`], { encoding: 'utf8' });
     expect(unit.stderr).to.equal('');
     expect(unit.status).to.equal(0);
@@ -214,11 +243,18 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
   });
 
   it('the bundled Node.js 22 opens a database with the bundled sqlite3', () => {
-    const out = execFileSync(`${OPT}/current/node/bin/node`, ['-e', `
+    const out = execFileSync(
+      `${OPT}/current/node/bin/node`,
+      [
+        '-e',
+        `
       const sqlite3 = require('sqlite3');
       const db = new sqlite3.Database(':memory:');
       db.get('select sqlite_version() as v, 6 * 7 as n', (err, row) => { if (err) throw err; console.log(process.version + ' ' + row.n); });
-    `], { cwd: `${OPT}/current`, encoding: 'utf8' });
+    `,
+      ],
+      { cwd: `${OPT}/current`, encoding: 'utf8' },
+    );
     expect(out.trim()).to.match(/^v22\.\d+\.\d+ 42$/);
   });
 
@@ -226,10 +262,14 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     const before = readPid('berth.child')!;
     expect(pidAlive(before)).to.equal(true);
     process.kill(before, 'SIGKILL');
-    await until('a new daemon process', async () => {
-      const now = readPid('berth.child');
-      return now !== null && now !== before && pidAlive(now);
-    }, 30_000);
+    await until(
+      'a new daemon process',
+      async () => {
+        const now = readPid('berth.child');
+        return now !== null && now !== before && pidAlive(now);
+      },
+      30_000,
+    );
     await until('the restarted daemon to answer', async () => (await pinnedRequest(api, 'GET', '/api/health').catch(() => null))?.status === 200, 30_000);
   });
 
@@ -255,10 +295,13 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     serviceId = svc.body.service.id;
     hostPort = svc.body.service.hostPort;
     expect((await pinnedRequest(api, 'POST', `/api/services/${serviceId}/deployments`, { token: key })).status).to.equal(200);
-    const overview = () => pinnedRequest<{ service: { status: string }; deployments: { id: string; status: string }[]; env: { key: string; value: string }[] }>(api, 'GET', `/api/services/${serviceId}/overview`, { token: key });
+    const overview = () =>
+      pinnedRequest<{ service: { status: string }; deployments: { id: string; status: string }[]; env: { key: string; value: string }[] }>(api, 'GET', `/api/services/${serviceId}/overview`, {
+        token: key,
+      });
     await until('the service to be active', async () => (await overview()).body.service?.status === 'active', 90_000);
     const live = (await overview()).body.deployments.find((d) => d.status === 'running')!;
-    expect((await fetch(`http://127.0.0.1:${hostPort}/`).then((res) => res.text()))).to.equal('image ok\n');
+    expect(await fetch(`http://127.0.0.1:${hostPort}/`).then((res) => res.text())).to.equal('image ok\n');
     instance = docker('ps', '-a', '--filter', `label=dev.berth.service=${serviceId}`, '--format', '{{.Label "dev.berth.instance"}}').split('\n')[0]!;
     expect(instance).to.match(/^[0-9a-f-]{36}$/);
 
@@ -276,13 +319,24 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     const project = await pinnedRequest<{ project: { name: string; description: string } }>(api, 'GET', `/api/projects/${projectId}`, { token: key });
     expect(project.status).to.equal(200);
     expect(project.body.project).to.include({ name: 'Kept shop', description: 'survives upgrades' });
-    const after = await until('the service to be adopted as active', async () => {
-      const o = await overview();
-      return o.body.service?.status === 'active' ? o : null;
-    }, 60_000);
+    const after = await until(
+      'the service to be adopted as active',
+      async () => {
+        const o = await overview();
+        return o.body.service?.status === 'active' ? o : null;
+      },
+      60_000,
+    );
     expect(after.body.env.find((e) => e.key === 'WORD')?.value).to.equal('kept');
     expect(after.body.deployments.find((d) => d.status === 'running')?.id).to.equal(live.id);
-    await until('the app to answer on its host port', async () => (await fetch(`http://127.0.0.1:${hostPort}/`).then((res) => res.text()).catch(() => '')) === 'image ok\n', 30_000);
+    await until(
+      'the app to answer on its host port',
+      async () =>
+        (await fetch(`http://127.0.0.1:${hostPort}/`)
+          .then((res) => res.text())
+          .catch(() => '')) === 'image ok\n',
+      30_000,
+    );
   });
 
   it('--uninstall stops Berth and removes /opt/berth, keeping configuration, data and Docker objects', async () => {
@@ -297,8 +351,11 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     for (const port of [4310, 4311]) expect(listening().has(port), `port ${port}`).to.equal(false);
   });
 
-  it('--purge removes data, configuration, logs and exactly this installation\'s Docker objects', () => {
-    const ours = (what: string[]) => docker(...what, '--filter', `label=dev.berth.instance=${instance}`).split('\n').filter(Boolean);
+  it("--purge removes data, configuration, logs and exactly this installation's Docker objects", () => {
+    const ours = (what: string[]) =>
+      docker(...what, '--filter', `label=dev.berth.instance=${instance}`)
+        .split('\n')
+        .filter(Boolean);
     expect(ours(['network', 'ls', '-q'])).to.not.deep.equal([]);
     // Another Berth's container on the same Engine (another instance id) must survive the purge.
     sentinel = docker('create', '--label', 'dev.berth.managed=true', '--label', `dev.berth.instance=${randomUUID()}`, '--label', `dev.berth.project=${projectId}`, requireDocker(), 'true');

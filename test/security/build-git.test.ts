@@ -181,7 +181,12 @@ describe('security: git sources, clone limits and build-plan previews', function
       const { status, log } = await deployAndWait(tenant, service);
       expect(status).to.equal('failed');
       expect(log).to.include('repository not found or access denied');
-      expect(privateGit.requests.slice(seen).map((r) => r.authorization).filter((a) => a !== undefined)).to.deep.equal([]);
+      expect(
+        privateGit.requests
+          .slice(seen)
+          .map((r) => r.authorization)
+          .filter((a) => a !== undefined),
+      ).to.deep.equal([]);
     });
   });
 

@@ -115,7 +115,9 @@ describe('security: builds, pulls and clones end at the time limits set in setti
     }
     expect(builds, 'the checkout directory').to.deep.equal([]);
     // no git of this clone is left running
-    const gits = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((l) => l.includes(stall.url('slow').split('/slow')[0]!));
+    const gits = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((l) => l.includes(stall.url('slow').split('/slow')[0]!));
     expect(gits).to.deep.equal([]);
   });
 

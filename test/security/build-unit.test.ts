@@ -64,7 +64,11 @@ describe('security (unit): build files, build stream, clone environment, Java ma
       expect(existsSync(join(outside, 'pwned-ca'))).to.equal(false);
       expect(existsSync(join(outside, 'pwned-dockerfile'))).to.equal(false);
       const text = readFileSync(join(dir, name), 'utf8');
-      expect(text.split('\n').slice(0, 3)).to.deep.equal(['FROM busybox', 'LABEL dev.berth.image-owner="i/p/s" dev.berth.build="i/s"', 'COPY .berth-build-ca.pem /usr/local/share/ca-certificates/berth-build-ca.crt']);
+      expect(text.split('\n').slice(0, 3)).to.deep.equal([
+        'FROM busybox',
+        'LABEL dev.berth.image-owner="i/p/s" dev.berth.build="i/s"',
+        'COPY .berth-build-ca.pem /usr/local/share/ca-certificates/berth-build-ca.crt',
+      ]);
     });
   });
 
@@ -115,7 +119,14 @@ describe('security (unit): build files, build stream, clone environment, Java ma
       Object.assign(process.env, { SSH_AUTH_SOCK: '/tmp/agent.sock', GIT_CONFIG_GLOBAL: '/root/.gitconfig', GIT_SSH: '/bin/sh', NETRC: '/root/.netrc', HOME: '/root' });
       try {
         const env = gitEnvironment('https://example.com/a/b.git', null, '/tmp/empty-home');
-        expect(env).to.include({ HOME: '/tmp/empty-home', XDG_CONFIG_HOME: '/tmp/empty-home', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_ALLOW_PROTOCOL: 'https:http', GIT_TERMINAL_PROMPT: '0' });
+        expect(env).to.include({
+          HOME: '/tmp/empty-home',
+          XDG_CONFIG_HOME: '/tmp/empty-home',
+          GIT_CONFIG_NOSYSTEM: '1',
+          GIT_CONFIG_GLOBAL: '/dev/null',
+          GIT_ALLOW_PROTOCOL: 'https:http',
+          GIT_TERMINAL_PROMPT: '0',
+        });
         expect(env).not.to.have.any.keys('SSH_AUTH_SOCK', 'GIT_SSH', 'NETRC');
         expect(env.PATH).to.equal(process.env.PATH);
       } finally {
@@ -138,7 +149,9 @@ describe('security (unit): build files, build stream, clone environment, Java ma
   describe('Java main class', () => {
     it('is read from the source, not the file name', () => {
       expect(mainClassOf('public class Server {\n  public static void main(String[] args) {}\n}\n')).to.equal('Server');
-      expect(mainClassOf('package com.acme.app;\n// class Fake {\n/* class Other { */\nfinal class Main {\n  static public void main(String... a) { String s = "class X {"; }\n}\n')).to.equal('com.acme.app.Main');
+      expect(mainClassOf('package com.acme.app;\n// class Fake {\n/* class Other { */\nfinal class Main {\n  static public void main(String... a) { String s = "class X {"; }\n}\n')).to.equal(
+        'com.acme.app.Main',
+      );
       expect(mainClassOf('class Outer {\n  int[] a = {1, 2};\n  static class Inner {\n    public static void main(String[] a) {}\n  }\n}\n')).to.equal('Outer$Inner');
       expect(mainClassOf('class Helper { void main() {} }')).to.equal(null);
     });

@@ -104,7 +104,15 @@ describe('security: event-stream readers cap what one event may hold', function 
     const srv = await hostileServer('event: deployment\ndata: ', 'y');
     servers.push(srv);
     const states: ConnectionState[] = [];
-    const stream = new EventStream({ url: srv.url, key: () => 'k', fetch: (i, init) => fetch(i, init), onEvent: () => undefined, onState: (s) => states.push(s), backoffBaseMs: 60_000, backoffMaxMs: 60_000 });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: () => undefined,
+      onState: (s) => states.push(s),
+      backoffBaseMs: 60_000,
+      backoffMaxMs: 60_000,
+    });
     stream.start();
     try {
       const offline = await until('the stream went offline', async () => states.find((s) => s.status === 'offline') ?? null, 20_000, 20);

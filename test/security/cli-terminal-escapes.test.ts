@@ -102,11 +102,16 @@ describe('security: the CLI shows hostile text escaped, never as live terminal c
   });
 
   it("berth logs prints the running container's output escaped", async () => {
-    const r = await until('the runtime line in berth logs', async () => {
-      const r = await cli.run(['logs', service.id, '-n', '20'], { env });
-      expect(r.code, r.stderr).to.equal(0);
-      return r.stdout.includes('runtime ') ? r : null;
-    }, 30_000, 500);
+    const r = await until(
+      'the runtime line in berth logs',
+      async () => {
+        const r = await cli.run(['logs', service.id, '-n', '20'], { env });
+        expect(r.code, r.stderr).to.equal(0);
+        return r.stdout.includes('runtime ') ? r : null;
+      },
+      30_000,
+      500,
+    );
     expectNoRawControl(r);
     expect(r.stdout).to.include(`runtime ${SHOWN}`);
   });

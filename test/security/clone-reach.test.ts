@@ -98,7 +98,7 @@ describe("security: clones and image registries stay off this server's own addre
     expect(other.requests.length).to.be.greaterThan(seen);
   });
 
-  it('owner/name under BERTH_GIT_BASE_URL (the operator\'s forge) still works for the tenant', async () => {
+  it("owner/name under BERTH_GIT_BASE_URL (the operator's forge) still works for the tenant", async () => {
     const { service } = await tenant.createService(project.id, { name: uniq('forge'), repoFullName: 'tenant/app', runtimeMode: 'worker' });
     const { status, log } = await deployAndWait(tenant, service);
     expect(status, log).to.equal('running');

@@ -119,7 +119,9 @@ describe('security: containers on Berth networks reach neither the host, the met
     sh('ip', 'netns', 'exec', ns, 'ip', 'route', 'add', 'default', 'via', HOST_SIDE);
     sh('ip', 'route', 'add', `${METADATA}/32`, 'via', OUTSIDE);
     sh('ip', 'route', 'add', `${PRIVATE}/32`, 'via', OUTSIDE);
-    outside = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', "require('http').createServer((q, s) => s.end('answer from ' + q.socket.localAddress)).listen(80, '0.0.0.0')"], { stdio: 'ignore' });
+    outside = spawn('ip', ['netns', 'exec', ns, process.execPath, '-e', "require('http').createServer((q, s) => s.end('answer from ' + q.socket.localAddress)).listen(80, '0.0.0.0')"], {
+      stdio: 'ignore',
+    });
     await until('the outside listener', async () => (await probe(prober, OUTSIDE, 80)) !== null, 20_000, 250);
   });
 
@@ -179,10 +181,7 @@ describe('security: containers on Berth networks reach neither the host, the met
     firewall('apply');
     firewall('apply');
     expect(berthRules()).to.deep.equal(before);
-    expect(before.filter((l) => l.startsWith('-A DOCKER-USER') || l.startsWith('-A INPUT')).sort()).to.deep.equal([
-      `-A DOCKER-USER -i ${bridge} -j BERTH-FWD`,
-      `-A INPUT -i ${bridge} -j BERTH-IN`,
-    ]);
+    expect(before.filter((l) => l.startsWith('-A DOCKER-USER') || l.startsWith('-A INPUT')).sort()).to.deep.equal([`-A DOCKER-USER -i ${bridge} -j BERTH-FWD`, `-A INPUT -i ${bridge} -j BERTH-IN`]);
   });
 
   it('a bad BERTH_EGRESS_ALLOW entry stops apply with a message naming it', () => {

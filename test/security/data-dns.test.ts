@@ -35,8 +35,7 @@ describe('hostile tenant: existing DNS records of the administrator', function (
     await t.admin.patchSystemSettings({ publicIp: PUBLIC_IP });
     cf = await startCloudflareFake(['corp.example']);
     const cfZone = cf.zones[0]!;
-    const cfRecord = (name: string, type: string, content: string) =>
-      cf.records.push({ id: uniq('rec'), zone_id: cfZone.id, zone_name: cfZone.name, name, type, content, ttl: 1, proxied: false });
+    const cfRecord = (name: string, type: string, content: string) => cf.records.push({ id: uniq('rec'), zone_id: cfZone.id, zone_name: cfZone.name, name, type, content, ttl: 1, proxied: false });
     cfRecord('corp.example', 'A', ADMIN_IP);
     cfRecord('www.corp.example', 'CNAME', 'corp.example');
     cfRecord('mail.corp.example', 'A', ADMIN_IP);
@@ -74,7 +73,11 @@ describe('hostile tenant: existing DNS records of the administrator', function (
     return client.request<Answer>('POST', `/api/services/${web.id}/domains/${domain.id}/dns-records`, { providerId });
   }
 
-  for (const [providerId, zone] of [['cloudflare', 'corp.example'], ['namecheap', 'corp.org'], ['spaceship', 'corp.net']] as const) {
+  for (const [providerId, zone] of [
+    ['cloudflare', 'corp.example'],
+    ['namecheap', 'corp.org'],
+    ['spaceship', 'corp.net'],
+  ] as const) {
     it(`${providerId}: the apex, www and mail that exist are refused (not the project's names), and nothing changes`, async () => {
       for (const hostname of [zone, `www.${zone}`, `mail.${zone}`]) {
         const { domain } = await hostile.addDomain(web.id, hostname);
@@ -103,7 +106,10 @@ describe('hostile tenant: existing DNS records of the administrator', function (
     await t.admin.patchSystemSettings({ rootDomain: 'apps.corp.example' });
     const own = (await hostile.overview(web.id)).service.generatedHostname!;
     const zone = cf.zones[0]!;
-    for (const [name, content] of [[`here.${own}`, PUBLIC_IP], [`mail.${own}`, ADMIN_IP]] as const) {
+    for (const [name, content] of [
+      [`here.${own}`, PUBLIC_IP],
+      [`mail.${own}`, ADMIN_IP],
+    ] as const) {
       cf.records.push({ id: uniq('rec'), zone_id: zone.id, zone_name: zone.name, name, type: 'A', content, ttl: 1, proxied: false });
     }
     const before = zones();

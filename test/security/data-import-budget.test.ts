@@ -48,7 +48,9 @@ describe('hostile redis import source: answers are read under the byte budget', 
     if (done.status !== 'running') throw new Error('redis did not deploy');
     redis = (await tenant.overview(service.id)).service;
     const password = docker('inspect', '-f', '{{range .Config.Env}}{{println .}}{{end}}', done.containerName!)
-      .split('\n').find((l) => l.startsWith('REDIS_PASSWORD='))!.slice('REDIS_PASSWORD='.length);
+      .split('\n')
+      .find((l) => l.startsWith('REDIS_PASSWORD='))!
+      .slice('REDIS_PASSWORD='.length);
     target = new Redis({ host: '127.0.0.1', port: redis.hostPort!, password, lazyConnect: true });
     await target.connect();
   });

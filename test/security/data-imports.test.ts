@@ -64,7 +64,10 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   });
   const redisPassword = (container: string) =>
-    docker('inspect', '-f', '{{range .Config.Env}}{{println .}}{{end}}', container).split('\n').find((l) => l.startsWith('REDIS_PASSWORD='))!.slice('REDIS_PASSWORD='.length);
+    docker('inspect', '-f', '{{range .Config.Env}}{{println .}}{{end}}', container)
+      .split('\n')
+      .find((l) => l.startsWith('REDIS_PASSWORD='))!
+      .slice('REDIS_PASSWORD='.length);
 
   after(async () => {
     for (const s of held) s.destroy();
@@ -120,7 +123,9 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     const password = redisPassword(otherContainer);
     await t.admin.databaseQuery(other.id, 'SET secret-of-another-tenant x');
     const bridge = docker('inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}}{{end}}', otherContainer);
-    const lan = Object.values(networkInterfaces()).flat().find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
+    const lan = Object.values(networkInterfaces())
+      .flat()
+      .find((i) => i && i.family === 'IPv4' && !i.internal)?.address;
     const addresses = [
       `redis://default:${password}@127.0.0.1:${port}/0`,
       `redis://default:${password}@[::1]:${port}`,
@@ -148,7 +153,7 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     expect(await exists(), "the other tenant's key did not arrive").to.deep.equal([{ value: 0 }]);
     // the server's owner (a key over all projects) still may, e.g. to move a database between projects
     const { result } = await t.admin.importFrom(redis.id, 'redis-url', `redis://default:${password}@127.0.0.1:${port}/0`);
-    const done = await until('the owner\'s import to end', async () => (await t.admin.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
+    const done = await until("the owner's import to end", async () => (await t.admin.listImports(redis.id)).imports.find((i) => i.id === result.id && i.status !== 'running'), 60_000, 200);
     expect(done.status, JSON.stringify(done.log)).to.equal('succeeded');
     expect(await exists()).to.deep.equal([{ value: 1 }]);
     await t.admin.databaseQuery(redis.id, 'DEL secret-of-another-tenant');
@@ -175,10 +180,15 @@ describe('hostile tenant: import URLs and stuck imports', function () {
     // the busy lock is free again: a backup of the same database starts
     const backup = await hostile.request('POST', `/api/services/${redis.id}/database/backups`, { storage: 'disk' });
     expect(backup.status, JSON.stringify(backup.body)).to.be.below(300);
-    await until('the backup to end', async () => {
-      const list = await hostile.request<{ backups: { status: string }[] }>('GET', `/api/services/${redis.id}/database/backups`);
-      return list.body.backups.every((b) => b.status !== 'running');
-    }, 60_000, 200);
+    await until(
+      'the backup to end',
+      async () => {
+        const list = await hostile.request<{ backups: { status: string }[] }>('GET', `/api/services/${redis.id}/database/backups`);
+        return list.body.backups.every((b) => b.status !== 'running');
+      },
+      60_000,
+      200,
+    );
   });
 
   it('a postgres source that accepts and never answers ends failed after the timeout, and frees the database', async () => {

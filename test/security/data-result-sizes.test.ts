@@ -77,10 +77,15 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res.columns).to.deep.equal([{ name: 'big', type: 'text' }]);
     expect((await hostile.databaseQuery(id, 'SELECT 1 AS one')).rows).to.deep.equal([{ one: 1 }]);
     // the server stopped the statement (its backend ended with the cut connection)
-    await until('the statement to stop on the server', async () => {
-      const { rows } = await hostile.databaseQuery(id, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%40000000%' AND pid <> pg_backend_pid()");
-      return rows[0]!['n'] === 0;
-    }, 15_000, 250);
+    await until(
+      'the statement to stop on the server',
+      async () => {
+        const { rows } = await hostile.databaseQuery(id, "SELECT count(*)::int AS n FROM pg_stat_activity WHERE query LIKE '%40000000%' AND pid <> pg_backend_pid()");
+        return rows[0]!['n'] === 0;
+      },
+      15_000,
+      250,
+    );
   });
 
   it('postgres: a row page of 1 MB rows stops at the cap, truncated', async () => {
@@ -104,10 +109,15 @@ describe('hostile tenant: database answers are capped by bytes', function () {
     expect(res.rows.length).to.be.within(1, 17);
     expect(res.rows[0]!['n']).to.equal(1);
     // the server stopped the statement (it failed writing to the cut connection)
-    await until('the statement to stop on the server', async () => {
-      const { rows } = await hostile.databaseQuery(services.get('mysql')!.id, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%REPEAT(%' AND ID <> CONNECTION_ID()");
-      return rows[0]!['n'] === 0;
-    }, 15_000, 250);
+    await until(
+      'the statement to stop on the server',
+      async () => {
+        const { rows } = await hostile.databaseQuery(services.get('mysql')!.id, "SELECT COUNT(*) AS n FROM information_schema.PROCESSLIST WHERE INFO LIKE '%REPEAT(%' AND ID <> CONNECTION_ID()");
+        return rows[0]!['n'] === 0;
+      },
+      15_000,
+      250,
+    );
   });
 
   it('mysql: a row page of 1 MB rows stops at the cap, truncated', async () => {

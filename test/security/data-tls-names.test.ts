@@ -39,9 +39,7 @@ describe('hostile tenant: names the Berth CA signs for databases', function () {
   async function refusedUnchanged(hostname: string, status: number): Promise<string> {
     const before = await snapshotStore(t.dataDir);
     const watch = watchDaemon(t.anonymous);
-    const err = await refusedWith(
-      hostile.createService(ownProjectId, { name: uniq('pg'), repoFullName: 'database:postgres', databasePublicEnabled: true, databasePublicHostname: hostname }),
-    );
+    const err = await refusedWith(hostile.createService(ownProjectId, { name: uniq('pg'), repoFullName: 'database:postgres', databasePublicEnabled: true, databasePublicHostname: hostname }));
     expect((await watch.stop()).slowestHealthMs).to.be.below(1000);
     expect(err.status, `${hostname}: ${err.message}`).to.equal(status);
     expect(await snapshotStore(t.dataDir)).to.deep.equal(before);

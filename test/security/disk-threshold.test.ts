@@ -75,7 +75,9 @@ describe('security: new work waits while free disk is below the threshold', func
     await t.admin.patchSystemDisk({ minFreeBytes: ABOVE_ANY_DISK });
     const low = (await tenant.systemDisk()).disk;
     expect(low.low).to.equal(true);
-    expect(low.message).to.match(/low disk/).and.match(/paused/);
+    expect(low.message)
+      .to.match(/low disk/)
+      .and.match(/paused/);
     expect(low.message).not.to.include(t.dataDir);
     expect(low).not.to.have.property('volumes');
   });

@@ -30,8 +30,7 @@ describe('hostile tenant: DNS records only for its own names, removed with their
   let ss: SpaceshipFake;
 
   const zones = () => JSON.stringify({ cf: cf.records, nc: [...nc.hosts], ss: [...ss.records] });
-  const point = (client: BerthClient, domainId: string, providerId: string) =>
-    client.request<Answer>('POST', `/api/services/${web.id}/domains/${domainId}/dns-records`, { providerId });
+  const point = (client: BerthClient, domainId: string, providerId: string) => client.request<Answer>('POST', `/api/services/${web.id}/domains/${domainId}/dns-records`, { providerId });
   /** The tenant's own name under the root domain `root`: its service's generated hostname. */
   const ownName = async (root: string) => {
     await t.admin.patchSystemSettings({ rootDomain: root });
@@ -62,7 +61,11 @@ describe('hostile tenant: DNS records only for its own names, removed with their
     await t?.stop();
   });
 
-  for (const [providerId, zone] of [['cloudflare', 'corp.example'], ['namecheap', 'corp.org'], ['spaceship', 'corp.net']] as const) {
+  for (const [providerId, zone] of [
+    ['cloudflare', 'corp.example'],
+    ['namecheap', 'corp.org'],
+    ['spaceship', 'corp.net'],
+  ] as const) {
     it(`${providerId}: a project key creating a record for the zone's apex or an unused name not under its own names is 403, nothing written`, async () => {
       await ownName(`apps.${zone}`);
       for (const hostname of [zone, `${uniq('new')}.${zone}`, `${uniq('x')}.other.apps.${zone}`]) {
@@ -102,7 +105,7 @@ describe('hostile tenant: DNS records only for its own names, removed with their
     await tenant.deleteDomain(web.id, domain.id);
   });
 
-  it('a record Berth did not create (already there at the public IP) stays when the domain goes, and so do the zone\'s other records', async () => {
+  it("a record Berth did not create (already there at the public IP) stays when the domain goes, and so do the zone's other records", async () => {
     const own = await ownName('apps.corp.org');
     const name = `www.${own}`;
     const host = name.slice(0, -'.corp.org'.length);

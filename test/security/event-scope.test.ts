@@ -26,7 +26,11 @@ describe('a selected-projects key hears nothing of other projects on /api/events
   const foreign = new Set<string>();
 
   const mentionsForeign = (e: HeardEvent) => Object.values(e.json).some((v) => typeof v === 'string' && foreign.has(v));
-  const leaks = (from: number) => scoped.heard().slice(from).filter((e) => mentionsForeign(e) || (ALL_PROJECTS_EVENT_TYPES as string[]).includes(e.event));
+  const leaks = (from: number) =>
+    scoped
+      .heard()
+      .slice(from)
+      .filter((e) => mentionsForeign(e) || (ALL_PROJECTS_EVENT_TYPES as string[]).includes(e.event));
 
   /**
    * Does `inOther` (in the other project), then `inMine`; waits until the all-projects stream heard
@@ -38,11 +42,26 @@ describe('a selected-projects key hears nothing of other projects on /api/events
     const allFrom = all.heard().length;
     await inOther();
     await inMine();
-    await until(`the other project's ${kind} events on the all-projects stream`, async () => all.heard().slice(allFrom).filter((e) => e.event === kind && mentionsForeign(e)).length >= count, 10_000);
-    const own = await until(`${kind} events of its own project on the scoped stream`, async () => {
-      const got = scoped.heard().slice(from).filter((e) => e.event === kind && e.json.projectId === mine.project.id && match(e));
-      return got.length >= count ? got : null;
-    }, 10_000);
+    await until(
+      `the other project's ${kind} events on the all-projects stream`,
+      async () =>
+        all
+          .heard()
+          .slice(allFrom)
+          .filter((e) => e.event === kind && mentionsForeign(e)).length >= count,
+      10_000,
+    );
+    const own = await until(
+      `${kind} events of its own project on the scoped stream`,
+      async () => {
+        const got = scoped
+          .heard()
+          .slice(from)
+          .filter((e) => e.event === kind && e.json.projectId === mine.project.id && match(e));
+        return got.length >= count ? got : null;
+      },
+      10_000,
+    );
     expect(leaks(from).map((e) => `${e.event} ${e.data}`)).to.deep.equal([]);
     return own;
   }
@@ -82,7 +101,12 @@ describe('a selected-projects key hears nothing of other projects on /api/events
       await t.admin.patchService(service.id, { name: uniq('renamed') });
       await t.admin.deleteService(service.id);
     };
-    const own = await step('service-change', () => lifecycle(other), () => lifecycle(mine), 3);
+    const own = await step(
+      'service-change',
+      () => lifecycle(other),
+      () => lifecycle(mine),
+      3,
+    );
     expect(own.map((e) => e.json.action)).to.deep.equal(['created', 'updated', 'deleted']);
   });
 
@@ -117,7 +141,12 @@ describe('a selected-projects key hears nothing of other projects on /api/events
       if (w === other) foreign.add(v.id);
       await t.admin.deleteEnv(w.web.id, v.id);
     };
-    const own = await step('env', () => cycle(other), () => cycle(mine), 3);
+    const own = await step(
+      'env',
+      () => cycle(other),
+      () => cycle(mine),
+      3,
+    );
     expect(own.map((e) => e.json.action)).to.deep.equal(['created', 'updated', 'deleted']);
     expect(JSON.stringify(scoped.events)).not.to.contain('-value');
   });
@@ -128,21 +157,33 @@ describe('a selected-projects key hears nothing of other projects on /api/events
       if (w === other) foreign.add(domain.id);
       await t.admin.createDnsRecord(w.web.id, domain.id, 'cloudflare');
     };
-    const [own] = await step('domain-dns', () => point(other), () => point(mine));
+    const [own] = await step(
+      'domain-dns',
+      () => point(other),
+      () => point(mine),
+    );
     expect(own!.json).to.include({ action: 'pointed', serviceId: mine.web.id });
     expect(scoped.heard().some((e) => e.event === 'domain' && e.json.projectId === mine.project.id)).to.equal(true);
   });
 
-  it('quotas: another project\'s quotas changing is not heard; its own are', async () => {
-    await step('quotas', () => t.admin.patchProjectQuotas(other.project.id, { maxServices: 40 }), () => t.admin.patchProjectQuotas(mine.project.id, { maxServices: 40 }));
+  it("quotas: another project's quotas changing is not heard; its own are", async () => {
+    await step(
+      'quotas',
+      () => t.admin.patchProjectQuotas(other.project.id, { maxServices: 40 }),
+      () => t.admin.patchProjectQuotas(mine.project.id, { maxServices: 40 }),
+    );
   });
 
-  it('backup-settings: another project\'s database backup settings are not heard; its own are', async () => {
-    const [own] = await step('backup-settings', () => t.admin.patchBackupSettings(other.db.id, { keepDaily: 3 }), () => t.admin.patchBackupSettings(mine.db.id, { keepDaily: 3 }));
+  it("backup-settings: another project's database backup settings are not heard; its own are", async () => {
+    const [own] = await step(
+      'backup-settings',
+      () => t.admin.patchBackupSettings(other.db.id, { keepDaily: 3 }),
+      () => t.admin.patchBackupSettings(mine.db.id, { keepDaily: 3 }),
+    );
     expect(own!.json).to.include({ serviceId: mine.db.id });
   });
 
-  it('import: another project\'s data import is not heard; its own import\'s statuses are', async () => {
+  it("import: another project's data import is not heard; its own import's statuses are", async () => {
     const redisOf = async (w: ProjectWorld): Promise<Service> => {
       const { service } = await t.admin.createService(w.project.id, { name: uniq('cache'), repoFullName: 'database:redis', repoUrl: 'database', internalPort: 6379, env: [] });
       if (w === other) foreign.add(service.id);
@@ -183,16 +224,31 @@ describe('a selected-projects key hears nothing of other projects on /api/events
     await t.admin.releaseGeneratedName(label);
     // a change of its own last: once it arrives, everything before it was delivered
     await t.admin.patchProject(mine.project.id, { name: uniq('mine-last') });
-    await until('the last own event', async () => scoped.heard().slice(from).some((e) => e.event === 'project'), 10_000);
+    await until(
+      'the last own event',
+      async () =>
+        scoped
+          .heard()
+          .slice(from)
+          .some((e) => e.event === 'project'),
+      10_000,
+    );
     const heardByAll = all.heard().slice(allFrom);
     expect(heardByAll.filter((e) => e.event === 'key').map((e) => e.json.action)).to.deep.equal(['created', 'revoked']);
-    expect(heardByAll.filter((e) => e.event === 'settings').map((e) => e.json.area)).to.include.members(['system', 'deploy-limits', 'quota-defaults', 'backup-storage', 'dns-providers', 'ai-providers']);
+    expect(heardByAll.filter((e) => e.event === 'settings').map((e) => e.json.area)).to.include.members([
+      'system',
+      'deploy-limits',
+      'quota-defaults',
+      'backup-storage',
+      'dns-providers',
+      'ai-providers',
+    ]);
     expect(heardByAll.filter((e) => e.event === 'notification-channel').map((e) => e.json.action)).to.deep.equal(['created', 'deleted']);
     expect(heardByAll.some((e) => e.event === 'generated-name' && e.json.action === 'released')).to.equal(true);
     expect(leaks(from).map((e) => `${e.event} ${e.data}`)).to.deep.equal([]);
   });
 
-  it('a deleted project\'s event is heard by the keys that could see it, and by no other', async () => {
+  it("a deleted project's event is heard by the keys that could see it, and by no other", async () => {
     const doomed = (await t.admin.createProject({ name: uniq('doomed') })).project;
     const doomedKey = listenToEvents(await t.clientWith('read', [doomed.id]));
     const from = scoped.heard().length;
@@ -202,7 +258,20 @@ describe('a selected-projects key hears nothing of other projects on /api/events
     doomedKey.stop();
     expect(heard.json).to.include({ action: 'deleted', projectId: doomed.id });
     await t.admin.patchProject(mine.project.id, { name: uniq('mine-after') });
-    await until('its own event', async () => scoped.heard().slice(from).some((e) => e.event === 'project'), 10_000);
-    expect(scoped.heard().slice(from).some((e) => e.json.projectId === doomed.id)).to.equal(false);
+    await until(
+      'its own event',
+      async () =>
+        scoped
+          .heard()
+          .slice(from)
+          .some((e) => e.event === 'project'),
+      10_000,
+    );
+    expect(
+      scoped
+        .heard()
+        .slice(from)
+        .some((e) => e.json.projectId === doomed.id),
+    ).to.equal(false);
   });
 });

@@ -72,7 +72,11 @@ function endpoints(ids: Ids, s: Strings): Endpoint[] {
   const local = (rng: Rng) => (rng() < 0.8 ? pick(rng, LOCAL_URLS) : str(rng));
   const pinUrl = (field: string) => (rng: Rng, body: Record<string, unknown>) => {
     const v = body[field];
-    if (typeof v !== 'string' || /^[a-z]+:\/\//i.test(v) || rng() < 0.9) body[field] = pick(rng, LOCAL_URLS.filter((u) => u.startsWith('http')));
+    if (typeof v !== 'string' || /^[a-z]+:\/\//i.test(v) || rng() < 0.9)
+      body[field] = pick(
+        rng,
+        LOCAL_URLS.filter((u) => u.startsWith('http')),
+      );
   };
   const pinSource = (rng: Rng, body: Record<string, unknown>) => {
     const v = body.sourceUrl;
@@ -179,12 +183,18 @@ function endpoints(ids: Ids, s: Strings): Endpoint[] {
       template: () => null,
       query: (rng, st) => {
         const params = new URLSearchParams();
-        for (const k of ['table', 'limit', 'offset', 'after', 'database']) if (rng() < 0.7) params.append(k, rng() < 0.5 ? JSON.stringify(randomValue(rng, st)) : pick(rng, ['public.kept', 'h', 'k', '-1', '1e9', '0', '2']));
+        for (const k of ['table', 'limit', 'offset', 'after', 'database'])
+          if (rng() < 0.7) params.append(k, rng() < 0.5 ? JSON.stringify(randomValue(rng, st)) : pick(rng, ['public.kept', 'h', 'k', '-1', '1e9', '0', '2']));
         if (rng() < 0.1) params.append('table', 'kept');
         return params.toString();
       },
     },
-    { method: 'GET', path: (rng) => `/api/services/${database(rng)}${db}/tables`, template: () => null, query: (rng, st) => new URLSearchParams({ database: JSON.stringify(randomValue(rng, st)) }).toString() },
+    {
+      method: 'GET',
+      path: (rng) => `/api/services/${database(rng)}${db}/tables`,
+      template: () => null,
+      query: (rng, st) => new URLSearchParams({ database: JSON.stringify(randomValue(rng, st)) }).toString(),
+    },
   ];
 }
 
@@ -280,12 +290,71 @@ describe('security: bounded fuzz of every mutating endpoint', function () {
       ids: Object.values(ids),
       fields: [
         ...new Set([
-          'name', 'description', 'repoFullName', 'repoUrl', 'dockerImage', 'branch', 'rootDir', 'githubToken', 'installCommand', 'buildCommand', 'startCommand',
-          'staticOutput', 'buildMethod', 'dockerfilePath', 'runtimeMode', 'internalPort', 'databasePublicEnabled', 'databasePublicHostname',
-          'postgresLogicalReplicationEnabled', 'env', 'limits', 'memoryMb', 'cpus', 'pids', 'key', 'value', 'hostname', 'providerId', 'model', 'access',
-          'projects', 'targetProjectId', 'force', 'rootDomain', 'publicIp', 'acmeEmail', 'httpsMode', 'dashboardHostname', 'apiToken', 'apiUser', 'apiKey',
-          'username', 'clientIp', 'apiSecret', 'kind', 'defaultModel', 'region', 'bucket', 'prefix', 'accessKeyId', 'secretAccessKey', 'forcePathStyle',
-          'sql', 'database', 'table', 'values', 'primaryKey', 'storage', 'automaticEnabled', 'keepDaily', '$bigint', '$decimal', '$bytes', '$date', '$oid',
+          'name',
+          'description',
+          'repoFullName',
+          'repoUrl',
+          'dockerImage',
+          'branch',
+          'rootDir',
+          'githubToken',
+          'installCommand',
+          'buildCommand',
+          'startCommand',
+          'staticOutput',
+          'buildMethod',
+          'dockerfilePath',
+          'runtimeMode',
+          'internalPort',
+          'databasePublicEnabled',
+          'databasePublicHostname',
+          'postgresLogicalReplicationEnabled',
+          'env',
+          'limits',
+          'memoryMb',
+          'cpus',
+          'pids',
+          'key',
+          'value',
+          'hostname',
+          'providerId',
+          'model',
+          'access',
+          'projects',
+          'targetProjectId',
+          'force',
+          'rootDomain',
+          'publicIp',
+          'acmeEmail',
+          'httpsMode',
+          'dashboardHostname',
+          'apiToken',
+          'apiUser',
+          'apiKey',
+          'username',
+          'clientIp',
+          'apiSecret',
+          'kind',
+          'defaultModel',
+          'region',
+          'bucket',
+          'prefix',
+          'accessKeyId',
+          'secretAccessKey',
+          'forcePathStyle',
+          'sql',
+          'database',
+          'table',
+          'values',
+          'primaryKey',
+          'storage',
+          'automaticEnabled',
+          'keepDaily',
+          '$bigint',
+          '$decimal',
+          '$bytes',
+          '$date',
+          '$oid',
         ]),
       ],
     };
@@ -332,7 +401,12 @@ describe('security: bounded fuzz of every mutating endpoint', function () {
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    console.log(`      statuses: ${[...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}x${n}`).join(' ')}; ${noRoute.length} answered "no route"`);
+    console.log(
+      `      statuses: ${[...statuses]
+        .sort(([a], [b]) => a - b)
+        .map(([s, n]) => `${s}x${n}`)
+        .join(' ')}; ${noRoute.length} answered "no route"`,
+    );
     if (process.env.BERTH_FUZZ_VERBOSE) console.log(noRoute.slice(0, 20).join('\n'));
 
     expect(failures.length, `seed ${seed}, ${failures.length} failure(s):\n${failures.slice(0, 30).join('\n')}`).to.equal(0);

@@ -23,7 +23,7 @@ async function apiError(p: Promise<unknown>): Promise<ApiError> {
   throw new Error('expected the request to be refused');
 }
 
-describe('security: image references (IDs, digests, berth/ tags, other services\' images)', function () {
+describe("security: image references (IDs, digests, berth/ tags, other services' images)", function () {
   this.timeout(180_000);
   const SECRET = uniq('victim-secret');
   let t: TestDaemon;
@@ -46,12 +46,9 @@ describe('security: image references (IDs, digests, berth/ tags, other services\
     attacker = await t.clientWith('write', [b.id]);
     const repo = `victim/${uniq('app')}` as const;
     await git.commit(repo, {
-      Dockerfile: [
-        'FROM berth-test/busybox:latest',
-        `RUN mkdir -p /www && echo ${SECRET} > /secret.txt && echo ok > /www/index.html`,
-        'CMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /www"]',
-        '',
-      ].join('\n'),
+      Dockerfile: ['FROM berth-test/busybox:latest', `RUN mkdir -p /www && echo ${SECRET} > /secret.txt && echo ok > /www/index.html`, 'CMD ["sh", "-c", "exec httpd -f -p ${PORT} -h /www"]', ''].join(
+        '\n',
+      ),
     });
     const owner = await t.clientWith('write', [a.id]);
     const { service } = await owner.createService(a.id, { name: 'victim', repoFullName: repo });
@@ -128,7 +125,18 @@ describe('security: image references (IDs, digests, berth/ tags, other services\
         expect(status, dockerImage).to.equal('failed');
         expect(log, `${dockerImage}\n${log}`).not.to.include('(present locally)');
         expect(log, dockerImage).to.include(`Pulling ${dockerImage}`);
-        lines.push(log.split('\n').filter((l) => l.startsWith('Pulling') || l.startsWith('Deployment failed')).map((l) => l.split(dockerImage).join('NAME').replace(/deployment \S+/g, '')).join('\n'));
+        lines.push(
+          log
+            .split('\n')
+            .filter((l) => l.startsWith('Pulling') || l.startsWith('Deployment failed'))
+            .map((l) =>
+              l
+                .split(dockerImage)
+                .join('NAME')
+                .replace(/deployment \S+/g, ''),
+            )
+            .join('\n'),
+        );
       }
       expect(lines[0]).to.equal(lines[1]);
     });
@@ -166,7 +174,7 @@ describe('security: image references (IDs, digests, berth/ tags, other services\
       expect(log).not.to.include(SECRET);
     });
 
-    it('COPY --from an ID prefix, a digest or a name on the victim\'s image fails, and the victim\'s file never reaches the log', async () => {
+    it("COPY --from an ID prefix, a digest or a name on the victim's image fails, and the victim's file never reaches the log", async () => {
       const cases: [string, RegExp][] = [
         [hex().slice(0, 8), /the Dockerfile's COPY --from [0-9a-f]{8} on line 2 names an image by its ID/],
         [`sha256:${hex().slice(0, 10)}`, /the Dockerfile's COPY --from sha256:[0-9a-f]{10} on line 2 is an image ID/],
@@ -183,7 +191,16 @@ describe('security: image references (IDs, digests, berth/ tags, other services\
 
     it('multi-stage names declared with AS, and plain local images, still build', async () => {
       const { status, log } = await buildWith(
-        ['ARG BASE=berth-test/busybox:latest', 'FROM ${BASE} AS first', 'RUN echo staged > /staged.txt', 'FROM berth-test/busybox:latest', 'COPY --from=first /staged.txt /staged.txt', 'COPY --from=0 /staged.txt /again.txt', 'CMD ["sleep", "3600"]', ''].join('\n'),
+        [
+          'ARG BASE=berth-test/busybox:latest',
+          'FROM ${BASE} AS first',
+          'RUN echo staged > /staged.txt',
+          'FROM berth-test/busybox:latest',
+          'COPY --from=first /staged.txt /staged.txt',
+          'COPY --from=0 /staged.txt /again.txt',
+          'CMD ["sleep", "3600"]',
+          '',
+        ].join('\n'),
       );
       expect(status, log).to.equal('running');
       expect(log).to.include('Using image berth-test/busybox:latest (present locally) (FROM on line 2)');

@@ -17,7 +17,10 @@ describe('installer: a bundle over plain http:// only with --insecure', function
 
   it('refuses --from http:// (any spelling) with exit 2 and a reason, downloading nothing', () => {
     for (const url of [bundle, bundle.replace('http:', 'HTTP:')]) {
-      for (const args of [['--from', url, '--dry-run'], [`--from=${url}`, '--dry-run', '--yes']]) {
+      for (const args of [
+        ['--from', url, '--dry-run'],
+        [`--from=${url}`, '--dry-run', '--yes'],
+      ]) {
         const out = run(...args);
         expect(out.status, out.stderr).to.equal(2);
         expect(out.stderr).to.match(/refusing to download the bundle over plain http:\/\/.*--insecure/);

@@ -58,10 +58,7 @@ describe('security: a flooding app or build', function () {
   });
 
   async function stored(table: 'runtime_logs' | 'deployment_logs', column: string, owners: string[]): Promise<{ lines: number; bytes: number }> {
-    return (await db(table)
-      .whereIn(column, owners)
-      .select(db.raw('count(*) as lines, coalesce(sum(length(CAST(line AS BLOB))), 0) as bytes'))
-      .first()) as { lines: number; bytes: number };
+    return (await db(table).whereIn(column, owners).select(db.raw('count(*) as lines, coalesce(sum(length(CAST(line AS BLOB))), 0) as bytes')).first()) as { lines: number; bytes: number };
   }
 
   const containerOf = async (deploymentId: string) => ((await db('deployments').where('id', deploymentId).first()) as { container_id: string }).container_id;
@@ -91,7 +88,10 @@ describe('security: a flooding app or build', function () {
     );
     expect(highest, 'stored bytes at most').to.be.at.most(CAP + BATCH_SLACK);
     const lines = (await db('runtime_logs').where('service_id', serviceId).select('line')) as { line: string }[];
-    expect(lines.some((l) => MARKER.test(l.line)), 'a drop marker line').to.equal(true);
+    expect(
+      lines.some((l) => MARKER.test(l.line)),
+      'a drop marker line',
+    ).to.equal(true);
 
     const info = JSON.parse(docker('inspect', await containerOf(deploymentId)))[0] as { HostConfig: { LogConfig: { Type: string; Config: Record<string, string> } } };
     expect(info.HostConfig.LogConfig.Type).to.equal('json-file');
@@ -111,7 +111,10 @@ describe('security: a flooding app or build', function () {
       ids.push(deployment.id);
       expect((await stored('deployment_logs', 'deployment_id', [deployment.id])).bytes, `build ${n}`).to.be.at.most(CAP + BATCH_SLACK);
       const lines = (await tenant.deploymentLogs(deployment.id, { tail: true })).logs.map((l) => l.line);
-      expect(lines.some((l) => MARKER.test(l)), `build ${n}: a drop marker`).to.equal(true);
+      expect(
+        lines.some((l) => MARKER.test(l)),
+        `build ${n}: a drop marker`,
+      ).to.equal(true);
     }
     expect((await stored('deployment_logs', 'deployment_id', ids)).bytes, 'both builds').to.be.at.most(CAP + BATCH_SLACK);
   });

@@ -38,7 +38,10 @@ describe('hostile tenant: names in Slack and Discord notices are plain text', fu
     // deployments fail at their first step, locally: nothing listens on port 9
     t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
     await allowLoopbackNotifyTargets(t.admin);
-    for (const [type, path] of [['slack', '/services/T0/B0/secret'], ['discord', '/api/webhooks/1/secret']] as const) {
+    for (const [type, path] of [
+      ['slack', '/services/T0/B0/secret'],
+      ['discord', '/api/webhooks/1/secret'],
+    ] as const) {
       const res = await t.admin.request('POST', '/api/system/notifications', { type, name: type, url: `http://127.0.0.1:${port}${path}`, events: ['deployment_failed'] });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }

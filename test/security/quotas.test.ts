@@ -83,7 +83,9 @@ describe('security: per-project quotas', function () {
     const err = await refusal(key.createService(project.id, { name: uniq('s'), dockerImage: 'berth-test/busybox:latest', internalPort: 8080 }));
     expect(err.status).to.equal(409);
     expect(err.code).to.equal('quota_exceeded');
-    expect(err.message).to.match(/maxServices is 2/).and.match(/quotas/);
+    expect(err.message)
+      .to.match(/maxServices is 2/)
+      .and.match(/quotas/);
     // several at once cannot slip past it either
     const burst = await Promise.allSettled(Array.from({ length: 5 }, () => key.createService(project.id, { name: uniq('s'), dockerImage: 'berth-test/busybox:latest', internalPort: 8080 })));
     expect(burst.every((r) => r.status === 'rejected')).to.equal(true);
@@ -169,7 +171,9 @@ describe('security: per-project quotas', function () {
       let all = (await tenant.listBackups(db.id)).backups;
       const refused = all.find((b) => b.trigger === 'daily')!;
       expect(refused.status).to.equal('failed');
-      expect(refused.error).to.match(/scheduled daily backup was not taken/).and.match(/maxBackups is 1/);
+      expect(refused.error)
+        .to.match(/scheduled daily backup was not taken/)
+        .and.match(/maxBackups is 1/);
       expect(all.filter((b) => b.status === 'succeeded')).to.have.length(1);
 
       // with two daily backups allowed, the next day's backup replaces the oldest daily one instead

@@ -22,15 +22,8 @@ const MiB = 1024 * 1024;
  * its processes and serves on $PORT.
  */
 function hostileApp(): Record<string, string> {
-  const app = webApp('still standing', [
-    'echo "build memory limit: $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)" && echo "build cpu quota: $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us)"',
-  ]);
-  const start = [
-    '(i=0; while [ $i -lt 1000 ]; do sleep 600 & i=$((i+1)); done) 2>/dev/null',
-    'tail /dev/zero',
-    'kill -9 -1',
-    'exec httpd -f -v -p ${PORT} -h /www',
-  ].join('; ');
+  const app = webApp('still standing', ['echo "build memory limit: $(cat /sys/fs/cgroup/memory/memory.limit_in_bytes)" && echo "build cpu quota: $(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us)"']);
+  const start = ['(i=0; while [ $i -lt 1000 ]; do sleep 600 & i=$((i+1)); done) 2>/dev/null', 'tail /dev/zero', 'kill -9 -1', 'exec httpd -f -v -p ${PORT} -h /www'].join('; ');
   app.Dockerfile = app.Dockerfile!.replace(/^CMD .*$/m, `CMD ["sh", "-c", ${JSON.stringify(start)}]`);
   return app;
 }
@@ -109,20 +102,7 @@ describe('security: container limits', function () {
     const service = (await t.admin.createService(projectId, { name: uniq('api'), repoFullName: 'acme/api' })).service;
     const scoped = await t.clientWith('write', [projectId]);
     const before = await snapshotStore(t.dataDir);
-    const bad: unknown[] = [
-      { memoryMb: -1 },
-      { memoryMb: 8 },
-      { memoryMb: 100.5 },
-      { memoryMb: '512' },
-      { cpus: 0 },
-      { cpus: 1.234 },
-      { cpus: 1000 },
-      { pids: 1e12 },
-      { pids: 3 },
-      [],
-      'lots',
-      null,
-    ];
+    const bad: unknown[] = [{ memoryMb: -1 }, { memoryMb: 8 }, { memoryMb: 100.5 }, { memoryMb: '512' }, { cpus: 0 }, { cpus: 1.234 }, { cpus: 1000 }, { pids: 1e12 }, { pids: 3 }, [], 'lots', null];
     for (const limits of bad) {
       const res = await t.admin.request('PATCH', `/api/services/${service.id}`, { limits });
       expect(res.status, JSON.stringify(limits)).to.equal(400);

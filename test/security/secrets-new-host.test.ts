@@ -53,7 +53,15 @@ describe('stored secrets: a new host needs the secret typed again', function () 
 
   it('an e-mail channel moved to another SMTP server without its password: 400, unchanged', async () => {
     const made = await t.admin.request<{ channel: { id: string } }>('POST', '/api/system/notifications', {
-      type: 'email', name: 'mail', host: '127.0.0.1', port: 2525, username: 'ops', password: 'smtp-secret-0123456789', from: 'berth@example.test', to: ['ops@example.test'], events: ['deployment_failed'],
+      type: 'email',
+      name: 'mail',
+      host: '127.0.0.1',
+      port: 2525,
+      username: 'ops',
+      password: 'smtp-secret-0123456789',
+      from: 'berth@example.test',
+      to: ['ops@example.test'],
+      events: ['deployment_failed'],
     });
     expect(made.status, JSON.stringify(made.body)).to.equal(200);
     const id = made.body.channel.id;

@@ -46,7 +46,6 @@ async function openStream(url: string, token: string): Promise<OpenStream> {
   return out;
 }
 
-
 describe('security: event streams', function () {
   this.timeout(180_000);
   let t: TestDaemon;
@@ -93,7 +92,9 @@ describe('security: event streams', function () {
     const before = await snapshotStore(t.dataDir);
     const refused = await openStream(`${t.url}/api/events`, token);
     expect(refused.status).to.equal(429);
-    expect(JSON.parse(refused.body)).to.deep.include({ error: { code: 'too_many_streams', message: `this key has ${MAX_STREAMS_PER_KEY} event streams open already (the cap per key); close one first` } });
+    expect(JSON.parse(refused.body)).to.deep.include({
+      error: { code: 'too_many_streams', message: `this key has ${MAX_STREAMS_PER_KEY} event streams open already (the cap per key); close one first` },
+    });
     expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
     const admins = await openStream(`${t.url}/api/events`, adminToken);
     expect(admins.status).to.equal(200);
@@ -142,7 +143,7 @@ describe('security: event streams', function () {
     await expectHealthy(t.url);
   });
 
-  it('streams end when their key is revoked or the service moves out of the key\'s projects', async () => {
+  it("streams end when their key is revoked or the service moves out of the key's projects", async () => {
     const { tenant, token, keyId } = await tenantKey();
     const serviceId = await deployWorker(tenant, 'ticker', 'while true; do echo tick; sleep 1; done');
     const runtimeUrl = `${t.url}/api/services/${serviceId}/runtime-logs/stream`;
@@ -163,10 +164,7 @@ describe('security: event streams', function () {
     const again = await openStream(runtimeUrl, token);
     expect(again.status).to.equal(200);
     await t.admin.revokeKey(keyId);
-    await Promise.race([
-      Promise.all([events.ended, again.ended]),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('the streams did not end after the key was revoked')), 5000)),
-    ]);
+    await Promise.race([Promise.all([events.ended, again.ended]), new Promise((_, reject) => setTimeout(() => reject(new Error('the streams did not end after the key was revoked')), 5000))]);
     expect(t.daemon.sse.count(keyId)).to.equal(0);
     expect((await openStream(`${t.url}/api/events`, token)).status).to.equal(401);
     await t.admin.deleteService(serviceId);

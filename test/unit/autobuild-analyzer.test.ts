@@ -45,7 +45,11 @@ describe('autobuild analyzer', () => {
     });
 
     it('picks yarn (classic and berry) and pnpm from their lockfiles', () => {
-      expect(plan({ 'package.json': pkg({ koa: '2' }, { start: 'node .' }), 'yarn.lock': '' })).to.include({ tool: 'yarn', installCommand: 'corepack enable && yarn install --frozen-lockfile', startCommand: 'yarn start' });
+      expect(plan({ 'package.json': pkg({ koa: '2' }, { start: 'node .' }), 'yarn.lock': '' })).to.include({
+        tool: 'yarn',
+        installCommand: 'corepack enable && yarn install --frozen-lockfile',
+        startCommand: 'yarn start',
+      });
       expect(plan({ 'package.json': pkg({}, { start: 'node .' }), 'yarn.lock': '', '.yarnrc.yml': '' }).installCommand).to.equal('corepack enable && yarn install --immutable');
       expect(plan({ 'package.json': pkg({ fastify: '4' }, { start: 'node .', build: 'tsc' }), 'pnpm-lock.yaml': '' })).to.include({
         tool: 'pnpm',
@@ -65,10 +69,17 @@ describe('autobuild analyzer', () => {
     it('recognises NestJS, Next.js, Nuxt, Remix, Astro and SvelteKit servers', () => {
       expect(plan({ 'package.json': pkg({ '@nestjs/core': '10' }, { build: 'nest build', 'start:prod': 'node dist/main' }) })).to.include({ framework: 'nestjs', startCommand: 'npm run start:prod' });
       expect(plan({ 'package.json': pkg({ '@nestjs/core': '10' }, { build: 'nest build' }) })).to.include({ startCommand: 'node dist/main' });
-      expect(plan({ 'package.json': pkg({ next: '14', react: '18' }, { build: 'next build', start: 'next start' }) })).to.include({ framework: 'nextjs', buildCommand: 'npm run build', startCommand: 'npm start' });
+      expect(plan({ 'package.json': pkg({ next: '14', react: '18' }, { build: 'next build', start: 'next start' }) })).to.include({
+        framework: 'nextjs',
+        buildCommand: 'npm run build',
+        startCommand: 'npm start',
+      });
       expect(plan({ 'package.json': pkg({ next: '14' }) })).to.include({ buildCommand: 'npx next build', startCommand: 'npx next start -H 0.0.0.0 -p $PORT' });
       expect(plan({ 'package.json': pkg({ nuxt: '3' }, { build: 'nuxt build' }) })).to.include({ framework: 'nuxt', startCommand: 'node .output/server/index.mjs' });
-      expect(plan({ 'package.json': pkg({ '@remix-run/node': '2', '@remix-run/serve': '2' }, { build: 'remix vite:build', start: 'remix-serve ./builder/server/index.js' }) })).to.include({ framework: 'remix', startCommand: 'npm start' });
+      expect(plan({ 'package.json': pkg({ '@remix-run/node': '2', '@remix-run/serve': '2' }, { build: 'remix vite:build', start: 'remix-serve ./builder/server/index.js' }) })).to.include({
+        framework: 'remix',
+        startCommand: 'npm start',
+      });
       expect(plan({ 'package.json': pkg({ astro: '4', '@astrojs/node': '8' }, { build: 'astro build' }) })).to.include({ framework: 'astro', startCommand: 'node ./dist/server/entry.mjs' });
       expect(plan({ 'package.json': pkg({ '@sveltejs/kit': '2', '@sveltejs/adapter-node': '5' }, { build: 'vite build' }) })).to.include({ framework: 'sveltekit', startCommand: 'node build' });
       const p = plan({ 'package.json': pkg({ next: '14' }) });
@@ -95,7 +106,13 @@ describe('autobuild analyzer', () => {
   describe('Python', () => {
     it('installs requirements.txt and starts Flask with gunicorn when it is listed, else flask run', () => {
       const files = { 'requirements.txt': 'Flask==3.0\ngunicorn\n', 'app.py': 'from flask import Flask\napp = Flask(__name__)\n' };
-      expect(plan(files)).to.include({ stack: 'python', framework: 'flask', tool: 'pip', installCommand: 'pip install --no-cache-dir -r requirements.txt', startCommand: 'gunicorn app:app --bind 0.0.0.0:$PORT' });
+      expect(plan(files)).to.include({
+        stack: 'python',
+        framework: 'flask',
+        tool: 'pip',
+        installCommand: 'pip install --no-cache-dir -r requirements.txt',
+        startCommand: 'gunicorn app:app --bind 0.0.0.0:$PORT',
+      });
       expect(plan({ ...files, 'requirements.txt': 'flask\n' }).startCommand).to.equal('flask --app app:app run --host 0.0.0.0 --port $PORT');
     });
 
@@ -106,7 +123,10 @@ describe('autobuild analyzer', () => {
 
     it('starts Django with gunicorn on the project wsgi module, or runserver without gunicorn', () => {
       const manage = "import os\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'mysite.settings')\n";
-      expect(plan({ 'requirements.txt': 'Django>=5\ngunicorn\n', 'manage.py': manage, 'mysite/wsgi.py': '' })).to.include({ framework: 'django', startCommand: 'gunicorn mysite.wsgi:application --bind 0.0.0.0:$PORT' });
+      expect(plan({ 'requirements.txt': 'Django>=5\ngunicorn\n', 'manage.py': manage, 'mysite/wsgi.py': '' })).to.include({
+        framework: 'django',
+        startCommand: 'gunicorn mysite.wsgi:application --bind 0.0.0.0:$PORT',
+      });
       expect(plan({ 'requirements.txt': 'django\n', 'manage.py': manage }).startCommand).to.equal('python manage.py runserver 0.0.0.0:$PORT --noreload');
     });
 
@@ -139,17 +159,34 @@ describe('autobuild analyzer', () => {
 
     it('builds Java with Maven (Spring Boot gets server.port), Gradle, or plain javac', () => {
       const maven = plan({ 'pom.xml': '<project><parent><artifactId>spring-boot-starter-parent</artifactId></parent></project>' });
-      expect(maven).to.include({ stack: 'java', framework: 'spring-boot', tool: 'maven', buildCommand: 'mvn -B -DskipTests package', startCommand: 'java -Dserver.port=$PORT -jar /app/.berth/app.jar' });
+      expect(maven).to.include({
+        stack: 'java',
+        framework: 'spring-boot',
+        tool: 'maven',
+        buildCommand: 'mvn -B -DskipTests package',
+        startCommand: 'java -Dserver.port=$PORT -jar /app/.berth/app.jar',
+      });
       expect(maven.baseImages).to.deep.equal(['maven:3.9-eclipse-temurin-21', 'eclipse-temurin:21-jre']);
       const gradle = plan({ 'build.gradle.kts': 'plugins { java }\n', gradlew: '' });
       expect(gradle).to.include({ tool: 'gradle', buildCommand: 'chmod +x gradlew && ./gradlew --no-daemon build -x test', startCommand: 'java -jar /app/.berth/app.jar' });
-      const javac = plan({ 'src/com/example/Hello.java': 'package com.example;\npublic class Hello { public static void main(String[] a) {} }\n', 'src/com/example/Util.java': 'package com.example;\nclass Util {}\n' });
+      const javac = plan({
+        'src/com/example/Hello.java': 'package com.example;\npublic class Hello { public static void main(String[] a) {} }\n',
+        'src/com/example/Util.java': 'package com.example;\nclass Util {}\n',
+      });
       expect(javac).to.include({ tool: 'javac', startCommand: 'java -cp /app/.berth/classes com.example.Hello' });
     });
 
     it('publishes .NET projects and runs them on ASPNETCORE_URLS with $PORT', () => {
-      const p = plan({ 'Api/Api.csproj': '<Project Sdk="Microsoft.NET.Sdk.Web"><PropertyGroup><AssemblyName>MyApi</AssemblyName></PropertyGroup></Project>', 'Api.Tests/Api.Tests.csproj': '<Project Sdk="Microsoft.NET.Sdk"></Project>' });
-      expect(p).to.include({ stack: 'dotnet', framework: 'aspnet-core', installCommand: 'dotnet restore "Api/Api.csproj"', startCommand: 'ASPNETCORE_URLS=http://0.0.0.0:$PORT dotnet /app/.berth/publish/MyApi.dll' });
+      const p = plan({
+        'Api/Api.csproj': '<Project Sdk="Microsoft.NET.Sdk.Web"><PropertyGroup><AssemblyName>MyApi</AssemblyName></PropertyGroup></Project>',
+        'Api.Tests/Api.Tests.csproj': '<Project Sdk="Microsoft.NET.Sdk"></Project>',
+      });
+      expect(p).to.include({
+        stack: 'dotnet',
+        framework: 'aspnet-core',
+        installCommand: 'dotnet restore "Api/Api.csproj"',
+        startCommand: 'ASPNETCORE_URLS=http://0.0.0.0:$PORT dotnet /app/.berth/publish/MyApi.dll',
+      });
       expect(p.baseImages).to.deep.equal(['mcr.microsoft.com/dotnet/sdk:8.0', 'mcr.microsoft.com/dotnet/aspnet:8.0']);
     });
   });
@@ -207,7 +244,10 @@ describe('autobuild analyzer', () => {
 
   describe('overrides and runtime modes', () => {
     it('lays installCommand, buildCommand and startCommand over what was detected', () => {
-      const p = plan({ 'package.json': pkg({ express: '4' }, { start: 'node a.js' }) }, { overrides: { installCommand: 'npm i --omit=dev', buildCommand: 'npm run compile', startCommand: 'node dist/b.js' } });
+      const p = plan(
+        { 'package.json': pkg({ express: '4' }, { start: 'node a.js' }) },
+        { overrides: { installCommand: 'npm i --omit=dev', buildCommand: 'npm run compile', startCommand: 'node dist/b.js' } },
+      );
       expect(p).to.include({ installCommand: 'npm i --omit=dev', buildCommand: 'npm run compile', startCommand: 'node dist/b.js', framework: 'express' });
     });
 

@@ -15,11 +15,41 @@ const NOW = '2026-01-01T00:00:00.000Z';
 
 function database(id: string): ServiceRecord {
   return {
-    id, projectId: 'p', name: id, slug: id, kind: 'database', repoFullName: null, repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
-    githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
-    detectedBuildMethod: null, runtimeMode: 'web', internalPort: 6379, hostPort: null, databaseEngine: 'redis', databasePublicEnabled: false,
-    databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
-    reachable: false, framework: null, lastDeployedAt: null, createdAt: NOW, updatedAt: NOW,
+    id,
+    projectId: 'p',
+    name: id,
+    slug: id,
+    kind: 'database',
+    repoFullName: null,
+    repoUrl: null,
+    dockerImage: null,
+    branch: 'main',
+    rootDir: null,
+    githubToken: null,
+    installCommand: null,
+    buildCommand: null,
+    startCommand: null,
+    staticOutput: null,
+    buildMethod: 'auto',
+    dockerfilePath: null,
+    detectedBuildMethod: null,
+    runtimeMode: 'web',
+    internalPort: 6379,
+    hostPort: null,
+    databaseEngine: 'redis',
+    databasePublicEnabled: false,
+    databasePublicHostname: null,
+    generatedLabel: null,
+    postgresLogicalReplicationEnabled: false,
+    memoryLimitMb: null,
+    cpuLimit: null,
+    pidsLimit: null,
+    status: 'idle',
+    reachable: false,
+    framework: null,
+    lastDeployedAt: null,
+    createdAt: NOW,
+    updatedAt: NOW,
   };
 }
 
@@ -46,7 +76,19 @@ describe('backup schedules: the minute task is armed only when something is sche
     expect(scheduler.armed).to.equal(false);
     await store.projects.insert({ id: 'p', name: 'p', slug: 'p', description: '', createdAt: NOW, updatedAt: NOW });
     await store.services.insert(database('db'), []);
-    await store.backups.putSettings({ serviceId: 'db', storage: 'disk', automaticEnabled: true, dailyEnabled: true, weeklyEnabled: false, monthlyEnabled: false, keepDaily: 7, keepWeekly: 4, keepMonthly: 12, createdAt: NOW, updatedAt: NOW });
+    await store.backups.putSettings({
+      serviceId: 'db',
+      storage: 'disk',
+      automaticEnabled: true,
+      dailyEnabled: true,
+      weeklyEnabled: false,
+      monthlyEnabled: false,
+      keepDaily: 7,
+      keepWeekly: 4,
+      keepMonthly: 12,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
     await scheduler.armWhenScheduled();
     expect(scheduler.armed).to.equal(true);
     scheduler.stop();

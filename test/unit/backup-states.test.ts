@@ -40,25 +40,77 @@ const ALL: BackupStatus[] = ['running', 'succeeded', 'failed'];
 
 function service(id: string): ServiceRecord {
   return {
-    id, projectId: 'p', name: id, slug: id, kind: 'database', repoFullName: null, repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
-    githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
-    detectedBuildMethod: null, runtimeMode: 'web', internalPort: 5432, hostPort: null, databaseEngine: 'postgres', databasePublicEnabled: false,
-    databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
-    reachable: false, framework: null, lastDeployedAt: null, createdAt: NOW, updatedAt: NOW,
+    id,
+    projectId: 'p',
+    name: id,
+    slug: id,
+    kind: 'database',
+    repoFullName: null,
+    repoUrl: null,
+    dockerImage: null,
+    branch: 'main',
+    rootDir: null,
+    githubToken: null,
+    installCommand: null,
+    buildCommand: null,
+    startCommand: null,
+    staticOutput: null,
+    buildMethod: 'auto',
+    dockerfilePath: null,
+    detectedBuildMethod: null,
+    runtimeMode: 'web',
+    internalPort: 5432,
+    hostPort: null,
+    databaseEngine: 'postgres',
+    databasePublicEnabled: false,
+    databasePublicHostname: null,
+    generatedLabel: null,
+    postgresLogicalReplicationEnabled: false,
+    memoryLimitMb: null,
+    cpuLimit: null,
+    pidsLimit: null,
+    status: 'idle',
+    reachable: false,
+    framework: null,
+    lastDeployedAt: null,
+    createdAt: NOW,
+    updatedAt: NOW,
   };
 }
 
 function backup(id: string, status: BackupStatus, trigger: BackupRecord['trigger'] = 'manual', createdAt = NOW): BackupRecord {
   return {
-    id, serviceId: 's', engine: 'postgres', status, trigger, storage: 'disk', format: 'pg_dump', localPath: null, remoteKey: null, sizeBytes: 0,
-    checksum: '', error: null, createdAt, startedAt: createdAt, finishedAt: null,
+    id,
+    serviceId: 's',
+    engine: 'postgres',
+    status,
+    trigger,
+    storage: 'disk',
+    format: 'pg_dump',
+    localPath: null,
+    remoteKey: null,
+    sizeBytes: 0,
+    checksum: '',
+    error: null,
+    createdAt,
+    startedAt: createdAt,
+    finishedAt: null,
   };
 }
 
 function dataImport(id: string, status: BackupStatus): ImportRecord {
   return {
-    id, serviceId: 's', engine: 'postgres', source: 'postgres-url', sourceLabel: 'postgres://db', status, error: null, log: [], createdAt: NOW,
-    startedAt: NOW, finishedAt: null,
+    id,
+    serviceId: 's',
+    engine: 'postgres',
+    source: 'postgres-url',
+    sourceLabel: 'postgres://db',
+    status,
+    error: null,
+    log: [],
+    createdAt: NOW,
+    startedAt: NOW,
+    finishedAt: null,
   };
 }
 

@@ -188,11 +188,7 @@ describe('checkout (unit, real git)', () => {
     const traceLog = join(bin, 'trace.log');
     // A git first on PATH that records its argv, and turns on GIT_TRACE so git's own child
     // processes (git-remote-http, index-pack...) have their argv recorded too.
-    writeFileSync(
-      join(bin, 'git'),
-      `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nGIT_TRACE='${traceLog}' exec '${realGitPath()}' "$@"\n`,
-      { mode: 0o755 },
-    );
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${argvLog}'\nGIT_TRACE='${traceLog}' exec '${realGitPath()}' "$@"\n`, { mode: 0o755 });
     const outcomes = await withEnv({ PATH: `${bin}${delimiter}${process.env.PATH ?? ''}` }, async () => [
       await run({ repoUrl: priv.urlOf('acme/secret'), branch: 'main', token: TOKEN }),
       await run({ repoUrl: priv.urlOf('acme/secret'), branch: 'nope', token: TOKEN }),

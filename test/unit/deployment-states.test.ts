@@ -1,15 +1,6 @@
 import { expect } from 'chai';
 import type { DeploymentStatus } from '../../shared/types.js';
-import {
-  DEPLOYMENT_STATUSES,
-  INITIAL_STATUS,
-  isFinal,
-  isLive,
-  predecessorsOf,
-  serviceStatusAfterFailure,
-  transition,
-  TRANSITIONS,
-} from '../../daemon/core/deployment-states.js';
+import { DEPLOYMENT_STATUSES, INITIAL_STATUS, isFinal, isLive, predecessorsOf, serviceStatusAfterFailure, transition, TRANSITIONS } from '../../daemon/core/deployment-states.js';
 import { Conflict, IllegalTransition } from '../../daemon/core/errors.js';
 import type { DeploymentRecord } from '../../daemon/core/records.js';
 
@@ -31,8 +22,20 @@ const allowed = (from: DeploymentStatus, to: DeploymentStatus) => ALLOWED.some((
 
 function deployment(status: DeploymentStatus, containerId: string | null = 'c'): DeploymentRecord {
   return {
-    id: `d-${status}`, serviceId: 's', commitSha: null, status, trigger: 'manual', imageTag: null, containerName: null, startedAt: null,
-    finishedAt: null, createdAt: '2026-01-01T00:00:00.000Z', branch: null, containerId, upstreamPort: null, buildMethod: null,
+    id: `d-${status}`,
+    serviceId: 's',
+    commitSha: null,
+    status,
+    trigger: 'manual',
+    imageTag: null,
+    containerName: null,
+    startedAt: null,
+    finishedAt: null,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    branch: null,
+    containerId,
+    upstreamPort: null,
+    buildMethod: null,
   };
 }
 

@@ -17,18 +17,60 @@ const NOW = '2026-01-01T00:00:00.000Z';
 
 function service(id: string): ServiceRecord {
   return {
-    id, projectId: 'p', name: id, slug: id, kind: 'git', repoFullName: 'a/b', repoUrl: null, dockerImage: null, branch: 'main', rootDir: null,
-    githubToken: null, installCommand: null, buildCommand: null, startCommand: null, staticOutput: null, buildMethod: 'auto', dockerfilePath: null,
-    detectedBuildMethod: null, runtimeMode: 'web', internalPort: 3000, hostPort: null, databaseEngine: null, databasePublicEnabled: false,
-    databasePublicHostname: null, generatedLabel: null, postgresLogicalReplicationEnabled: false, memoryLimitMb: null, cpuLimit: null, pidsLimit: null, status: 'idle',
-    reachable: false, framework: null, lastDeployedAt: null, createdAt: NOW, updatedAt: NOW,
+    id,
+    projectId: 'p',
+    name: id,
+    slug: id,
+    kind: 'git',
+    repoFullName: 'a/b',
+    repoUrl: null,
+    dockerImage: null,
+    branch: 'main',
+    rootDir: null,
+    githubToken: null,
+    installCommand: null,
+    buildCommand: null,
+    startCommand: null,
+    staticOutput: null,
+    buildMethod: 'auto',
+    dockerfilePath: null,
+    detectedBuildMethod: null,
+    runtimeMode: 'web',
+    internalPort: 3000,
+    hostPort: null,
+    databaseEngine: null,
+    databasePublicEnabled: false,
+    databasePublicHostname: null,
+    generatedLabel: null,
+    postgresLogicalReplicationEnabled: false,
+    memoryLimitMb: null,
+    cpuLimit: null,
+    pidsLimit: null,
+    status: 'idle',
+    reachable: false,
+    framework: null,
+    lastDeployedAt: null,
+    createdAt: NOW,
+    updatedAt: NOW,
   };
 }
 
 function deployment(id: string, serviceId: string, status: DeploymentStatus, createdAt: string, containerId: string | null = `c-${id}`): DeploymentRecord {
   return {
-    id, serviceId, commitSha: null, status, trigger: 'manual', imageTag: null, containerName: null, startedAt: null,
-    finishedAt: null, createdAt, branch: null, containerId, upstreamPort: null, buildMethod: null,
+    id,
+    serviceId,
+    commitSha: null,
+    status,
+    trigger: 'manual',
+    imageTag: null,
+    containerName: null,
+    startedAt: null,
+    finishedAt: null,
+    createdAt,
+    branch: null,
+    containerId,
+    upstreamPort: null,
+    buildMethod: null,
   };
 }
 
@@ -132,7 +174,10 @@ describe('deployment status writes (real SQLite, two connections)', () => {
     expect((await liveDeployment(a, 's'))?.id).to.equal('new');
     expect((await liveDeployment(a, 't'))?.id).to.equal('other');
     const both = await liveDeployments(a, ['s', 't', 'none']);
-    expect([...both.entries()].map(([k, v]) => [k, v.id]).sort()).to.deep.equal([['s', 'new'], ['t', 'other']]);
+    expect([...both.entries()].map(([k, v]) => [k, v.id]).sort()).to.deep.equal([
+      ['s', 'new'],
+      ['t', 'other'],
+    ]);
     // the cached read follows a status write
     await recordStatus(a.deployments, 'new', 'superseded');
     expect((await liveDeployment(a, 's'))?.id).to.equal('old');

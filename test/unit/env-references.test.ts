@@ -76,8 +76,7 @@ describe('env references (unit)', () => {
 
   describe('fan-out (a hostile tenant)', () => {
     // V1 = ${a.V0} x 9000, V2 = ${a.V1} x 9000: 81 million expansions without memoisation
-    const fanOut = () =>
-      new EnvResolver([svc('a', 'a')], [env('a', 'V0', 'x'), env('a', 'V1', '${a.V0}'.repeat(9000)), env('a', 'V2', '${a.V1}'.repeat(9000))]);
+    const fanOut = () => new EnvResolver([svc('a', 'a')], [env('a', 'V0', 'x'), env('a', 'V1', '${a.V0}'.repeat(9000)), env('a', 'V2', '${a.V1}'.repeat(9000))]);
 
     it('refuses a value expanding past the size cap, at once, naming the cap', () => {
       const started = Date.now();

@@ -14,7 +14,6 @@ const DAEMON = join(REPO_ROOT, 'daemon');
 /** The adapter folders (and the HTTP layer) under daemon/. */
 const ADAPTERS = ['http', 'store', 'docker', 'proxy', 'databases', 'backups', 'builder', 'deploy', 'integrations', 'metrics', 'events', 'notify'];
 
-
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
@@ -94,7 +93,12 @@ function folderCycles(): string[] {
     for (const next of edges.get(node)?.keys() ?? []) {
       if (state.get(next) === 'open') {
         const loop = [...path.slice(path.indexOf(next)), next];
-        cycles.push(loop.slice(1).map((b, i) => edges.get(loop[i]!)!.get(b)!).join(' ; '));
+        cycles.push(
+          loop
+            .slice(1)
+            .map((b, i) => edges.get(loop[i]!)!.get(b)!)
+            .join(' ; '),
+        );
       } else if (!state.has(next)) visit(next);
     }
     path.pop();
@@ -119,7 +123,12 @@ function coreIoImports(): string[] {
     for (const { fileName } of ts.preProcessFile(text, true, true).importedFiles) {
       if (!fileName.startsWith('node:') || CORE_BUILTINS.includes(fileName)) continue;
       if (fileName === 'node:net') {
-        const names = [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'node:net'/g)].flatMap((m) => m[1]!.split(',').map((n) => n.trim()).filter(Boolean));
+        const names = [...text.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+'node:net'/g)].flatMap((m) =>
+          m[1]!
+            .split(',')
+            .map((n) => n.trim())
+            .filter(Boolean),
+        );
         const io = names.filter((n) => !CORE_NET_NAMES.includes(n));
         if (names.length > 0 && io.length === 0 && !/import\s+\*|import\s+\w+\s+from\s+'node:net'/.test(text)) continue;
       }
@@ -147,8 +156,9 @@ describe('import graph: routes -> core -> adapters', () => {
 
   it('core imports no package (no Koa, knex, dockerode or driver types): only Node built-ins', () => {
     const packages = sources(join(DAEMON, 'core')).flatMap((file) =>
-      ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles
-        .map((f) => f.fileName)
+      ts
+        .preProcessFile(readFileSync(file, 'utf8'), true, true)
+        .importedFiles.map((f) => f.fileName)
         .filter((name) => !name.startsWith('.') && !name.startsWith('node:'))
         .map((name) => `${relative(REPO_ROOT, file)} -> ${name}`),
     );
@@ -159,7 +169,7 @@ describe('import graph: routes -> core -> adapters', () => {
     expect(cyclesIn('core'), 'import cycles in core').to.deep.equal([]);
   });
 
-  it('no cycle between daemon\'s top-level folders (core <- deploy <- core and the like)', () => {
+  it("no cycle between daemon's top-level folders (core <- deploy <- core and the like)", () => {
     expect(folderCycles(), 'folder cycles (one file edge per step)').to.deep.equal([]);
   });
 

@@ -18,7 +18,18 @@ describe('input checks (unit)', () => {
     expect(checkGitUrl('https://github.com/a/b.git')).to.equal('https://github.com/a/b.git');
     expect(checkGitUrl('http://127.0.0.1:8080/a/b.git')).to.equal('http://127.0.0.1:8080/a/b.git');
     // only http(s): local paths and every other transport are refused
-    const local = ['file:///srv/git/app.git', 'FILE:///etc', '/srv/git/app.git', './app', '../app', 'app.git', 'git@github.com:a/b.git', 'ssh://git@localhost/srv/app.git', 'git://localhost/app.git', 'ext::sh -c id'];
+    const local = [
+      'file:///srv/git/app.git',
+      'FILE:///etc',
+      '/srv/git/app.git',
+      './app',
+      '../app',
+      'app.git',
+      'git@github.com:a/b.git',
+      'ssh://git@localhost/srv/app.git',
+      'git://localhost/app.git',
+      'ext::sh -c id',
+    ];
     for (const bad of [...local, '--upload-pack=touch /tmp/x', '-u', 'ext::sh -c touch% /tmp/pwned', 'ftp://host/x', 'https://', 'http:///srv/app.git']) {
       expect(() => checkGitUrl(bad), bad).to.throw(InvalidInput);
     }

@@ -33,7 +33,7 @@ describe('listen addresses checked before a Caddy load', () => {
     expect(listenAddresses(null)).to.deep.equal([]);
   });
 
-  it('reads Caddy\'s address forms and refuses what it does not generate', () => {
+  it("reads Caddy's address forms and refuses what it does not generate", () => {
     expect(parseListen(':80')).to.deep.equal({ host: undefined, port: 80 });
     expect(parseListen('127.0.0.1:20001')).to.deep.equal({ host: '127.0.0.1', port: 20001 });
     expect(parseListen('tcp/0.0.0.0:443')).to.deep.equal({ host: '0.0.0.0', port: 443 });

@@ -58,7 +58,10 @@ describe('metrics collector', () => {
   });
 
   it('reports a failed part as null with an error line and keeps the rest', async () => {
-    const collector = new MetricsCollector(sources({ memory: async () => Promise.reject(new Error('no /proc/meminfo')), services: async () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) }), fakeClock());
+    const collector = new MetricsCollector(
+      sources({ memory: async () => Promise.reject(new Error('no /proc/meminfo')), services: async () => Promise.reject(new Error('connect ENOENT /var/run/docker.sock')) }),
+      fakeClock(),
+    );
     const snap = await collector.snapshot();
     expect(snap.host.memory).to.equal(null);
     expect(snap.services).to.equal(null);

@@ -52,7 +52,11 @@ describe('output split into capped lines (unit)', () => {
     const out: string[] = [];
     const r = new DockerLogLines((line, stream) => out.push(`${stream}:${line}`));
     const euro = Buffer.from('€');
-    const all = Buffer.concat([frame(1, Buffer.concat([Buffer.from('price '), euro.subarray(0, 1)])), frame(2, Buffer.from('oops\n')), frame(1, Buffer.concat([euro.subarray(1), Buffer.from('5\nlast')]))]);
+    const all = Buffer.concat([
+      frame(1, Buffer.concat([Buffer.from('price '), euro.subarray(0, 1)])),
+      frame(2, Buffer.from('oops\n')),
+      frame(1, Buffer.concat([euro.subarray(1), Buffer.from('5\nlast')])),
+    ]);
     for (let i = 0; i < all.length; i += 3) r.push(all.subarray(i, i + 3));
     r.end();
     expect(out).to.deep.equal(['stderr:oops', 'stdout:price €5', 'stdout:last']);

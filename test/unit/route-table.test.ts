@@ -91,7 +91,17 @@ describe('the route table', () => {
 
   it('the daemon registers exactly the routes of the table, each named by its id', () => {
     const core = { keys: {}, sessions: {} } as unknown as Core;
-    const app = createApp({ core, version: 'test', log: { error() {}, warn() {}, info() {} } as never, storeVersion: () => '1', sse: new SseStreams(() => '1', () => undefined), pingMs: 1000 });
+    const app = createApp({
+      core,
+      version: 'test',
+      log: { error() {}, warn() {}, info() {} } as never,
+      storeVersion: () => '1',
+      sse: new SseStreams(
+        () => '1',
+        () => undefined,
+      ),
+      pingMs: 1000,
+    });
     const layers = routerLayers(app);
     const registered = layers.map((l) => key(l.methods.filter((m) => m !== 'HEAD')[0]!, l.path)).sort();
     expect(registered).to.deep.equal(tableKeys());
@@ -140,7 +150,15 @@ describe('the desktop allow-list', () => {
     expect(isAllowedRequest('GET', '/api/services/s1/database/backups/b1')).to.equal(false);
     expect(isAllowedRequest('GET', '/api/services/s1/database/backups/settings')).to.equal(false);
     expect(isAllowedRequest('POST', '/api/services/s1/database/import/mysql-url')).to.equal(false);
-    for (const odd of ['/api/services/../keys', '/api/services/a%2Fb', '/api/services/%2e%2e', '/api/services//overview', `/api/services/${'a'.repeat(2100)}`, '/api/services/a b/overview', 'http://evil/api/keys']) {
+    for (const odd of [
+      '/api/services/../keys',
+      '/api/services/a%2Fb',
+      '/api/services/%2e%2e',
+      '/api/services//overview',
+      `/api/services/${'a'.repeat(2100)}`,
+      '/api/services/a b/overview',
+      'http://evil/api/keys',
+    ]) {
       expect(isAllowedRequest('DELETE', odd) || isAllowedRequest('GET', odd) || isAllowedRequest('GET', `${odd}/overview`), odd).to.equal(false);
     }
     expect(isAllowedStream('/api/events/../keys')).to.equal(false);
@@ -175,7 +193,11 @@ describe('the clients call only routes of the table', () => {
     for (const file of files) {
       const ids = [...readFileSync(file, 'utf8').matchAll(/this\.api\(\s*(?:'([^']+)'|([^,]+))/g)];
       for (const [, id, expr] of ids) {
-        if (id !== undefined) expect(API_ROUTES.some((r) => r.id === id), `${file}: ${id}`).to.equal(true);
+        if (id !== undefined)
+          expect(
+            API_ROUTES.some((r) => r.id === id),
+            `${file}: ${id}`,
+          ).to.equal(true);
         else expect(expr, `${file}: a computed route id`).to.match(/'imports\.postgres-url' : 'imports\.redis-url'/);
       }
     }

@@ -44,7 +44,7 @@ describe('redis import sources: where a key over selected projects may connect',
     expect(await pin('redis://[2001:db8::1]:6379')).to.equal('2001:db8::1');
   });
 
-  it('this host is refused (403) on any port but its own databases\' host ports', async () => {
+  it("this host is refused (403) on any port but its own databases' host ports", async () => {
     for (const url of ['redis://127.0.0.1:20002', 'redis://127.0.0.9:20002/0', 'redis://[::1]:6379', 'redis://[::ffff:127.0.0.1]:20002', 'redis://10.0.0.5:20002', 'redis://0.0.0.0:20001']) {
       const r = await refusal(url);
       expect(r.status, url).to.equal(403);

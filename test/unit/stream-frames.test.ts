@@ -29,8 +29,18 @@ describe("Docker's multiplexed stream (unit)", () => {
     const all = Buffer.concat([frame(1, Buffer.from('hello')), frame(2, Buffer.from('oops')), frame(1, Buffer.from('!'))]);
     for (let i = 0; i < all.length; i += 3) r.push(all.subarray(i, i + 3));
     expect(got.length).to.be.greaterThan(3); // handed on in pieces, not frames held whole
-    expect(got.filter((g) => g.startsWith('1:')).map((g) => g.slice(2)).join('')).to.equal('hello!');
-    expect(got.filter((g) => g.startsWith('2:')).map((g) => g.slice(2)).join('')).to.equal('oops');
+    expect(
+      got
+        .filter((g) => g.startsWith('1:'))
+        .map((g) => g.slice(2))
+        .join(''),
+    ).to.equal('hello!');
+    expect(
+      got
+        .filter((g) => g.startsWith('2:'))
+        .map((g) => g.slice(2))
+        .join(''),
+    ).to.equal('oops');
     expect(r.midFrame).to.equal(false);
     r.push(frame(1, Buffer.from('abc')).subarray(0, 9));
     expect(r.midFrame).to.equal(true);

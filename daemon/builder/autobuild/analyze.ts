@@ -84,14 +84,14 @@ function applyOverrides(d: Detection, input: AnalyzeInput): BuildPlan {
     startCommand = o.startCommand ?? d.startCommand;
     if (startCommand === null) {
       const what = d.framework ? `${STACK_NAMES[d.stack]} (${d.framework})` : STACK_NAMES[d.stack];
-      throw new AnalysisError(
-        `autobuild found a ${what} project but not how to start it: it looked for ${START_HINTS[d.stack]}; set the service's startCommand`,
-      );
+      throw new AnalysisError(`autobuild found a ${what} project but not how to start it: it looked for ${START_HINTS[d.stack]}; set the service's startCommand`);
     }
     runtime = d.runtime.kind === 'artifact' ? { kind: 'artifact', image: img(d.runtime.image), copy: d.runtime.copy } : { kind: 'same' };
   }
   const port = worker ? null : (input.port ?? (isStatic ? 80 : d.defaultPort));
-  const baseImages = [...new Set([...copyFromImages.map((c) => c.image), ...(usesBuildStage(d, isStatic, installCommand, buildCommand) ? [buildImage] : []), ...(runtime.kind === 'same' ? [] : [runtime.image])])];
+  const baseImages = [
+    ...new Set([...copyFromImages.map((c) => c.image), ...(usesBuildStage(d, isStatic, installCommand, buildCommand) ? [buildImage] : []), ...(runtime.kind === 'same' ? [] : [runtime.image])]),
+  ];
   return {
     stack: d.stack,
     framework: d.framework,

@@ -43,7 +43,11 @@ export function renderDockerfile(plan: BuildPlan): string {
       const output = plan.staticOutput ?? '.';
       lines.push('', `FROM ${plan.runtime.image}`);
       lines.push(buildStage ? `COPY --from=build /app/${output === '.' ? '' : `${output}/`} /srv/` : `COPY ${output === '.' ? '.' : `${output}/`} /srv/`);
-      lines.push(`RUN mkdir -p /etc/caddy && printf '%s\\n' ${caddyfile(plan.spa).map((l) => `'${l}'`).join(' ')} > /etc/caddy/Caddyfile`);
+      lines.push(
+        `RUN mkdir -p /etc/caddy && printf '%s\\n' ${caddyfile(plan.spa)
+          .map((l) => `'${l}'`)
+          .join(' ')} > /etc/caddy/Caddyfile`,
+      );
       lines.push(...(plan.port !== null ? [`ENV PORT=${plan.port}`] : ['ENV PORT=80']), ...expose);
       lines.push('CMD ["caddy", "run", "--config", "/etc/caddy/Caddyfile", "--adapter", "caddyfile"]');
       break;

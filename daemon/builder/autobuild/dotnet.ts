@@ -9,7 +9,12 @@ export function detectDotnet(ctx: DetectContext): Detection | null {
   if (projects.length === 0) return null;
   const project = projects.find((p) => !p.includes('/')) ?? projects[0]!;
   const text = f.read(project) ?? '';
-  const assembly = /<AssemblyName>([^<]+)<\/AssemblyName>/.exec(text)?.[1] ?? project.split('/').pop()!.replace(/\.(cs|fs)proj$/, '');
+  const assembly =
+    /<AssemblyName>([^<]+)<\/AssemblyName>/.exec(text)?.[1] ??
+    project
+      .split('/')
+      .pop()!
+      .replace(/\.(cs|fs)proj$/, '');
   const web = /Sdk="Microsoft\.NET\.Sdk\.Web"/.test(text);
   return {
     stack: 'dotnet',

@@ -16,8 +16,7 @@ export function detectJava(ctx: DetectContext): Detection | null {
     staticOutput: null,
     defaultPort: 8080,
   };
-  const pickJar = (dir: string) =>
-    `mkdir -p /app/.berth && cp "$(ls ${dir}/*.jar | grep -v -e '-plain\\.jar$' -e '-sources\\.jar$' -e '-javadoc\\.jar$' | head -n 1)" ${JAR}`;
+  const pickJar = (dir: string) => `mkdir -p /app/.berth && cp "$(ls ${dir}/*.jar | grep -v -e '-plain\\.jar$' -e '-sources\\.jar$' -e '-javadoc\\.jar$' | head -n 1)" ${JAR}`;
   if (pom !== null || gradle !== null) {
     const text = pom ?? gradle ?? '';
     const framework = /spring-boot/.test(text) ? 'spring-boot' : /quarkus/.test(text) ? 'quarkus' : /micronaut/.test(text) ? 'micronaut' : null;

@@ -17,7 +17,10 @@ export function detectPython(ctx: DetectContext, entryOnly: boolean): Detection 
   const manifest = requirements !== null || pyproject !== null || pipfile !== null || f.isFile('setup.py') || manage;
   if (!manifest && (!entryOnly || entry === null)) return null;
 
-  const depText = [requirements, pyproject, pipfile].filter((t) => t !== null).join('\n').toLowerCase();
+  const depText = [requirements, pyproject, pipfile]
+    .filter((t) => t !== null)
+    .join('\n')
+    .toLowerCase();
   const dep = (name: string) => new RegExp(`(^|[\\s"'\\[,])${name}\\s*([<>=!~;\\[,"'\\s]|$)`, 'm').test(depText);
   let tool = 'pip';
   let install: string | null = null;
@@ -36,8 +39,7 @@ export function detectPython(ctx: DetectContext, entryOnly: boolean): Detection 
   if (dep('django') || manage) {
     framework = 'django';
     const project = djangoProject(ctx);
-    start =
-      gunicorn && project ? `gunicorn ${project}.wsgi:application --bind 0.0.0.0:$PORT` : manage ? 'python manage.py runserver 0.0.0.0:$PORT --noreload' : null;
+    start = gunicorn && project ? `gunicorn ${project}.wsgi:application --bind 0.0.0.0:$PORT` : manage ? 'python manage.py runserver 0.0.0.0:$PORT --noreload' : null;
   } else if (dep('fastapi')) {
     framework = 'fastapi';
     const app = findApp(ctx, 'FastAPI');
@@ -78,7 +80,11 @@ function findApp(ctx: DetectContext, cls: string): string | null {
     const text = ctx.files.read(path);
     if (text === null) continue;
     const m = new RegExp(`^([A-Za-z_][A-Za-z0-9_]*)\\s*=\\s*${cls}\\(`, 'm').exec(text);
-    if (m) return `${path.replace(/\/__init__\.py$/, '').replace(/\.py$/, '').replace(/\//g, '.')}:${m[1]}`;
+    if (m)
+      return `${path
+        .replace(/\/__init__\.py$/, '')
+        .replace(/\.py$/, '')
+        .replace(/\//g, '.')}:${m[1]}`;
   }
   return null;
 }

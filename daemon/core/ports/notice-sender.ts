@@ -17,11 +17,7 @@ export interface EmailConfig {
   to: string[];
 }
 
-export type ChannelConfig =
-  | { type: 'webhook'; url: string; secret: string }
-  | { type: 'slack'; url: string }
-  | { type: 'discord'; url: string }
-  | ({ type: 'email' } & EmailConfig);
+export type ChannelConfig = { type: 'webhook'; url: string; secret: string } | { type: 'slack'; url: string } | { type: 'discord'; url: string } | ({ type: 'email' } & EmailConfig);
 
 export interface Channel {
   id: string;

@@ -131,11 +131,13 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
   function whereOf(columns: ColumnInfo[], primaryKey: Row): string {
     const keys = Object.keys(primaryKey);
     if (keys.length === 0) throw new InvalidInput('the primary key is empty');
-    return keys.map((k) => {
-      const col = columnOf(columns, k);
-      const value = primaryKey[k]!;
-      return value === null ? `isNull(${ident(col.name)})` : `${ident(col.name)} = ${sqlValue(col, value)}`;
-    }).join(' AND ');
+    return keys
+      .map((k) => {
+        const col = columnOf(columns, k);
+        const value = primaryKey[k]!;
+        return value === null ? `isNull(${ident(col.name)})` : `${ident(col.name)} = ${sqlValue(col, value)}`;
+      })
+      .join(' AND ');
   }
 
   async function countWhere(from: string, where: string): Promise<number> {
@@ -156,133 +158,149 @@ export async function openClickhouse(conn: Connection): Promise<DatabaseAdapter>
   }
 
   return {
-    listTables: () => run(async () => {
-      const tables = await select(`SELECT name, engine FROM system.tables WHERE database = ${literal(database)} ORDER BY name`);
-      const parts = await select(`SELECT table, sum(rows) AS rows FROM system.parts WHERE database = ${literal(database)} AND active GROUP BY table`);
-      const partRows = new Map(parts.data.map((p) => [String(p.table), Number(String(p.rows))]));
-      const entries: TableEntry[] = [];
-      for (const t of tables.data) {
-        const name = String(t.name);
-        const engine = String(t.engine);
-        let rowCount = 0;
-        let rowCountEstimated = false;
-        if (engine.endsWith('MergeTree')) rowCount = partRows.get(name) ?? 0;
-        else if (COUNTABLE_ENGINES.has(engine)) rowCount = await countWhere(`${ident(database)}.${ident(name)}`, '1');
-        else rowCountEstimated = true; // views, Kafka, Distributed...: counting would run or consume them
-        entries.push({ id: `${database}.${name}`, name, schema: database, rowCount, rowCountEstimated });
-      }
-      return entries;
-    }),
-
-    readRows: (table, { limit, offset, after }, _scope, maxBytes) => run(async () => {
-      const { from, columns, sortKey } = await catalogue(table);
-      if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 0 || offset < 0) throw new InvalidInput('limit and offset must be non-negative integers');
-      const keyCols = sortKey.map((k) => columnOf(columns, k));
-      const keys = keyCols.map((c) => ident(c.name));
-      // Pages follow the sorting key when there is one; tables without one keep the primary columns' order.
-      const orderKeys = keys.length ? keys : columns.filter((c) => c.primary).map((c) => ident(c.name));
-      const order = orderKeys.length ? ` ORDER BY ${orderKeys.join(', ')}` : '';
-      // A sorting key need not be unique: the cursor holds the last key and how many rows with
-      // exactly that key were answered; the next page starts at that key and skips them.
-      let where = '';
-      let skip = offset;
-      let from0: { values: Cell[]; ties: number } | null = null;
-      if (after !== null) {
-        from0 = decodeCursor(after, table, sortKey);
-        if (from0.values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
-        where = ` WHERE ${afterKeyCondition(keys, (i) => `CAST(${literal(from0!.values[i] as string)} AS ${keyCols[i]!.type})`, '>=')}`;
-        skip += from0.ties;
-      }
-      // The key again as text, for the cursor (exact, and read back by CAST to the column's type).
-      const keyText = keys.map((k, i) => `, toString(${k}) AS ${ident(`${KEY_ALIAS}${i}`)}`).join('');
-      const result = limit > 0 ? await select(`SELECT *${keyText} FROM ${from}${where}${order} LIMIT ${skip}, ${limit + 1}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
-      const types = new Map(result.meta.map((m) => [m.name, m.type]));
-      const kept = result.data.slice(0, limit);
-      const keyOf = (r: Record<string, unknown>) => keys.map((_, i) => String(r[`${KEY_ALIAS}${i}`]));
-      const rows = kept.map((r) => {
-        const row: Row = {};
-        for (const [k, v] of Object.entries(r)) if (!k.startsWith(KEY_ALIAS)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
-        return row;
-      });
-      let nextCursor: string | null = null;
-      const last = kept[kept.length - 1];
-      if (last && keys.length && (result.data.length > limit || result.cut)) {
-        const lastKey = keyOf(last);
-        const same = (r: Record<string, unknown>) => keyOf(r).every((v, i) => v === lastKey[i]);
-        let ties = 0;
-        for (let i = kept.length - 1; i >= 0 && same(kept[i]!); i--) ties++;
-        if (ties === kept.length) {
-          // the run of equal keys may have started before this page
-          if (from0 && lastKey.every((v, i) => v === from0!.values[i])) ties += from0.ties + offset;
-          else if (offset > 0 || from0) ties = await countWhere(`(SELECT ${keys.join(', ')} FROM ${from}${where}${order} LIMIT ${skip + kept.length})`, keys.map((k, i) => `${k} = CAST(${literal(lastKey[i]!)} AS ${keyCols[i]!.type})`).join(' AND '));
+    listTables: () =>
+      run(async () => {
+        const tables = await select(`SELECT name, engine FROM system.tables WHERE database = ${literal(database)} ORDER BY name`);
+        const parts = await select(`SELECT table, sum(rows) AS rows FROM system.parts WHERE database = ${literal(database)} AND active GROUP BY table`);
+        const partRows = new Map(parts.data.map((p) => [String(p.table), Number(String(p.rows))]));
+        const entries: TableEntry[] = [];
+        for (const t of tables.data) {
+          const name = String(t.name);
+          const engine = String(t.engine);
+          let rowCount = 0;
+          let rowCountEstimated = false;
+          if (engine.endsWith('MergeTree')) rowCount = partRows.get(name) ?? 0;
+          else if (COUNTABLE_ENGINES.has(engine)) rowCount = await countWhere(`${ident(database)}.${ident(name)}`, '1');
+          else rowCountEstimated = true; // views, Kafka, Distributed...: counting would run or consume them
+          entries.push({ id: `${database}.${name}`, name, schema: database, rowCount, rowCountEstimated });
         }
-        nextCursor = encodeCursor(table, { names: sortKey, values: lastKey, ties });
-      }
-      const page: RowsPage = {
-        table, columns: columns.map((c): Column => ({ ...c })), rows, limit, offset, total: await countWhere(from, '1'), totalEstimated: false,
-        ...(result.cut ? { truncated: true } : {}),
-        nextCursor,
-      };
-      return page;
-    }),
+        return entries;
+      }),
 
-    query: (statement, limits) => run(async () => {
-      const text = statement.trim().replace(/;\s*$/, '');
-      const seconds = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
-      const signal = AbortSignal.timeout(limits.timeoutMs + 5000);
-      const bare = text.replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/|\()+/, '');
-      if (!READS.test(bare)) {
-        await client.command({ query: text, clickhouse_settings: { max_execution_time: seconds }, abort_signal: signal });
-        const done: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
-        return done;
-      }
-      // 'break' stops reading at a block boundary once the limit is passed: rows past maxRows are dropped here.
-      const { meta, data, cut } = await select(text, { max_execution_time: seconds, max_result_rows: limits.maxRows + 1, result_overflow_mode: 'break' }, signal, limits.maxBytes);
-      const types = new Map(meta.map((m) => [m.name, m.type]));
-      const result: QueryResult = {
-        columns: meta.map((m) => ({ name: m.name, type: m.type })),
-        rows: data.slice(0, limits.maxRows).map((r) => {
+    readRows: (table, { limit, offset, after }, _scope, maxBytes) =>
+      run(async () => {
+        const { from, columns, sortKey } = await catalogue(table);
+        if (!Number.isSafeInteger(limit) || !Number.isSafeInteger(offset) || limit < 0 || offset < 0) throw new InvalidInput('limit and offset must be non-negative integers');
+        const keyCols = sortKey.map((k) => columnOf(columns, k));
+        const keys = keyCols.map((c) => ident(c.name));
+        // Pages follow the sorting key when there is one; tables without one keep the primary columns' order.
+        const orderKeys = keys.length ? keys : columns.filter((c) => c.primary).map((c) => ident(c.name));
+        const order = orderKeys.length ? ` ORDER BY ${orderKeys.join(', ')}` : '';
+        // A sorting key need not be unique: the cursor holds the last key and how many rows with
+        // exactly that key were answered; the next page starts at that key and skips them.
+        let where = '';
+        let skip = offset;
+        let from0: { values: Cell[]; ties: number } | null = null;
+        if (after !== null) {
+          from0 = decodeCursor(after, table, sortKey);
+          if (from0.values.some((v) => typeof v !== 'string')) throw new InvalidCursor('malformed key value');
+          where = ` WHERE ${afterKeyCondition(keys, (i) => `CAST(${literal(from0!.values[i] as string)} AS ${keyCols[i]!.type})`, '>=')}`;
+          skip += from0.ties;
+        }
+        // The key again as text, for the cursor (exact, and read back by CAST to the column's type).
+        const keyText = keys.map((k, i) => `, toString(${k}) AS ${ident(`${KEY_ALIAS}${i}`)}`).join('');
+        const result = limit > 0 ? await select(`SELECT *${keyText} FROM ${from}${where}${order} LIMIT ${skip}, ${limit + 1}`, {}, undefined, maxBytes) : { meta: [], data: [], cut: false };
+        const types = new Map(result.meta.map((m) => [m.name, m.type]));
+        const kept = result.data.slice(0, limit);
+        const keyOf = (r: Record<string, unknown>) => keys.map((_, i) => String(r[`${KEY_ALIAS}${i}`]));
+        const rows = kept.map((r) => {
           const row: Row = {};
-          for (const [k, v] of Object.entries(r)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
+          for (const [k, v] of Object.entries(r)) if (!k.startsWith(KEY_ALIAS)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
           return row;
-        }),
-        rowCount: data.length,
-        truncated: data.length > limits.maxRows || cut,
-      };
-      return result;
-    }),
+        });
+        let nextCursor: string | null = null;
+        const last = kept[kept.length - 1];
+        if (last && keys.length && (result.data.length > limit || result.cut)) {
+          const lastKey = keyOf(last);
+          const same = (r: Record<string, unknown>) => keyOf(r).every((v, i) => v === lastKey[i]);
+          let ties = 0;
+          for (let i = kept.length - 1; i >= 0 && same(kept[i]!); i--) ties++;
+          if (ties === kept.length) {
+            // the run of equal keys may have started before this page
+            if (from0 && lastKey.every((v, i) => v === from0!.values[i])) ties += from0.ties + offset;
+            else if (offset > 0 || from0)
+              ties = await countWhere(
+                `(SELECT ${keys.join(', ')} FROM ${from}${where}${order} LIMIT ${skip + kept.length})`,
+                keys.map((k, i) => `${k} = CAST(${literal(lastKey[i]!)} AS ${keyCols[i]!.type})`).join(' AND '),
+              );
+          }
+          nextCursor = encodeCursor(table, { names: sortKey, values: lastKey, ties });
+        }
+        const page: RowsPage = {
+          table,
+          columns: columns.map((c): Column => ({ ...c })),
+          rows,
+          limit,
+          offset,
+          total: await countWhere(from, '1'),
+          totalEstimated: false,
+          ...(result.cut ? { truncated: true } : {}),
+          nextCursor,
+        };
+        return page;
+      }),
 
-    insertRow: (table, values) => run(async () => {
-      const { from, columns } = await catalogue(table);
-      if (Object.keys(values).length === 0) throw new InvalidInput('the row is empty');
-      const row: Record<string, unknown> = {};
-      for (const [k, v] of Object.entries(values)) {
-        Object.defineProperty(row, k, { value: insertValue(columnOf(columns, k), v), enumerable: true, writable: true, configurable: true });
-      }
-      await client.insert({ table: from, values: [row], format: 'JSONEachRow' });
-      const key: Row = {};
-      for (const c of columns) if (c.primary) key[c.name] = values[c.name] ?? null;
-      return key;
-    }),
+    query: (statement, limits) =>
+      run(async () => {
+        const text = statement.trim().replace(/;\s*$/, '');
+        const seconds = Math.max(1, Math.ceil(limits.timeoutMs / 1000));
+        const signal = AbortSignal.timeout(limits.timeoutMs + 5000);
+        const bare = text.replace(/^(\s|--[^\n]*\n|\/\*[\s\S]*?\*\/|\()+/, '');
+        if (!READS.test(bare)) {
+          await client.command({ query: text, clickhouse_settings: { max_execution_time: seconds }, abort_signal: signal });
+          const done: QueryResult = { columns: [], rows: [], rowCount: 0, truncated: false };
+          return done;
+        }
+        // 'break' stops reading at a block boundary once the limit is passed: rows past maxRows are dropped here.
+        const { meta, data, cut } = await select(text, { max_execution_time: seconds, max_result_rows: limits.maxRows + 1, result_overflow_mode: 'break' }, signal, limits.maxBytes);
+        const types = new Map(meta.map((m) => [m.name, m.type]));
+        const result: QueryResult = {
+          columns: meta.map((m) => ({ name: m.name, type: m.type })),
+          rows: data.slice(0, limits.maxRows).map((r) => {
+            const row: Row = {};
+            for (const [k, v] of Object.entries(r)) row[k] = chCell(types.get(k) ?? '', v, serverZone);
+            return row;
+          }),
+          rowCount: data.length,
+          truncated: data.length > limits.maxRows || cut,
+        };
+        return result;
+      }),
 
-    updateRow: (table, primaryKey, values) => run(async () => {
-      const { db, name, from, columns } = await catalogue(table);
-      const sets = Object.entries(values).map(([k, v]) => {
-        const col = columnOf(columns, k);
-        return `${ident(col.name)} = ${sqlValue(col, v)}`;
-      });
-      if (sets.length === 0) throw new InvalidInput('nothing to update');
-      const where = whereOf(columns, primaryKey);
-      if ((await countWhere(from, where)) === 0) throw new NotFound(`no row with this key in ${table}`);
-      await mutate(db, name, `ALTER TABLE ${from} UPDATE ${sets.join(', ')} WHERE ${where}`);
-    }),
+    insertRow: (table, values) =>
+      run(async () => {
+        const { from, columns } = await catalogue(table);
+        if (Object.keys(values).length === 0) throw new InvalidInput('the row is empty');
+        const row: Record<string, unknown> = {};
+        for (const [k, v] of Object.entries(values)) {
+          Object.defineProperty(row, k, { value: insertValue(columnOf(columns, k), v), enumerable: true, writable: true, configurable: true });
+        }
+        await client.insert({ table: from, values: [row], format: 'JSONEachRow' });
+        const key: Row = {};
+        for (const c of columns) if (c.primary) key[c.name] = values[c.name] ?? null;
+        return key;
+      }),
 
-    deleteRow: (table, primaryKey) => run(async () => {
-      const { db, name, from, columns } = await catalogue(table);
-      const where = whereOf(columns, primaryKey);
-      if ((await countWhere(from, where)) === 0) throw new NotFound(`no row with this key in ${table}`);
-      await mutate(db, name, `ALTER TABLE ${from} DELETE WHERE ${where}`);
-    }),
+    updateRow: (table, primaryKey, values) =>
+      run(async () => {
+        const { db, name, from, columns } = await catalogue(table);
+        const sets = Object.entries(values).map(([k, v]) => {
+          const col = columnOf(columns, k);
+          return `${ident(col.name)} = ${sqlValue(col, v)}`;
+        });
+        if (sets.length === 0) throw new InvalidInput('nothing to update');
+        const where = whereOf(columns, primaryKey);
+        if ((await countWhere(from, where)) === 0) throw new NotFound(`no row with this key in ${table}`);
+        await mutate(db, name, `ALTER TABLE ${from} UPDATE ${sets.join(', ')} WHERE ${where}`);
+      }),
+
+    deleteRow: (table, primaryKey) =>
+      run(async () => {
+        const { db, name, from, columns } = await catalogue(table);
+        const where = whereOf(columns, primaryKey);
+        if ((await countWhere(from, where)) === 0) throw new NotFound(`no row with this key in ${table}`);
+        await mutate(db, name, `ALTER TABLE ${from} DELETE WHERE ${where}`);
+      }),
 
     async close() {
       await client.close();

@@ -155,7 +155,9 @@ export const clickhouseTool: EngineBackupTool = {
 
     await withClient(ctx, async (run, text) => {
       // Staging tables left by an interrupted restore.
-      const leftovers = jsonRows<{ name: string }>(await text(`SELECT name FROM system.tables WHERE database = ${quoteString(db)} AND startsWith(name, ${quoteString(STAGING_PREFIX)}) FORMAT JSONEachRow`));
+      const leftovers = jsonRows<{ name: string }>(
+        await text(`SELECT name FROM system.tables WHERE database = ${quoteString(db)} AND startsWith(name, ${quoteString(STAGING_PREFIX)}) FORMAT JSONEachRow`),
+      );
       for (const t of leftovers) await run(`DROP TABLE IF EXISTS ${q(t.name)}`);
 
       // Phase 1: everything into staging tables; the live tables are not touched.

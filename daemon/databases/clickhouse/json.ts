@@ -8,7 +8,9 @@ export class RawNumber {
 export function parseJsonExact(text: string): unknown {
   let i = 0;
   const NUMBER = /-?\d+(\.\d+)?([eE][+-]?\d+)?/y;
-  const ws = () => { while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\t' || text[i] === '\r')) i++; };
+  const ws = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\n' || text[i] === '\t' || text[i] === '\r')) i++;
+  };
   const expect = (c: string) => {
     ws();
     if (text[i] !== c) throw new Error(`bad JSON from ClickHouse at ${i}: expected ${c}`);
@@ -28,14 +30,20 @@ export function parseJsonExact(text: string): unknown {
       i++;
       const o: Record<string, unknown> = {};
       ws();
-      if (text[i] === '}') { i++; return o; }
+      if (text[i] === '}') {
+        i++;
+        return o;
+      }
       for (;;) {
         ws();
         const k = str();
         expect(':');
         Object.defineProperty(o, k, { value: value(), enumerable: true, writable: true, configurable: true });
         ws();
-        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         expect('}');
         return o;
       }
@@ -44,18 +52,31 @@ export function parseJsonExact(text: string): unknown {
       i++;
       const a: unknown[] = [];
       ws();
-      if (text[i] === ']') { i++; return a; }
+      if (text[i] === ']') {
+        i++;
+        return a;
+      }
       for (;;) {
         a.push(value());
         ws();
-        if (text[i] === ',') { i++; continue; }
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
         expect(']');
         return a;
       }
     }
     if (c === '"') return str();
-    for (const [word, v] of [['true', true], ['false', false], ['null', null]] as const) {
-      if (text.startsWith(word, i)) { i += word.length; return v; }
+    for (const [word, v] of [
+      ['true', true],
+      ['false', false],
+      ['null', null],
+    ] as const) {
+      if (text.startsWith(word, i)) {
+        i += word.length;
+        return v;
+      }
     }
     NUMBER.lastIndex = i;
     const m = NUMBER.exec(text);
@@ -68,8 +89,13 @@ export function parseJsonExact(text: string): unknown {
 
 /** JSON.stringify for one insert row, emitting RawNumber values bare (Decimals). */
 export function stringifyRow(row: unknown): string {
-  const json = (v: unknown): string =>
-    v instanceof RawNumber ? v.text : typeof v === 'bigint' ? JSON.stringify(v.toString()) : JSON.stringify(v) ?? 'null';
+  const json = (v: unknown): string => (v instanceof RawNumber ? v.text : typeof v === 'bigint' ? JSON.stringify(v.toString()) : (JSON.stringify(v) ?? 'null'));
   if (row === null || typeof row !== 'object' || Array.isArray(row)) return json(row);
-  return '{' + Object.entries(row).map(([k, v]) => `${JSON.stringify(k)}:${json(v)}`).join(',') + '}';
+  return (
+    '{' +
+    Object.entries(row)
+      .map(([k, v]) => `${JSON.stringify(k)}:${json(v)}`)
+      .join(',') +
+    '}'
+  );
 }

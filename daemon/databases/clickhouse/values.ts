@@ -85,7 +85,11 @@ export function chCell(type: string, v: unknown, serverZone: string): Cell {
   return v as Cell;
 }
 
-export interface ColumnInfo { name: string; type: string; primary: boolean }
+export interface ColumnInfo {
+  name: string;
+  type: string;
+  primary: boolean;
+}
 
 /** A written cell as a JSONEachRow value for a column of this type. */
 export function insertValue(col: ColumnInfo, cell: Cell): unknown {

@@ -9,8 +9,20 @@
 // Written only from the driver's documentation and type declarations: no MongoDB server can run on
 // the machines this project is built on, so this adapter has never talked to a real server here.
 import {
-  BSON, Binary, Decimal128, Long, MongoClient, Timestamp, MongoError, MongoNetworkError, MongoServerError,
-  MongoServerSelectionError, MongoTopologyClosedError, MongoInvalidArgumentError, MongoParseError, ObjectId,
+  BSON,
+  Binary,
+  Decimal128,
+  Long,
+  MongoClient,
+  Timestamp,
+  MongoError,
+  MongoNetworkError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+  MongoInvalidArgumentError,
+  MongoParseError,
+  ObjectId,
   type Document,
 } from 'mongodb';
 import { DatabaseUnavailable, EngineRefused, InvalidInput, NotFound } from '../../core/errors.js';
@@ -89,11 +101,16 @@ export function toBson(cell: Cell, where = 'value'): unknown {
   if (t) {
     const v = fromCell(cell); // validates the tagged form
     switch (t.tag) {
-      case '$oid': return new ObjectId(t.value);
-      case '$bigint': return Long.fromBigInt(v as bigint);
-      case '$decimal': return Decimal128.fromString(t.value);
-      case '$bytes': return new Binary(v as Buffer);
-      case '$date': return v;
+      case '$oid':
+        return new ObjectId(t.value);
+      case '$bigint':
+        return Long.fromBigInt(v as bigint);
+      case '$decimal':
+        return Decimal128.fromString(t.value);
+      case '$bytes':
+        return new Binary(v as Buffer);
+      case '$date':
+        return v;
     }
   }
   if (Array.isArray(cell)) return cell.map((c, i) => toBson(c, `${where}[${i}]`));
@@ -200,149 +217,171 @@ export async function openMongo(conn: Connection): Promise<DatabaseAdapter> {
   }
 
   return {
-    listTables: () => run(async () => {
-      const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true, authorizedDatabases: true });
-      const entries: TableEntry[] = [];
-      for (const { name: dbName } of databases.sort((a, b) => a.name.localeCompare(b.name))) {
-        if (SYSTEM_DATABASES.has(dbName)) continue;
-        const db = client.db(dbName);
-        const collections = await db.listCollections({}, { nameOnly: true }).toArray();
-        for (const { name } of collections.sort((a, b) => a.name.localeCompare(b.name))) {
-          if (name.startsWith('system.')) continue;
-          // Views have no count of their own: show them with 0 rather than run their pipeline.
-          const rowCount = await db.collection(name).estimatedDocumentCount().catch(() => 0);
-          entries.push({ id: `${dbName}.${name}`, name, schema: dbName, rowCount, rowCountEstimated: true });
-        }
-      }
-      return entries;
-    }),
-
-    readRows: (table, { limit, offset, after }, _scope, maxBytes) => run(async () => {
-      const collection = await collectionOf(table);
-      // Documents in `_id` order; the cursor is the last `_id` in canonical Extended JSON (its BSON
-      // type kept exactly), and the next page is `_id > it` on the _id index. MongoDB compares
-      // within one BSON type here: in a collection whose _ids mix types, a walk by cursor stays
-      // in the type of the cursor's _id (offset pages see every type).
-      let filter: Document = {};
-      if (after !== null) {
-        const [text] = decodeCursor(after, table, ['_id']).values;
-        let id: unknown;
-        try {
-          id = typeof text === 'string' ? EJSON.parse(text, { relaxed: false }) : undefined;
-        } catch {
-          id = undefined;
-        }
-        if (id === undefined || id === null) throw new InvalidCursor('malformed key value');
-        filter = { _id: { $gt: id } };
-      }
-      // Document by document (each batch is at most 16 MB), stopping at the byte cap.
-      const docs: Document[] = [];
-      let bytes = 0;
-      let cut = false;
-      let more = false;
-      if (limit > 0) {
-        const found = collection.find(filter).sort({ _id: 1 }).skip(offset).limit(limit + 1);
-        try {
-          for await (const doc of found) {
-            if (docs.length === limit) {
-              more = true; // one document past the page: there is a next one
-              break;
-            }
-            bytes += BSON.calculateObjectSize(doc);
-            if (bytes > maxBytes) {
-              cut = true;
-              more = true;
-              break;
-            }
-            docs.push(doc);
+    listTables: () =>
+      run(async () => {
+        const { databases } = await client.db('admin').admin().listDatabases({ nameOnly: true, authorizedDatabases: true });
+        const entries: TableEntry[] = [];
+        for (const { name: dbName } of databases.sort((a, b) => a.name.localeCompare(b.name))) {
+          if (SYSTEM_DATABASES.has(dbName)) continue;
+          const db = client.db(dbName);
+          const collections = await db.listCollections({}, { nameOnly: true }).toArray();
+          for (const { name } of collections.sort((a, b) => a.name.localeCompare(b.name))) {
+            if (name.startsWith('system.')) continue;
+            // Views have no count of their own: show them with 0 rather than run their pipeline.
+            const rowCount = await db
+              .collection(name)
+              .estimatedDocumentCount()
+              .catch(() => 0);
+            entries.push({ id: `${dbName}.${name}`, name, schema: dbName, rowCount, rowCountEstimated: true });
           }
-        } finally {
-          await found.close().catch(() => undefined);
         }
-      }
-      const estimate = await collection.estimatedDocumentCount().catch(() => null);
-      const exact = estimate === null || estimate < EXACT_COUNT_MAX;
-      const total = exact ? await collection.countDocuments({}) : estimate;
-      const page: RowsPage = {
-        table, columns: columnsOf(docs, '_id'), rows: docs.map(rowOf), limit, offset, total, totalEstimated: !exact,
-        ...(cut ? { truncated: true } : {}),
-        nextCursor: more && docs.length ? encodeCursor(table, { names: ['_id'], values: [EJSON.stringify(docs[docs.length - 1]!['_id'], { relaxed: false })] }) : null,
-      };
-      return page;
-    }),
+        return entries;
+      }),
 
-    query: (statement, limits) => run(async () => {
-      let command: unknown;
-      try {
-        command = EJSON.parse(statement, { relaxed: true });
-      } catch (err) {
-        throw new InvalidInput(`the statement is not a JSON command document: ${(err as Error).message}`);
-      }
-      if (command === null || typeof command !== 'object' || Array.isArray(command) || Object.keys(command).length === 0) {
-        throw new InvalidInput('the statement must be a JSON object naming a command, like {"find": "users", "filter": {}}');
-      }
-      const doc = command as Document;
-      const name = Object.keys(doc)[0]!;
-      if (REFUSED_COMMANDS.has(name.toLowerCase())) throw new InvalidInput(`the ${name} command is not allowed here`);
-      if (!('maxTimeMS' in doc)) doc.maxTimeMS = limits.timeoutMs;
-      const db = client.db(conn.database || 'test');
-      const reply = await db.command(doc);
-
-      const cursor = reply.cursor as { firstBatch?: Document[]; id?: bigint | number | Long; ns?: string } | undefined;
-      if (cursor && Array.isArray(cursor.firstBatch)) {
-        const docs = cursor.firstBatch;
-        const more = cursor.id !== undefined && BigInt(cursor.id.toString()) !== 0n;
-        if (more && cursor.ns) {
-          // Only the first batch is shown: release the server-side cursor rather than let it time out.
-          const dot = cursor.ns.indexOf('.');
-          await client.db(cursor.ns.slice(0, dot)).command({ killCursors: cursor.ns.slice(dot + 1), cursors: [cursor.id] }).catch(() => undefined);
+    readRows: (table, { limit, offset, after }, _scope, maxBytes) =>
+      run(async () => {
+        const collection = await collectionOf(table);
+        // Documents in `_id` order; the cursor is the last `_id` in canonical Extended JSON (its BSON
+        // type kept exactly), and the next page is `_id > it` on the _id index. MongoDB compares
+        // within one BSON type here: in a collection whose _ids mix types, a walk by cursor stays
+        // in the type of the cursor's _id (offset pages see every type).
+        let filter: Document = {};
+        if (after !== null) {
+          const [text] = decodeCursor(after, table, ['_id']).values;
+          let id: unknown;
+          try {
+            id = typeof text === 'string' ? EJSON.parse(text, { relaxed: false }) : undefined;
+          } catch {
+            id = undefined;
+          }
+          if (id === undefined || id === null) throw new InvalidCursor('malformed key value');
+          filter = { _id: { $gt: id } };
         }
-        const shown = fitting(docs.slice(0, limits.maxRows), limits.maxBytes);
+        // Document by document (each batch is at most 16 MB), stopping at the byte cap.
+        const docs: Document[] = [];
+        let bytes = 0;
+        let cut = false;
+        let more = false;
+        if (limit > 0) {
+          const found = collection
+            .find(filter)
+            .sort({ _id: 1 })
+            .skip(offset)
+            .limit(limit + 1);
+          try {
+            for await (const doc of found) {
+              if (docs.length === limit) {
+                more = true; // one document past the page: there is a next one
+                break;
+              }
+              bytes += BSON.calculateObjectSize(doc);
+              if (bytes > maxBytes) {
+                cut = true;
+                more = true;
+                break;
+              }
+              docs.push(doc);
+            }
+          } finally {
+            await found.close().catch(() => undefined);
+          }
+        }
+        const estimate = await collection.estimatedDocumentCount().catch(() => null);
+        const exact = estimate === null || estimate < EXACT_COUNT_MAX;
+        const total = exact ? await collection.countDocuments({}) : estimate;
+        const page: RowsPage = {
+          table,
+          columns: columnsOf(docs, '_id'),
+          rows: docs.map(rowOf),
+          limit,
+          offset,
+          total,
+          totalEstimated: !exact,
+          ...(cut ? { truncated: true } : {}),
+          nextCursor: more && docs.length ? encodeCursor(table, { names: ['_id'], values: [EJSON.stringify(docs[docs.length - 1]!['_id'], { relaxed: false })] }) : null,
+        };
+        return page;
+      }),
+
+    query: (statement, limits) =>
+      run(async () => {
+        let command: unknown;
+        try {
+          command = EJSON.parse(statement, { relaxed: true });
+        } catch (err) {
+          throw new InvalidInput(`the statement is not a JSON command document: ${(err as Error).message}`);
+        }
+        if (command === null || typeof command !== 'object' || Array.isArray(command) || Object.keys(command).length === 0) {
+          throw new InvalidInput('the statement must be a JSON object naming a command, like {"find": "users", "filter": {}}');
+        }
+        const doc = command as Document;
+        const name = Object.keys(doc)[0]!;
+        if (REFUSED_COMMANDS.has(name.toLowerCase())) throw new InvalidInput(`the ${name} command is not allowed here`);
+        if (!('maxTimeMS' in doc)) doc.maxTimeMS = limits.timeoutMs;
+        const db = client.db(conn.database || 'test');
+        const reply = await db.command(doc);
+
+        const cursor = reply.cursor as { firstBatch?: Document[]; id?: bigint | number | Long; ns?: string } | undefined;
+        if (cursor && Array.isArray(cursor.firstBatch)) {
+          const docs = cursor.firstBatch;
+          const more = cursor.id !== undefined && BigInt(cursor.id.toString()) !== 0n;
+          if (more && cursor.ns) {
+            // Only the first batch is shown: release the server-side cursor rather than let it time out.
+            const dot = cursor.ns.indexOf('.');
+            await client
+              .db(cursor.ns.slice(0, dot))
+              .command({ killCursors: cursor.ns.slice(dot + 1), cursors: [cursor.id] })
+              .catch(() => undefined);
+          }
+          const shown = fitting(docs.slice(0, limits.maxRows), limits.maxBytes);
+          const result: QueryResult = {
+            columns: columnsOf(shown, null).map(({ name, type }) => ({ name, type })),
+            rows: shown.map(rowOf),
+            rowCount: docs.length,
+            truncated: docs.length > shown.length || more,
+          };
+          return result;
+        }
+        // Cluster gossip the server adds to every reply; not the user's answer.
+        const { $clusterTime: _c, operationTime: _o, ...answer } = reply;
+        const shown = fitting([answer], limits.maxBytes);
         const result: QueryResult = {
           columns: columnsOf(shown, null).map(({ name, type }) => ({ name, type })),
           rows: shown.map(rowOf),
-          rowCount: docs.length,
-          truncated: docs.length > shown.length || more,
+          rowCount: 1,
+          truncated: shown.length === 0,
         };
         return result;
-      }
-      // Cluster gossip the server adds to every reply; not the user's answer.
-      const { $clusterTime: _c, operationTime: _o, ...answer } = reply;
-      const shown = fitting([answer], limits.maxBytes);
-      const result: QueryResult = {
-        columns: columnsOf(shown, null).map(({ name, type }) => ({ name, type })),
-        rows: shown.map(rowOf),
-        rowCount: 1,
-        truncated: shown.length === 0,
-      };
-      return result;
-    }),
+      }),
 
-    insertRow: (table, values) => run(async () => {
-      const collection = await collectionOf(table).catch((err: unknown) => {
-        // Inserting into a new collection creates it, as MongoDB does.
-        if (err instanceof NotFound) {
-          const { db, collection: name } = splitTable(table);
-          return client.db(db).collection(name);
-        }
-        throw err;
-      });
-      const { insertedId } = await collection.insertOne(toDocument(values, 'values'));
-      return { _id: mongoCell(insertedId) };
-    }),
+    insertRow: (table, values) =>
+      run(async () => {
+        const collection = await collectionOf(table).catch((err: unknown) => {
+          // Inserting into a new collection creates it, as MongoDB does.
+          if (err instanceof NotFound) {
+            const { db, collection: name } = splitTable(table);
+            return client.db(db).collection(name);
+          }
+          throw err;
+        });
+        const { insertedId } = await collection.insertOne(toDocument(values, 'values'));
+        return { _id: mongoCell(insertedId) };
+      }),
 
-    updateRow: (table, primaryKey, values) => run(async () => {
-      const collection = await collectionOf(table);
-      if (Object.keys(values).length === 0) throw new InvalidInput('nothing to update');
-      const { matchedCount } = await collection.updateOne(primaryFilter(primaryKey), { $set: toDocument(values, 'values') });
-      if (matchedCount === 0) throw new NotFound(`no document with this _id in ${table}`);
-    }),
+    updateRow: (table, primaryKey, values) =>
+      run(async () => {
+        const collection = await collectionOf(table);
+        if (Object.keys(values).length === 0) throw new InvalidInput('nothing to update');
+        const { matchedCount } = await collection.updateOne(primaryFilter(primaryKey), { $set: toDocument(values, 'values') });
+        if (matchedCount === 0) throw new NotFound(`no document with this _id in ${table}`);
+      }),
 
-    deleteRow: (table, primaryKey) => run(async () => {
-      const collection = await collectionOf(table);
-      const { deletedCount } = await collection.deleteOne(primaryFilter(primaryKey));
-      if (deletedCount === 0) throw new NotFound(`no document with this _id in ${table}`);
-    }),
+    deleteRow: (table, primaryKey) =>
+      run(async () => {
+        const collection = await collectionOf(table);
+        const { deletedCount } = await collection.deleteOne(primaryFilter(primaryKey));
+        if (deletedCount === 0) throw new NotFound(`no document with this _id in ${table}`);
+      }),
 
     async close() {
       await client.close();

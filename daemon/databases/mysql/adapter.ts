@@ -290,7 +290,6 @@ class MysqlAdapter implements DatabaseAdapter {
     };
   }
 
-
   private keyMatch(columns: MyColumn[], primaryKey: string[], key: Row, params: unknown[]): string {
     return primaryKeyMatch(columns, primaryKey, key, ident, (c, cell) => {
       params.push(param(cell));
@@ -303,7 +302,10 @@ class MysqlAdapter implements DatabaseAdapter {
     const { columns, primaryKey } = await this.columns(t.name);
     const given = pickColumns(columns, values, 'values');
     const sql = `INSERT INTO ${this.qualified(t.name)} (${given.map(([c]) => ident(c.name)).join(', ')}) VALUES (${given.map(() => '?').join(', ')})`;
-    const { header } = await this.run(sql, given.map(([, cell]) => param(cell)));
+    const { header } = await this.run(
+      sql,
+      given.map(([, cell]) => param(cell)),
+    );
     const keyCell = (name: string): Cell => {
       if (Object.hasOwn(values, name)) return values[name]!;
       const column = columns.find((c) => c.name === name)!;

@@ -45,20 +45,7 @@ export const mysqlTool: EngineBackupTool = {
     const tail = new TailKeeper(256);
     await execInContainer(ctx.docker, ctx.containerId, {
       tool,
-      cmd: [
-        tool,
-        '-u',
-        'root',
-        '--default-character-set=utf8mb4',
-        '--single-transaction',
-        '--routines',
-        '--triggers',
-        '--events',
-        '--hex-blob',
-        '--add-drop-database',
-        '--databases',
-        database,
-      ],
+      cmd: [tool, '-u', 'root', '--default-character-set=utf8mb4', '--single-transaction', '--routines', '--triggers', '--events', '--hex-blob', '--add-drop-database', '--databases', database],
       env: mysqlEnv(ctx.env),
       stdout: out,
       through: [tail],

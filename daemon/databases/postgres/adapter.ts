@@ -119,7 +119,10 @@ class PostgresAdapter implements DatabaseAdapter {
     );
     const rows = res.rows as unknown as { name: string; type: string; json: boolean; pk: number | null }[];
     const columns = rows.map((r) => ({ name: r.name, type: r.type, primary: r.pk !== null, json: r.json }));
-    const primaryKey = rows.filter((r) => r.pk !== null).sort((a, b) => a.pk! - b.pk!).map((r) => r.name);
+    const primaryKey = rows
+      .filter((r) => r.pk !== null)
+      .sort((a, b) => a.pk! - b.pk!)
+      .map((r) => r.name);
     return { columns, primaryKey };
   }
 
@@ -244,7 +247,6 @@ class PostgresAdapter implements DatabaseAdapter {
     return v instanceof Date ? v.toISOString() : v;
   }
 
-
   private keyMatch(columns: PgColumn[], primaryKey: string[], key: Row, params: unknown[]): string {
     return primaryKeyMatch(columns, primaryKey, key, ident, (c, cell) => {
       params.push(this.param(c, cell));
@@ -257,9 +259,7 @@ class PostgresAdapter implements DatabaseAdapter {
     const { columns, primaryKey } = await this.columns(t);
     const given = pickColumns(columns, values, 'values');
     const params = given.map(([c, cell]) => this.param(c, cell));
-    const body = given.length
-      ? `(${given.map(([c]) => ident(c.name)).join(', ')}) values (${params.map((_, i) => `$${i + 1}`).join(', ')})`
-      : 'default values';
+    const body = given.length ? `(${given.map(([c]) => ident(c.name)).join(', ')}) values (${params.map((_, i) => `$${i + 1}`).join(', ')})` : 'default values';
     const returning = primaryKey.length ? ` returning ${primaryKey.map(ident).join(', ')}` : '';
     const res = await this.run(`insert into ${qualified(t)} ${body}${returning}`, params);
     return primaryKey.length ? res.rows[0]! : {};

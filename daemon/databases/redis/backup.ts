@@ -43,13 +43,7 @@ const READY_TIMEOUT_MS = 10 * 60_000;
 const DATA_PATH = REDIS_DATA_PATH;
 
 /** Run in the helper container, in the data directory: $1 is the staging file's name. */
-const SWAP_SCRIPT = [
-  'set -e',
-  'cd "$1"',
-  'test -s "$2"',
-  'rm -rf appendonlydir appendonly.aof dump.rdb',
-  'mv "$2" appendonly.aof',
-].join('\n');
+const SWAP_SCRIPT = ['set -e', 'cd "$1"', 'test -s "$2"', 'rm -rf appendonlydir appendonly.aof dump.rdb', 'mv "$2" appendonly.aof'].join('\n');
 
 function authEnv(ctx: ToolContext): Record<string, string> {
   return { REDISCLI_AUTH: ctx.env.REDIS_PASSWORD ?? '' };
@@ -137,7 +131,12 @@ async function runHelper(docker: Docker, target: Docker.ContainerInspectInfo, en
     if (StatusCode !== 0) {
       const logs = String(await helper.logs({ stdout: true, stderr: true, follow: false }));
       // eslint-disable-next-line no-control-regex -- drops the control bytes Docker's multiplexed log frame headers leave in the text
-      throw new Error(`the restore helper container exited with code ${StatusCode}: ${logs.replace(/[\x00-\x08]/g, '').trim().slice(-2000)}`);
+      throw new Error(
+        `the restore helper container exited with code ${StatusCode}: ${logs
+          .replace(/[\x00-\x08]/g, '')
+          .trim()
+          .slice(-2000)}`,
+      );
     }
   } finally {
     // v: false: its volumes are the service container's (VolumesFrom, the same image's VOLUMEs), never its own

@@ -4,13 +4,56 @@ import { InvalidInput } from '../../core/errors.js';
 
 /** Commands a shared, non-interactive connection must not run, or that reach past the scope. */
 const REFUSED = new Set([
-  'FLUSHALL', 'FLUSHDB', 'SHUTDOWN', 'DEBUG', 'MONITOR', 'SYNC', 'PSYNC', 'REPLICAOF', 'SLAVEOF',
-  'SUBSCRIBE', 'PSUBSCRIBE', 'SSUBSCRIBE', 'UNSUBSCRIBE', 'PUNSUBSCRIBE', 'SUNSUBSCRIBE',
-  'BLPOP', 'BRPOP', 'BRPOPLPUSH', 'BLMOVE', 'BLMPOP', 'BZPOPMIN', 'BZPOPMAX', 'BZMPOP', 'WAIT', 'WAITAOF',
-  'SELECT', 'SWAPDB', 'MULTI', 'EXEC', 'DISCARD', 'WATCH', 'UNWATCH', 'QUIT', 'RESET', 'HELLO', 'AUTH',
+  'FLUSHALL',
+  'FLUSHDB',
+  'SHUTDOWN',
+  'DEBUG',
+  'MONITOR',
+  'SYNC',
+  'PSYNC',
+  'REPLICAOF',
+  'SLAVEOF',
+  'SUBSCRIBE',
+  'PSUBSCRIBE',
+  'SSUBSCRIBE',
+  'UNSUBSCRIBE',
+  'PUNSUBSCRIBE',
+  'SUNSUBSCRIBE',
+  'BLPOP',
+  'BRPOP',
+  'BRPOPLPUSH',
+  'BLMOVE',
+  'BLMPOP',
+  'BZPOPMIN',
+  'BZPOPMAX',
+  'BZMPOP',
+  'WAIT',
+  'WAITAOF',
+  'SELECT',
+  'SWAPDB',
+  'MULTI',
+  'EXEC',
+  'DISCARD',
+  'WATCH',
+  'UNWATCH',
+  'QUIT',
+  'RESET',
+  'HELLO',
+  'AUTH',
   // Scripts can run any of the above; refused to keep this endpoint's guarantees simple.
-  'EVAL', 'EVALSHA', 'EVAL_RO', 'EVALSHA_RO', 'FCALL', 'FCALL_RO', 'FUNCTION', 'SCRIPT',
-  'MIGRATE', 'MODULE', 'SAVE', 'FAILOVER', 'CLUSTER',
+  'EVAL',
+  'EVALSHA',
+  'EVAL_RO',
+  'EVALSHA_RO',
+  'FCALL',
+  'FCALL_RO',
+  'FUNCTION',
+  'SCRIPT',
+  'MIGRATE',
+  'MODULE',
+  'SAVE',
+  'FAILOVER',
+  'CLUSTER',
 ]);
 const ALLOWED_SUBCOMMANDS: Record<string, Set<string>> = {
   CONFIG: new Set(['GET']),
@@ -34,23 +77,36 @@ export function splitCommandLine(line: string): Buffer[] {
         for (;;) {
           if (i >= src.length) throw new InvalidInput('unterminated quote in the command');
           const d = src[i]!;
-          if (d === c) { i++; break; }
+          if (d === c) {
+            i++;
+            break;
+          }
           if (d === 0x5c /* \ */ && i + 1 < src.length) {
             const e = String.fromCharCode(src[i + 1]!);
             if (c === 0x27) {
-              if (e === "'") { bytes.push(0x27); i += 2; continue; }
+              if (e === "'") {
+                bytes.push(0x27);
+                i += 2;
+                continue;
+              }
             } else if (e === 'x' && /^[0-9a-fA-F]{2}$/.test(src.subarray(i + 2, i + 4).toString('latin1'))) {
-              bytes.push(parseInt(src.subarray(i + 2, i + 4).toString('latin1'), 16)); i += 4; continue;
+              bytes.push(parseInt(src.subarray(i + 2, i + 4).toString('latin1'), 16));
+              i += 4;
+              continue;
             } else {
               const map: Record<string, number> = { n: 10, r: 13, t: 9, b: 8, a: 7 };
-              bytes.push(map[e] ?? src[i + 1]!); i += 2; continue;
+              bytes.push(map[e] ?? src[i + 1]!);
+              i += 2;
+              continue;
             }
           }
-          bytes.push(d); i++;
+          bytes.push(d);
+          i++;
         }
         if (i < src.length && !isSpace(src[i]!)) throw new InvalidInput('a closing quote must be followed by a space');
       } else {
-        bytes.push(c); i++;
+        bytes.push(c);
+        i++;
       }
     }
     args.push(Buffer.from(bytes));

@@ -109,7 +109,11 @@ export async function importRedisUrl(
       let cursor = '0';
       do {
         signal.throwIfAborted();
-        const [next, keys] = await capped(source, (c) => c.scanBuffer(cursor, 'COUNT', BATCH), () => new Error(`the source's answer to SCAN (key names) was over ${megabytes}`));
+        const [next, keys] = await capped(
+          source,
+          (c) => c.scanBuffer(cursor, 'COUNT', BATCH),
+          () => new Error(`the source's answer to SCAN (key names) was over ${megabytes}`),
+        );
         cursor = next.toString();
         let done = 0;
         while (done < keys.length) {
@@ -117,7 +121,14 @@ export async function importRedisUrl(
           const take = keys.slice(done, done + batch);
           let replies: [Error | null, unknown][];
           try {
-            replies = await capped(source, (c) => dumpAll(c, take), () => new Error(`the DUMP of ${printableKey(take[0]!)} in database ${db} is over ${megabytes}, the most an import reads at once: this key cannot be imported (copy it another way, or delete it from the source)`));
+            replies = await capped(
+              source,
+              (c) => dumpAll(c, take),
+              () =>
+                new Error(
+                  `the DUMP of ${printableKey(take[0]!)} in database ${db} is over ${megabytes}, the most an import reads at once: this key cannot be imported (copy it another way, or delete it from the source)`,
+                ),
+            );
           } catch (err) {
             if (!(err instanceof OverBudget)) throw err;
             // the cut connection is gone: go on with a new one and half the batch

@@ -46,7 +46,10 @@ export async function readPage(c: Redis, key: string, { limit, offset, after }: 
       break;
     }
     case 'hash': {
-      columns = [{ name: 'field', type: 'string', primary: true }, { name: 'value', type: 'string', primary: false }];
+      columns = [
+        { name: 'field', type: 'string', primary: true },
+        { name: 'value', type: 'string', primary: false },
+      ];
       total = await c.hlen(key);
       tooBig(key, total);
       const flat = (await c.callBuffer('HGETALL', key)) as Buffer[];
@@ -57,7 +60,10 @@ export async function readPage(c: Redis, key: string, { limit, offset, after }: 
       break;
     }
     case 'list': {
-      columns = [{ name: 'index', type: 'integer', primary: true }, { name: 'value', type: 'string', primary: false }];
+      columns = [
+        { name: 'index', type: 'integer', primary: true },
+        { name: 'value', type: 'string', primary: false },
+      ];
       total = await c.llen(key);
       let start = 0;
       if (after !== null) {
@@ -80,7 +86,10 @@ export async function readPage(c: Redis, key: string, { limit, offset, after }: 
       break;
     }
     case 'zset': {
-      columns = [{ name: 'member', type: 'string', primary: true }, { name: 'score', type: 'double', primary: false }];
+      columns = [
+        { name: 'member', type: 'string', primary: true },
+        { name: 'score', type: 'double', primary: false },
+      ];
       total = await c.zcard(key);
       let start = 0;
       if (after !== null) {
@@ -113,7 +122,10 @@ export async function readPage(c: Redis, key: string, { limit, offset, after }: 
       break;
     }
     case 'stream': {
-      columns = [{ name: 'id', type: 'string', primary: true }, { name: 'fields', type: 'object', primary: false }];
+      columns = [
+        { name: 'id', type: 'string', primary: true },
+        { name: 'fields', type: 'object', primary: false },
+      ];
       total = await c.xlen(key);
       tooBig(key, offset);
       let from = '-';

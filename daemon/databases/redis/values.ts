@@ -16,8 +16,7 @@ export function replyCell(v: unknown): Cell {
   if (v instanceof Error) return { error: v.message };
   return String(v);
 }
-export const replyType = (v: unknown): string =>
-  v === null || v === undefined ? 'nil' : typeof v === 'number' ? 'integer' : Array.isArray(v) ? 'array' : v instanceof Error ? 'error' : 'string';
+export const replyType = (v: unknown): string => (v === null || v === undefined ? 'nil' : typeof v === 'number' ? 'integer' : Array.isArray(v) ? 'array' : v instanceof Error ? 'error' : 'string');
 
 /** A written cell as a redis argument. */
 export function arg(cell: Cell | undefined, what: string): string | Buffer {

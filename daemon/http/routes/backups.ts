@@ -19,7 +19,8 @@ const settingsPatch = z.strictObject({
 });
 const importBody = z.object({ sourceUrl: z.string().min(1, 'must not be empty').max(4096) });
 
-const importFrom = (source: 'postgres-url' | 'redis-url') =>
+const importFrom =
+  (source: 'postgres-url' | 'redis-url') =>
   async ({ access, params, body }: { access: Access; params: { serviceId: string }; body: z.output<typeof importBody> }, { core }: AppServices) => {
     const i = await core.backups.startImport(access, params.serviceId, source, body.sourceUrl);
     return { result: { id: i.id, status: i.status, source: i.source, createdAt: i.createdAt } };

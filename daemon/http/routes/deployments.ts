@@ -19,7 +19,10 @@ const logsQuery = z
   .object({
     after: lineId,
     before: lineId,
-    tail: z.enum(['true', 'false', '1', '0']).transform((v) => v === 'true' || v === '1').optional(),
+    tail: z
+      .enum(['true', 'false', '1', '0'])
+      .transform((v) => v === 'true' || v === '1')
+      .optional(),
     limit: z.coerce.number().int('must be an integer').min(1).max(LOG_PAGE_LINES, `must be at most ${LOG_PAGE_LINES}`).optional(),
   })
   .refine((q) => [q.after !== undefined, q.before !== undefined, q.tail === true].filter(Boolean).length <= 1, 'give at most one of after, before and tail');

@@ -16,9 +16,17 @@ const httpUrl = z
   }, 'must be an http(s) URL');
 const common = {
   name: z.string().trim().min(1, 'must not be empty').max(100),
-  events: z.array(z.enum(NOTIFY_EVENTS)).min(1, 'choose at least one event').max(NOTIFY_EVENTS.length * 2),
+  events: z
+    .array(z.enum(NOTIFY_EVENTS))
+    .min(1, 'choose at least one event')
+    .max(NOTIFY_EVENTS.length * 2),
 };
-const address = z.string().trim().min(3).max(254).refine((v) => /^[^\s@<>]+@[^\s@<>]+$/.test(v), 'must be an e-mail address');
+const address = z
+  .string()
+  .trim()
+  .min(3)
+  .max(254)
+  .refine((v) => /^[^\s@<>]+@[^\s@<>]+$/.test(v), 'must be an e-mail address');
 const email = {
   host: z.string().trim().min(1).max(253),
   port: z.number().int().min(1).max(65535),

@@ -23,7 +23,6 @@ export const projectRoutes = {
     handler: async ({ access, params }, { core }) => ({ ok: true, proxy: await core.projects.delete(access, params.projectId) }),
   }),
   ...route('projects.database-variable-suggestions', {
-    handler: ({ ctx, access, params }, { core, cache }) =>
-      cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(access, params.projectId) })),
+    handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(access, params.projectId) })),
   }),
 };

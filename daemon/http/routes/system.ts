@@ -34,7 +34,10 @@ const credentialSchemas = {
     apiUser: z.string().trim().min(1, 'must not be empty').max(200),
     apiKey: secret,
     username: z.string().trim().min(1, 'must not be empty').max(200).optional(),
-    clientIp: z.string().trim().refine((v) => isIPv4(v), 'must be an IPv4 address (the one whitelisted for API access)'),
+    clientIp: z
+      .string()
+      .trim()
+      .refine((v) => isIPv4(v), 'must be an IPv4 address (the one whitelisted for API access)'),
     baseUrl,
   }),
   spaceship: z.strictObject({ apiKey: secret, apiSecret: secret, baseUrl }),

@@ -78,9 +78,6 @@ function providerMessage(json: unknown): string | null {
   return null;
 }
 
-
-
-
 function seconds(ms: number): string {
   return `${Number((ms / 1000).toFixed(1))} s`;
 }

@@ -65,9 +65,7 @@ const missingDockerfile: Rule = (e) => {
 };
 
 const missingScript: Rule = (e) => {
-  const hit =
-    lastMatch(e.all, /(?:npm (?:ERR!|error)|ERR_PNPM_NO_SCRIPT)\s+Missing script:\s*"?([^"\s]+)"?/) ??
-    lastMatch(e.all, /error Command "([^"]+)" not found/);
+  const hit = lastMatch(e.all, /(?:npm (?:ERR!|error)|ERR_PNPM_NO_SCRIPT)\s+Missing script:\s*"?([^"\s]+)"?/) ?? lastMatch(e.all, /error Command "([^"]+)" not found/);
   if (!hit) return null;
   const script = hit.match[1]!;
   const inBuild = e.build.some((l) => l.includes(hit.match[0]));
@@ -221,12 +219,18 @@ const portMismatch: Rule = (e) => {
     summary: `The container started, but nothing answered on port ${expected} before the health check gave up, so the deployment failed.`,
     likelyCause:
       `Port mismatch: Berth expects the app on port ${expected} (its internalPort, also given to the app as $PORT), but the app never answered there` +
-      (other ? `; it listens on port ${other.port} ("${quote(other.line)}")` : loopbackOnly ? `; it listens on ${loopbackOnly.match[0]}, which is not reachable from outside the container` : '; it listens on another port, only on 127.0.0.1, or takes too long to start') +
+      (other
+        ? `; it listens on port ${other.port} ("${quote(other.line)}")`
+        : loopbackOnly
+          ? `; it listens on ${loopbackOnly.match[0]}, which is not reachable from outside the container`
+          : '; it listens on another port, only on 127.0.0.1, or takes too long to start') +
       `. The log says: "${quote(hit.line)}"`,
     suggestedFix: other
       ? `Make the app listen on $PORT (${expected}), or set the service's internalPort to ${other.port}.`
       : `Make the app listen on 0.0.0.0:$PORT (${expected}), or set the service's internalPort to the port it does listen on.`,
-    commands: other ? [apiCall('PATCH', `/api/services/${e.prompt.service.id}`, { internalPort: other.port })] : [`grep -rnE "listen|PORT" --include=*.js --include=*.ts --include=*.py --include=Dockerfile .`],
+    commands: other
+      ? [apiCall('PATCH', `/api/services/${e.prompt.service.id}`, { internalPort: other.port })]
+      : [`grep -rnE "listen|PORT" --include=*.js --include=*.ts --include=*.py --include=Dockerfile .`],
   };
 };
 
@@ -283,15 +287,4 @@ const unknown: Rule = (e) => {
 };
 
 /** Most specific first: a port that never answered is often the symptom of a missing variable. */
-export const RULES: readonly Rule[] = [
-  missingDockerfile,
-  missingScript,
-  outOfMemory,
-  dependencyInstall,
-  missingEnv,
-  cloneFailure,
-  portMismatch,
-  crashAtStart,
-  failedBuildStep,
-  unknown,
-];
+export const RULES: readonly Rule[] = [missingDockerfile, missingScript, outOfMemory, dependencyInstall, missingEnv, cloneFailure, portMismatch, crashAtStart, failedBuildStep, unknown];

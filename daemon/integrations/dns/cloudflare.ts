@@ -63,7 +63,10 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
     name: 'Cloudflare',
     async upsertA(hostname, ip, { overwrite, apex }): Promise<ARecordOutcome> {
       const owned = await zones();
-      const zoneName = longestZone(hostname, owned.map((z) => z.name));
+      const zoneName = longestZone(
+        hostname,
+        owned.map((z) => z.name),
+      );
       if (zoneName === null) throw new InvalidInput(`the Cloudflare account has no zone for ${hostname}`, 'no_dns_zone');
       const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
       const host = hostLabel(hostname, zoneName);
@@ -72,7 +75,13 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
       // Every type at the name: a CNAME or AAAA there counts as an existing record too.
       const existing = await api<DnsRecord[]>('GET', zonePath, { name: hostname });
       const named = Array.isArray(existing.result) ? existing.result.filter((r) => r.name.toLowerCase() === hostname) : [];
-      if (!overwrite) refuseExisting(hostname, zoneName, named.map((r) => ({ type: r.type, value: r.content })), ip);
+      if (!overwrite)
+        refuseExisting(
+          hostname,
+          zoneName,
+          named.map((r) => ({ type: r.type, value: r.content })),
+          ip,
+        );
       const records = named.filter((r) => r.type === 'A');
       const body = { type: 'A', name: hostname, content: ip, ttl: 1, proxied: false };
       if (records.length === 0) {
@@ -85,7 +94,10 @@ export function cloudflareProvider(baseUrl: string, creds: CloudflareCredentials
     },
     async removeA(hostname, ip) {
       const owned = await zones();
-      const zoneName = longestZone(hostname, owned.map((z) => z.name));
+      const zoneName = longestZone(
+        hostname,
+        owned.map((z) => z.name),
+      );
       if (zoneName === null) return 'absent';
       const zone = owned.find((z) => z.name.toLowerCase() === zoneName)!;
       const zonePath = `/zones/${encodeURIComponent(zone.id)}/dns_records`;

@@ -17,10 +17,7 @@ export interface ExistingRecord {
 export function refuseExisting(hostname: string, zone: string, records: ExistingRecord[], ip: string): void {
   const other = records.find((r) => ANSWERING.has(r.type.toUpperCase()) && !(r.type.toUpperCase() === 'A' && r.value === ip));
   if (other) {
-    throw new Conflict(
-      `${hostname} already has a DNS record in ${zone}: ${other.type.toUpperCase()} ${other.value}; only a key over all projects may change an existing record`,
-      'dns_record_exists',
-    );
+    throw new Conflict(`${hostname} already has a DNS record in ${zone}: ${other.type.toUpperCase()} ${other.value}; only a key over all projects may change an existing record`, 'dns_record_exists');
   }
 }
 

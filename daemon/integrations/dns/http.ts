@@ -89,6 +89,3 @@ export function refused(endpoint: DnsEndpoint, status: number, message: string):
   const http = status >= 300 || status < 200 ? ` (HTTP ${status})` : '';
   return new ProviderError(`${endpoint.label} refused the request${http}: ${scrubber(endpoint)(excerpt(message, 500))}`);
 }
-
-
-

@@ -51,7 +51,9 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
       : await call(endpoint, { method: 'GET', path: '', query: all, headers: { accept: 'application/xml' } });
     const root = first(res.text, 'ApiResponse');
     if (root === null) throw refusedOrOdd(res.status, `not an API response: ${excerpt(res.text) || 'empty body'}`);
-    const errors = elements(root.inner, 'Error').map((e) => (e.attrs.Number ? `${e.text} (error ${e.attrs.Number})` : e.text)).filter((m) => m !== '');
+    const errors = elements(root.inner, 'Error')
+      .map((e) => (e.attrs.Number ? `${e.text} (error ${e.attrs.Number})` : e.text))
+      .filter((m) => m !== '');
     if (root.attrs.Status !== 'OK' || res.status >= 400) {
       throw refused(endpoint, res.status, errors.length > 0 ? errors.join('; ') : `Status ${root.attrs.Status ?? 'missing'}`);
     }
@@ -66,7 +68,9 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
     const names: string[] = [];
     for (let page = 1; page <= MAX_PAGES; page++) {
       const body = await command('namecheap.domains.getList', { PageSize: String(PAGE_SIZE), Page: String(page) });
-      const found = elements(body, 'Domain').map((d) => d.attrs.Name ?? '').filter((n) => n !== '');
+      const found = elements(body, 'Domain')
+        .map((d) => d.attrs.Name ?? '')
+        .filter((n) => n !== '');
       names.push(...found);
       const total = Number(first(body, 'TotalItems')?.text ?? found.length);
       if (found.length === 0 || names.length >= total) break;
@@ -86,13 +90,15 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
     if (result?.attrs.IsUsingOurDNS?.toLowerCase() === 'false') {
       throw new InvalidInput(`${zone} does not use Namecheap's DNS servers, so its records cannot be set through Namecheap`, 'dns_not_hosted');
     }
-    const hosts = elements(result?.inner ?? listed, 'host').concat(elements(result?.inner ?? listed, 'Host')).map((h) => ({
-      name: h.attrs.Name ?? '',
-      type: (h.attrs.Type ?? '').toUpperCase(),
-      address: h.attrs.Address ?? '',
-      mxPref: h.attrs.MXPref ?? '10',
-      ttl: h.attrs.TTL ?? DEFAULT_TTL,
-    }));
+    const hosts = elements(result?.inner ?? listed, 'host')
+      .concat(elements(result?.inner ?? listed, 'Host'))
+      .map((h) => ({
+        name: h.attrs.Name ?? '',
+        type: (h.attrs.Type ?? '').toUpperCase(),
+        address: h.attrs.Address ?? '',
+        mxPref: h.attrs.MXPref ?? '10',
+        ttl: h.attrs.TTL ?? DEFAULT_TTL,
+      }));
     return { hosts, emailType: result?.attrs.EmailType };
   }
 
@@ -116,7 +122,8 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
     if (emailType) params.EmailType = emailType;
     const set = await command('namecheap.domains.dns.setHosts', params, true);
     const setResult = first(set, 'DomainDNSSetHostsResult');
-    if (setResult && setResult.attrs.IsSuccess?.toLowerCase() !== 'true') throw new ProviderError(`Namecheap did not confirm the host list of ${zone} (IsSuccess=${setResult.attrs.IsSuccess ?? 'missing'})`);
+    if (setResult && setResult.attrs.IsSuccess?.toLowerCase() !== 'true')
+      throw new ProviderError(`Namecheap did not confirm the host list of ${zone} (IsSuccess=${setResult.attrs.IsSuccess ?? 'missing'})`);
   }
 
   return {
@@ -130,7 +137,13 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
       const seen = await hostList(zone);
       const hosts = seen.hosts;
 
-      if (!overwrite) refuseExisting(hostname, zone, hosts.filter((h) => h.name.toLowerCase() === host).map((h) => ({ type: h.type, value: h.address })), ip);
+      if (!overwrite)
+        refuseExisting(
+          hostname,
+          zone,
+          hosts.filter((h) => h.name.toLowerCase() === host).map((h) => ({ type: h.type, value: h.address })),
+          ip,
+        );
       const isTarget = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host;
       const targets = hosts.filter(isTarget);
       if (targets.length > 0 && targets.every((h) => h.address === ip)) return { action: 'unchanged', zone, host };
@@ -155,7 +168,11 @@ export function namecheapProvider(baseUrl: string, creds: NamecheapCredentials, 
       const seen = await hostList(zone);
       const ours = (h: NamecheapHost) => h.type === 'A' && h.name.toLowerCase() === host && h.address === ip;
       if (!seen.hosts.some(ours)) return 'absent';
-      await writeChecked(zone, seen, seen.hosts.filter((h) => !ours(h)));
+      await writeChecked(
+        zone,
+        seen,
+        seen.hosts.filter((h) => !ours(h)),
+      );
       return 'removed';
     },
   };

@@ -66,12 +66,23 @@ export function spaceshipProvider(baseUrl: string, creds: SpaceshipCredentials, 
       const records = Array.isArray(res?.items) ? res.items : [];
       if (!overwrite) {
         const named = records.filter((r) => r.name?.toLowerCase() === host);
-        refuseExisting(hostname, zone, named.map((r) => ({ type: r.type ?? '', value: r.address ?? (r as { cname?: string }).cname ?? '' })), ip);
+        refuseExisting(
+          hostname,
+          zone,
+          named.map((r) => ({ type: r.type ?? '', value: r.address ?? (r as { cname?: string }).cname ?? '' })),
+          ip,
+        );
       }
       const current = records.filter((r) => r.type?.toUpperCase() === 'A' && r.name?.toLowerCase() === host);
       if (current.length > 0 && current.every((r) => r.address === ip)) return { action: 'unchanged', zone, host };
       const stale = current.filter((r) => r.address !== ip);
-      if (stale.length > 0) await api('DELETE', path, undefined, stale.map((r) => ({ type: 'A', name: r.name, address: r.address })));
+      if (stale.length > 0)
+        await api(
+          'DELETE',
+          path,
+          undefined,
+          stale.map((r) => ({ type: 'A', name: r.name, address: r.address })),
+        );
       if (!current.some((r) => r.address === ip)) await api('PUT', path, undefined, { force: true, items: [{ type: 'A', name: host, address: ip, ttl: TTL }] });
       return { action: current.length > 0 ? 'updated' : 'created', zone, host };
     },
@@ -83,7 +94,12 @@ export function spaceshipProvider(baseUrl: string, creds: SpaceshipCredentials, 
       const res = (await api('GET', path, { take: '500', skip: '0' })) as Page<SpaceshipRecord> | undefined;
       const ours = (Array.isArray(res?.items) ? res.items : []).filter((r) => r.type?.toUpperCase() === 'A' && r.name?.toLowerCase() === host && r.address === ip);
       if (ours.length === 0) return 'absent';
-      await api('DELETE', path, undefined, ours.map((r) => ({ type: 'A', name: r.name, address: r.address })));
+      await api(
+        'DELETE',
+        path,
+        undefined,
+        ours.map((r) => ({ type: 'A', name: r.name, address: r.address })),
+      );
       return 'removed';
     },
   };

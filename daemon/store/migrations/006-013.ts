@@ -19,9 +19,13 @@ export function keyedKeyHashes(ctx: MigrationContext): Migration {
       const rows = await knex<{ id: string; token_hash: string }>('keys').select('id', 'token_hash');
       for (const row of rows) {
         if (row.token_hash.startsWith(TOKEN_HASH_PREFIX)) continue;
-        await knex('keys').where({ id: row.id }).update({ token_hash: ctx.tokens.fromSha256(row.token_hash) });
+        await knex('keys')
+          .where({ id: row.id })
+          .update({ token_hash: ctx.tokens.fromSha256(row.token_hash) });
       }
-      await knex('keys').where({ name: 'bootstrap', access: 'write', projects: JSON.stringify('all') }).update({ bootstrap: true });
+      await knex('keys')
+        .where({ name: 'bootstrap', access: 'write', projects: JSON.stringify('all') })
+        .update({ bootstrap: true });
     },
     async down() {
       throw new Error('006_keyed_key_hashes cannot be undone: the plain SHA-256 of a secret cannot be recovered from its keyed hash');
@@ -45,7 +49,6 @@ export const sessions: Migration = {
     await knex.schema.dropTableIfExists('sessions');
   },
 };
-
 
 /** Per-service container limits; null columns follow the server's defaults (core/limits.ts). */
 export const serviceLimits: Migration = {

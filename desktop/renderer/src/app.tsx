@@ -56,10 +56,11 @@ interface SessionAnswer {
 function Gate() {
   const t = useTransport();
   const session = useGet<SessionAnswer | null>(['session'], apiPath('session.get'), {
-    queryFn: () => t.request<SessionAnswer>('GET', apiPath('session.get')).catch((err: unknown) => {
-      if (err instanceof ApiError && err.status === 401) return null;
-      throw err;
-    }),
+    queryFn: () =>
+      t.request<SessionAnswer>('GET', apiPath('session.get')).catch((err: unknown) => {
+        if (err instanceof ApiError && err.status === 401) return null;
+        throw err;
+      }),
     staleTime: Infinity,
   });
   if (session.isPending) return <Loading what="Berth" />;

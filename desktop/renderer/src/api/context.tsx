@@ -37,7 +37,7 @@ export function useAction<B = unknown, R = unknown>(method: Method, path: string
   const qc = useQueryClient();
   const notify = useNotify();
   return useMutation<R, Error, B>({
-    mutationFn: (body: B) => t.request<R>(method, typeof path === 'function' ? path(body) : path, method === 'GET' ? undefined : (body as unknown) ?? undefined),
+    mutationFn: (body: B) => t.request<R>(method, typeof path === 'function' ? path(body) : path, method === 'GET' ? undefined : ((body as unknown) ?? undefined)),
     onSuccess: (r) => {
       for (const k of opts.invalidate ?? []) void qc.invalidateQueries({ queryKey: k });
       const msg = typeof opts.success === 'function' ? opts.success(r) : opts.success;

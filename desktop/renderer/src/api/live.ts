@@ -34,7 +34,13 @@ export function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['backups', e.data.serviceId]];
     case 'import':
       // a finished import changed the data too
-      return e.data.status === 'running' ? [['imports', e.data.serviceId]] : [['imports', e.data.serviceId], ['tables', e.data.serviceId], ['rows', e.data.serviceId]];
+      return e.data.status === 'running'
+        ? [['imports', e.data.serviceId]]
+        : [
+            ['imports', e.data.serviceId],
+            ['tables', e.data.serviceId],
+            ['rows', e.data.serviceId],
+          ];
     case 'project':
       // the keys page names projects from ['projects']
       return [['projects'], ['project', e.data.slug]];

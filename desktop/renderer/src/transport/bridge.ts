@@ -4,7 +4,6 @@
 import type { BerthApi } from '../../../ipc/contract';
 import { toApiError, type Method, type StreamListener, type Transport } from './transport';
 
-
 /** What the preload exposes; nothing else crosses into the renderer. */
 export type BerthBridge = BerthApi;
 
@@ -29,7 +28,12 @@ export class BridgeTransport implements Transport {
   }
 
   subscribe(path: string, listener: StreamListener): () => void {
-    return this.bridge.subscribe(this.serverId, path, (e) => listener.onEvent(e), (s) => listener.onState?.(s));
+    return this.bridge.subscribe(
+      this.serverId,
+      path,
+      (e) => listener.onEvent(e),
+      (s) => listener.onState?.(s),
+    );
   }
 
   /** The main process asks where to save (a cancelled dialog is not an error) and streams the file there. */

@@ -102,7 +102,25 @@ export function ShownOnce({ label, value, children, onDone }: { label: string; v
 }
 
 /** A button that asks first. `typed` makes the user type a word (a name) to confirm. */
-export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, busy, variant = 'danger', typed }: { label: string; title: string; message: ReactNode; confirmLabel: string; onConfirm: () => void; busy?: boolean; variant?: 'danger' | 'primary' | 'default'; typed?: string }) {
+export function ConfirmButton({
+  label,
+  title,
+  message,
+  confirmLabel,
+  onConfirm,
+  busy,
+  variant = 'danger',
+  typed,
+}: {
+  label: string;
+  title: string;
+  message: ReactNode;
+  confirmLabel: string;
+  onConfirm: () => void;
+  busy?: boolean;
+  variant?: 'danger' | 'primary' | 'default';
+  typed?: string;
+}) {
   const [open, setOpen] = useState(false);
   const [text, setText] = useState('');
   return (
@@ -113,9 +131,7 @@ export function ConfirmButton({ label, title, message, confirmLabel, onConfirm, 
       <Modal open={open} title={title} onClose={() => setOpen(false)}>
         <div className="stack">
           <div>{message}</div>
-          {typed ? (
-            <Field label={`Type ${typed} to confirm`}>{(id) => <input id={id} value={text} onChange={(e) => setText(e.target.value)} autoComplete="off" />}</Field>
-          ) : null}
+          {typed ? <Field label={`Type ${typed} to confirm`}>{(id) => <input id={id} value={text} onChange={(e) => setText(e.target.value)} autoComplete="off" />}</Field> : null}
           <div className="row end">
             <Button onClick={() => setOpen(false)}>Cancel</Button>
             <Button

@@ -30,7 +30,8 @@ export default function CreateServicePage({ slug }: { slug: string }) {
   return (
     <div className="page narrow">
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link href="/">Projects</Link> <span aria-hidden="true">/</span> <Link href={`/projects/${p.slug}`}>{p.name}</Link> <span aria-hidden="true">/</span> <span aria-current="page">New service</span>
+        <Link href="/">Projects</Link> <span aria-hidden="true">/</span> <Link href={`/projects/${p.slug}`}>{p.name}</Link> <span aria-hidden="true">/</span>{' '}
+        <span aria-current="page">New service</span>
       </nav>
       <h1>New service</h1>
       <Tabs tabs={FLOWS} value={flow} onChange={setFlow} label="Kind of service" />

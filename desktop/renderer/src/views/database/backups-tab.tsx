@@ -78,7 +78,14 @@ export default function BackupsTab({ service: s }: { service: Service }) {
 function BackupRow({ backup: b, serviceId }: { backup: Backup; serviceId: string }) {
   const t = useTransport();
   const notify = useNotify();
-  const restore = useAction<void, { restoredAt: string }>('POST', apiPath('backups.restore', { serviceId, backupId: b.id }), { invalidate: [['backups', serviceId], ['tables', serviceId], ['rows', serviceId]], success: 'Restored' });
+  const restore = useAction<void, { restoredAt: string }>('POST', apiPath('backups.restore', { serviceId, backupId: b.id }), {
+    invalidate: [
+      ['backups', serviceId],
+      ['tables', serviceId],
+      ['rows', serviceId],
+    ],
+    success: 'Restored',
+  });
   const del = useAction('DELETE', apiPath('backups.delete', { serviceId, backupId: b.id }), { invalidate: [['backups', serviceId]], success: 'Backup deleted' });
   return (
     <tr>
@@ -105,12 +112,22 @@ function BackupRow({ backup: b, serviceId }: { backup: Backup; serviceId: string
               busy={restore.isPending}
               onConfirm={() => restore.mutate()}
             />{' '}
-            <Button className="btn-small" onClick={() => void t.download(apiPath('backups.download', { serviceId, backupId: b.id }), `backup-${b.id}.${b.engine}.dump`).catch((e: Error) => notify.error(e.message))}>
+            <Button
+              className="btn-small"
+              onClick={() => void t.download(apiPath('backups.download', { serviceId, backupId: b.id }), `backup-${b.id}.${b.engine}.dump`).catch((e: Error) => notify.error(e.message))}
+            >
               Download
             </Button>{' '}
           </>
         ) : null}
-        <ConfirmButton label="Delete" title="Delete this backup?" message="Its file is removed from every storage." confirmLabel="Delete backup" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />
+        <ConfirmButton
+          label="Delete"
+          title="Delete this backup?"
+          message="Its file is removed from every storage."
+          confirmLabel="Delete backup"
+          busy={del.isPending}
+          onConfirm={() => del.mutate(undefined)}
+        />
       </td>
     </tr>
   );
@@ -125,7 +142,9 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
       <label className="check">
         <input type="checkbox" checked={f[k]} onChange={(e) => setF({ ...f, [k]: e.target.checked })} /> {label}
       </label>
-      <Field label={`Keep (${label.toLowerCase()})`}>{(id) => <input id={id} type="number" min={1} max={1000} value={f[keep]} onChange={(e) => setF({ ...f, [keep]: Number(e.target.value) })} className="short" />}</Field>
+      <Field label={`Keep (${label.toLowerCase()})`}>
+        {(id) => <input id={id} type="number" min={1} max={1000} value={f[keep]} onChange={(e) => setF({ ...f, [keep]: Number(e.target.value) })} className="short" />}
+      </Field>
     </div>
   );
   return (
@@ -134,7 +153,16 @@ function Schedule({ serviceId, settings, remote }: { serviceId: string; settings
       aria-label="Backup schedule"
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate({ storage: f.storage, automaticEnabled: f.automaticEnabled, dailyEnabled: f.dailyEnabled, weeklyEnabled: f.weeklyEnabled, monthlyEnabled: f.monthlyEnabled, keepDaily: f.keepDaily, keepWeekly: f.keepWeekly, keepMonthly: f.keepMonthly });
+        save.mutate({
+          storage: f.storage,
+          automaticEnabled: f.automaticEnabled,
+          dailyEnabled: f.dailyEnabled,
+          weeklyEnabled: f.weeklyEnabled,
+          monthlyEnabled: f.monthlyEnabled,
+          keepDaily: f.keepDaily,
+          keepWeekly: f.keepWeekly,
+          keepMonthly: f.keepMonthly,
+        });
       }}
     >
       <h2 className="h3">Schedule</h2>

@@ -66,9 +66,17 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
   const [trail, setTrail] = useState<PageStart[]>([{ after: null, offset: 0, start: 0 }]);
   const at = trail[trail.length - 1]!;
   const where = at.after !== null ? { after: at.after } : { offset: at.offset };
-  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, at.after, at.offset], apiPath('database.rows', { serviceId }, { table, limit: PAGE, ...where }), { placeholderData: (prev) => prev });
+  const page = useGet<DatabaseRowsPage>(['rows', serviceId, table, at.after, at.offset], apiPath('database.rows', { serviceId }, { table, limit: PAGE, ...where }), {
+    placeholderData: (prev) => prev,
+  });
   const [editing, setEditing] = useState<DbRow | 'new' | null>(null);
-  const del = useAction<{ table: string; primaryKey: DbRow }>('DELETE', apiPath('database.rows.delete', { serviceId }), { invalidate: [['rows', serviceId, table], ['tables', serviceId]], success: 'Row deleted' });
+  const del = useAction<{ table: string; primaryKey: DbRow }>('DELETE', apiPath('database.rows.delete', { serviceId }), {
+    invalidate: [
+      ['rows', serviceId, table],
+      ['tables', serviceId],
+    ],
+    success: 'Row deleted',
+  });
   if (!page.data) return page.error ? <ErrorNote error={page.error} /> : <Loading what="rows" />;
   const { columns, rows, total, totalEstimated, nextCursor } = page.data;
   const keys = columns.filter((c) => c.primary);
@@ -85,9 +93,7 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
       <div className="row between">
         <h2 className="h3 mono">{table}</h2>
         <div className="row">
-          <span className="muted small">
-            {total === 0 ? 'empty' : `${offset + 1}–${offset + rows.length} of ${totalEstimated ? '~' : ''}${total}`}
-          </span>
+          <span className="muted small">{total === 0 ? 'empty' : `${offset + 1}–${offset + rows.length} of ${totalEstimated ? '~' : ''}${total}`}</span>
           <Button disabled={trail.length === 1} onClick={() => setTrail(trail.slice(0, -1))} aria-label="Previous page">
             ←
           </Button>
@@ -130,7 +136,13 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
                       <Button className="btn-small" onClick={() => setEditing(r)} aria-label={`Edit row ${i + 1 + offset}`}>
                         Edit
                       </Button>{' '}
-                      <ConfirmButton label="Delete" title="Delete this row?" message={<span className="mono small">{JSON.stringify(pk(r))}</span>} confirmLabel="Delete row" onConfirm={() => del.mutate({ table, primaryKey: pk(r) })} />
+                      <ConfirmButton
+                        label="Delete"
+                        title="Delete this row?"
+                        message={<span className="mono small">{JSON.stringify(pk(r))}</span>}
+                        confirmLabel="Delete row"
+                        onConfirm={() => del.mutate({ table, primaryKey: pk(r) })}
+                      />
                     </>
                   ) : null}
                 </td>
@@ -140,15 +152,44 @@ function Rows({ serviceId, table }: { serviceId: string; table: string }) {
         </table>
       </div>
       {rows.length === 0 ? <p className="muted">No rows. Insert one, or load data with the query console.</p> : null}
-      {editing ? <RowEditor serviceId={serviceId} table={table} columns={columns} row={editing === 'new' ? null : editing} primaryKey={editing === 'new' ? null : pk(editing)} onClose={() => setEditing(null)} /> : null}
+      {editing ? (
+        <RowEditor
+          serviceId={serviceId}
+          table={table}
+          columns={columns}
+          row={editing === 'new' ? null : editing}
+          primaryKey={editing === 'new' ? null : pk(editing)}
+          onClose={() => setEditing(null)}
+        />
+      ) : null}
     </div>
   );
 }
 
-function RowEditor({ serviceId, table, columns, row, primaryKey, onClose }: { serviceId: string; table: string; columns: DatabaseRowsPage['columns']; row: DbRow | null; primaryKey: DbRow | null; onClose: () => void }) {
+function RowEditor({
+  serviceId,
+  table,
+  columns,
+  row,
+  primaryKey,
+  onClose,
+}: {
+  serviceId: string;
+  table: string;
+  columns: DatabaseRowsPage['columns'];
+  row: DbRow | null;
+  primaryKey: DbRow | null;
+  onClose: () => void;
+}) {
   const [values, setValues] = useState<Record<string, string>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? (row[c.name] === null ? '' : cellText(row[c.name]!)) : ''])));
   const [nulls, setNulls] = useState<Record<string, boolean>>(() => Object.fromEntries(columns.map((c) => [c.name, row ? row[c.name] === null : false])));
-  const opts = { invalidate: [['rows', serviceId, table], ['tables', serviceId]], onSuccess: onClose };
+  const opts = {
+    invalidate: [
+      ['rows', serviceId, table],
+      ['tables', serviceId],
+    ],
+    onSuccess: onClose,
+  };
   const insert = useAction<{ table: string; values: DbRow }>('POST', apiPath('database.rows.insert', { serviceId }), { ...opts, success: 'Row inserted' });
   const update = useAction<{ table: string; primaryKey: DbRow; values: DbRow }>('PATCH', apiPath('database.rows.update', { serviceId }), { ...opts, success: 'Row saved' });
   const submit = () => {

@@ -19,7 +19,13 @@ export function QueryConsole({ serviceId, engine }: { serviceId: string; engine:
   const host = useRef<HTMLDivElement>(null);
   const view = useRef<EditorView | null>(null);
   const [result, setResult] = useState<DatabaseQueryResult | null>(null);
-  const run = useAction<{ sql: string }, DatabaseQueryResult>('POST', apiPath('database.query', { serviceId }), { invalidate: [['tables', serviceId], ['rows', serviceId]], onSuccess: setResult });
+  const run = useAction<{ sql: string }, DatabaseQueryResult>('POST', apiPath('database.query', { serviceId }), {
+    invalidate: [
+      ['tables', serviceId],
+      ['rows', serviceId],
+    ],
+    onSuccess: setResult,
+  });
   const runRef = useRef(() => undefined as void);
   runRef.current = () => {
     const text = view.current?.state.doc.toString().trim();

@@ -59,7 +59,16 @@ export default function KeysPage() {
 
 function Revoke({ k }: { k: ApiKey }) {
   const del = useAction('DELETE', apiPath('keys.revoke', { keyId: k.id }), { invalidate: [['keys']], success: `${k.name} revoked` });
-  return <ConfirmButton label="Revoke" title={`Revoke ${k.name}?`} message="Scripts using it stop working and consoles signed in with it are signed out." confirmLabel="Revoke key" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
+  return (
+    <ConfirmButton
+      label="Revoke"
+      title={`Revoke ${k.name}?`}
+      message="Scripts using it stop working and consoles signed in with it are signed out."
+      confirmLabel="Revoke key"
+      busy={del.isPending}
+      onConfirm={() => del.mutate(undefined)}
+    />
+  );
 }
 
 function CreateKey({ projects, onClose }: { projects: Project[]; onClose: () => void }) {

@@ -79,7 +79,7 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
                 <td>
                   <Status value={s.status} />
                 </td>
-                <td>{s.status === 'active' ? (s.reachable ? <span className="tone-ok-text">Yes</span> : <span className="tone-bad-text">No</span>) : <span className="muted">—</span>}</td>
+                <td>{s.status === 'active' ? s.reachable ? <span className="tone-ok-text">Yes</span> : <span className="tone-bad-text">No</span> : <span className="muted">—</span>}</td>
                 <td className="truncate">
                   {s.primaryUrl && serviceKind(s) !== 'database' && serviceKind(s) !== 'worker' ? (
                     <a href={s.primaryUrl} target="_blank" rel="noreferrer noopener">
@@ -106,7 +106,11 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
 function EditProject({ project, open, onClose }: { project: Project; open: boolean; onClose: () => void }) {
   const [name, setName] = useState(project.name);
   const [description, setDescription] = useState(project.description);
-  const save = useAction<{ name: string; description: string }>('PATCH', apiPath('projects.patch', { projectId: project.id }), { invalidate: [['project'], ['projects']], success: 'Project saved', onSuccess: onClose });
+  const save = useAction<{ name: string; description: string }>('PATCH', apiPath('projects.patch', { projectId: project.id }), {
+    invalidate: [['project'], ['projects']],
+    success: 'Project saved',
+    onSuccess: onClose,
+  });
   return (
     <Modal open={open} title="Rename project" onClose={onClose}>
       <form

@@ -34,9 +34,7 @@ export function DiskCard() {
     <section className="card stack" aria-label="Free disk">
       <h2 className="h3">Free disk</h2>
       <ErrorNote error={q.error} />
-      {disk ? (
-        <p className={disk.low ? 'tone-bad-text' : 'muted'}>{disk.low ? disk.message : 'Enough free space: new builds, deploys and backups may start.'}</p>
-      ) : null}
+      {disk ? <p className={disk.low ? 'tone-bad-text' : 'muted'}>{disk.low ? disk.message : 'Enough free space: new builds, deploys and backups may start.'}</p> : null}
       {(disk?.volumes ?? []).map((v) => (
         <div key={v.role} className="meter-row">
           <span className="small">

@@ -54,8 +54,22 @@ export default function ServerPage() {
       {m ? (
         <>
           <div className="grid charts">
-            <Chart title="CPU" unit="%" samples={samples} series={[{ key: 'cpu', label: 'CPU %', color: '#6366f1' }]} max={100} now={m.host.cpu ? `${m.host.cpu.loadPercent.toFixed(0)}% of ${m.host.cpu.cores} cores` : 'unavailable'} />
-            <Chart title="Memory" unit="%" samples={samples} series={[{ key: 'mem', label: 'Memory %', color: '#0ea5e9' }]} max={100} now={m.host.memory ? `${bytes(m.host.memory.usedBytes)} of ${bytes(m.host.memory.totalBytes)}` : 'unavailable'} />
+            <Chart
+              title="CPU"
+              unit="%"
+              samples={samples}
+              series={[{ key: 'cpu', label: 'CPU %', color: '#6366f1' }]}
+              max={100}
+              now={m.host.cpu ? `${m.host.cpu.loadPercent.toFixed(0)}% of ${m.host.cpu.cores} cores` : 'unavailable'}
+            />
+            <Chart
+              title="Memory"
+              unit="%"
+              samples={samples}
+              series={[{ key: 'mem', label: 'Memory %', color: '#0ea5e9' }]}
+              max={100}
+              now={m.host.memory ? `${bytes(m.host.memory.usedBytes)} of ${bytes(m.host.memory.totalBytes)}` : 'unavailable'}
+            />
             <Chart
               title="Network"
               unit="KB/s"
@@ -121,7 +135,21 @@ export default function ServerPage() {
   );
 }
 
-function Chart({ title, unit, samples, series, max, now }: { title: string; unit: string; samples: Sample[]; series: { key: keyof Sample; label: string; color: string }[]; max?: number; now: string }) {
+function Chart({
+  title,
+  unit,
+  samples,
+  series,
+  max,
+  now,
+}: {
+  title: string;
+  unit: string;
+  samples: Sample[];
+  series: { key: keyof Sample; label: string; color: string }[];
+  max?: number;
+  now: string;
+}) {
   const host = useRef<HTMLDivElement>(null);
   const plot = useRef<uPlot | null>(null);
   useEffect(() => {

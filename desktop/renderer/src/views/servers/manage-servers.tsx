@@ -40,7 +40,11 @@ function AddServerForm({ bridge, onDone }: { bridge: BerthBridge; onDone(): void
     try {
       const r = await call<{ server: ServerSummary; test: { ok: boolean; error?: string; version?: string; key?: { name: string; access: string } } }>(bridge, 'POST', '/desktop/servers', form);
       setForm({ name: '', url: '', key: '', fingerprint: '' });
-      setMessage(r.test.ok ? { kind: 'ok', text: `Added ${r.server.name}: Berth ${r.test.version}, key "${r.test.key?.name}" (${r.test.key?.access}).` } : { kind: 'bad', text: `Added ${r.server.name}, but the test failed: ${r.test.error}` });
+      setMessage(
+        r.test.ok
+          ? { kind: 'ok', text: `Added ${r.server.name}: Berth ${r.test.version}, key "${r.test.key?.name}" (${r.test.key?.access}).` }
+          : { kind: 'bad', text: `Added ${r.server.name}, but the test failed: ${r.test.error}` },
+      );
       onDone();
     } catch (err) {
       setMessage({ kind: 'bad', text: err instanceof Error ? err.message : String(err) });
@@ -108,7 +112,9 @@ function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummar
         className="btn"
         onClick={() =>
           act(
-            call<{ test: { ok: boolean; error?: string; version?: string } }>(bridge, 'POST', `/desktop/servers/${s.id}/test`).then((r) => setNote(r.test.ok ? `Connected: Berth ${r.test.version}.` : `Test failed: ${r.test.error}`)),
+            call<{ test: { ok: boolean; error?: string; version?: string } }>(bridge, 'POST', `/desktop/servers/${s.id}/test`).then((r) =>
+              setNote(r.test.ok ? `Connected: Berth ${r.test.version}.` : `Test failed: ${r.test.error}`),
+            ),
           )
         }
       >

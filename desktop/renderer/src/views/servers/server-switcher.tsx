@@ -80,7 +80,9 @@ export function DesktopRoot({ bridge, initial }: { bridge: BerthBridge & { serve
       window.clearTimeout(timer);
       timer = window.setTimeout(refresh, 150);
     };
-    const stops = serverIds.split(',').map((id) => bridge.subscribe(id, '/api/events', (e) => (e.event === 'service' || e.event === 'deployment' || e.event === 'backup' || e.event === 'reset' ? soon() : undefined), soon));
+    const stops = serverIds
+      .split(',')
+      .map((id) => bridge.subscribe(id, '/api/events', (e) => (e.event === 'service' || e.event === 'deployment' || e.event === 'backup' || e.event === 'reset' ? soon() : undefined), soon));
     return () => {
       window.clearTimeout(timer);
       stops.forEach((stop) => stop());

@@ -117,7 +117,13 @@ function DeploymentDetail({ deployment: d }: { deployment: Deployment }) {
       ) : null}
       <LogView lines={lines} label="Build log" emptyText={log.state === 'open' || (log.ended === null && deploymentInProgress(d.status)) ? 'Waiting for the first lines…' : 'No log lines.'} />
       <div className="muted small" role="status">
-        {log.ended ? `Build log complete: ${log.ended}. ${lines.length} lines.` : log.state === 'open' ? `Following the build log live · ${lines.length} lines` : log.state === 'reconnecting' ? 'Connecting to the build log…' : ''}
+        {log.ended
+          ? `Build log complete: ${log.ended}. ${lines.length} lines.`
+          : log.state === 'open'
+            ? `Following the build log live · ${lines.length} lines`
+            : log.state === 'reconnecting'
+              ? 'Connecting to the build log…'
+              : ''}
       </div>
       {status === 'failed' ? <Explain deploymentId={d.id} /> : null}
     </div>
@@ -129,7 +135,9 @@ function Explain({ deploymentId }: { deploymentId: string }) {
   const [providerId, setProviderId] = useState('local');
   const [model, setModel] = useState('');
   const [result, setResult] = useState<Explanation | null>(null);
-  const explain = useAction<{ providerId: string; model?: string }, { explanation: Explanation }>('POST', apiPath('deployments.explain-failure', { deploymentId }), { onSuccess: (r) => setResult(r.explanation) });
+  const explain = useAction<{ providerId: string; model?: string }, { explanation: Explanation }>('POST', apiPath('deployments.explain-failure', { deploymentId }), {
+    onSuccess: (r) => setResult(r.explanation),
+  });
   const chosen = providers.data?.providers.find((p) => p.id === providerId);
   return (
     <div className="card explain stack">
@@ -152,7 +160,9 @@ function Explain({ deploymentId }: { deploymentId: string }) {
             </select>
           )}
         </Field>
-        {chosen && chosen.kind !== 'local' ? <Field label="Model">{(id) => <input id={id} value={model} onChange={(e) => setModel(e.target.value)} placeholder={chosen.defaultModel ?? ''} />}</Field> : null}
+        {chosen && chosen.kind !== 'local' ? (
+          <Field label="Model">{(id) => <input id={id} value={model} onChange={(e) => setModel(e.target.value)} placeholder={chosen.defaultModel ?? ''} />}</Field>
+        ) : null}
         <Button type="submit" variant="primary" busy={explain.isPending}>
           Explain this failure
         </Button>

@@ -69,8 +69,15 @@ export function DomainsTab({ overview }: { overview: ServiceOverview }) {
 function DomainRow({ domain: d, serviceId, providers, onProxy }: { domain: Domain; serviceId: string; providers: DnsProviderStatus[]; onProxy: (p: ProxyResult) => void }) {
   const [providerId, setProviderId] = useState<string>(providers[0]?.id ?? '');
   const [record, setRecord] = useState<DnsRecordResult | null>(null);
-  const remove = useAction<void, { proxy: ProxyResult }>('DELETE', apiPath('domains.delete', { serviceId, domainId: d.id }), { invalidate: [['service', serviceId]], success: `${d.hostname} removed`, onSuccess: (r) => onProxy(r.proxy) });
-  const dns = useAction<{ providerId: string }, { result: DnsRecordResult }>('POST', apiPath('domains.dns-record', { serviceId, domainId: d.id }), { success: (r) => `DNS record ${r.result.action}`, onSuccess: (r) => setRecord(r.result) });
+  const remove = useAction<void, { proxy: ProxyResult }>('DELETE', apiPath('domains.delete', { serviceId, domainId: d.id }), {
+    invalidate: [['service', serviceId]],
+    success: `${d.hostname} removed`,
+    onSuccess: (r) => onProxy(r.proxy),
+  });
+  const dns = useAction<{ providerId: string }, { result: DnsRecordResult }>('POST', apiPath('domains.dns-record', { serviceId, domainId: d.id }), {
+    success: (r) => `DNS record ${r.result.action}`,
+    onSuccess: (r) => setRecord(r.result),
+  });
   return (
     <li className="list-row">
       <div className="row between wrap">
@@ -100,7 +107,14 @@ function DomainRow({ domain: d, serviceId, providers, onProxy }: { domain: Domai
           ) : (
             <span className="muted small">Connect a DNS provider in Settings to create its record from here.</span>
           )}
-          <ConfirmButton label="Remove" title={`Remove ${d.hostname}?`} message="The reverse proxy stops serving this hostname." confirmLabel="Remove domain" busy={remove.isPending} onConfirm={() => remove.mutate()} />
+          <ConfirmButton
+            label="Remove"
+            title={`Remove ${d.hostname}?`}
+            message="The reverse proxy stops serving this hostname."
+            confirmLabel="Remove domain"
+            busy={remove.isPending}
+            onConfirm={() => remove.mutate()}
+          />
         </div>
       </div>
       <ErrorNote error={dns.error} />

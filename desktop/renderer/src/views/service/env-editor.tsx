@@ -39,7 +39,9 @@ export function EnvEditor({ overview }: { overview: ServiceOverview }) {
               <tr key={v.id}>
                 <td className="mono strong">{v.key}</td>
                 <td className="mono small truncate">{show || v.value.includes('${') ? v.value : '••••••••'}</td>
-                <td className="mono small truncate">{v.value.includes('${') ? (show ? v.resolvedValue : v.resolvedValue ? '•••• (resolved)' : <span className="tone-bad-text">unresolved</span>) : <span className="muted">—</span>}</td>
+                <td className="mono small truncate">
+                  {v.value.includes('${') ? show ? v.resolvedValue : v.resolvedValue ? '•••• (resolved)' : <span className="tone-bad-text">unresolved</span> : <span className="muted">—</span>}
+                </td>
                 <td className="right">
                   <DeleteVar serviceId={s.id} envId={v.id} name={v.key} />
                 </td>
@@ -54,7 +56,16 @@ export function EnvEditor({ overview }: { overview: ServiceOverview }) {
 
 function DeleteVar({ serviceId, envId, name }: { serviceId: string; envId: string; name: string }) {
   const del = useAction('DELETE', apiPath('env.delete', { serviceId, envId }), { invalidate: [['service', serviceId]], success: `${name} deleted` });
-  return <ConfirmButton label="Delete" title={`Delete ${name}?`} message="The running service keeps its value until the next deployment." confirmLabel="Delete variable" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
+  return (
+    <ConfirmButton
+      label="Delete"
+      title={`Delete ${name}?`}
+      message="The running service keeps its value until the next deployment."
+      confirmLabel="Delete variable"
+      busy={del.isPending}
+      onConfirm={() => del.mutate(undefined)}
+    />
+  );
 }
 
 function EnvForm({ serviceId }: { serviceId: string }) {
@@ -75,7 +86,10 @@ function EnvForm({ serviceId }: { serviceId: string }) {
   const typing = open >= 0 && !value.slice(open).includes('}') ? value.slice(open + 2).toLowerCase() : null;
   const options = useMemo(() => {
     if (typing === null) return [];
-    const all = [...(suggestions.data?.databaseVariables ?? []).map((d) => ({ ref: d.value.replace(/^\$\{|\}$/g, ''), label: d.label })), ...(suggestions.data?.suggestions ?? []).filter((x) => x.key.includes('.')).map((x) => ({ ref: x.key, label: x.label }))];
+    const all = [
+      ...(suggestions.data?.databaseVariables ?? []).map((d) => ({ ref: d.value.replace(/^\$\{|\}$/g, ''), label: d.label })),
+      ...(suggestions.data?.suggestions ?? []).filter((x) => x.key.includes('.')).map((x) => ({ ref: x.key, label: x.label })),
+    ];
     const seen = new Set<string>();
     return all.filter((o) => !seen.has(o.ref) && seen.add(o.ref) && o.ref.toLowerCase().includes(typing)).slice(0, 8);
   }, [typing, suggestions.data]);
@@ -94,7 +108,9 @@ function EnvForm({ serviceId }: { serviceId: string }) {
           {(id) => <input id={id} value={key} onChange={(e) => setKey(e.target.value.toUpperCase())} className="mono" aria-invalid={!keyOk} placeholder="DATABASE_URL" required />}
         </Field>
         <Field label="Value" hint="Type ${ to reference another service's variable">
-          {(id) => <input id={id} ref={valueRef} value={value} onChange={(e) => setValue(e.target.value)} className="mono" autoComplete="off" aria-controls={options.length ? 'env-suggestions' : undefined} />}
+          {(id) => (
+            <input id={id} ref={valueRef} value={value} onChange={(e) => setValue(e.target.value)} className="mono" autoComplete="off" aria-controls={options.length ? 'env-suggestions' : undefined} />
+          )}
         </Field>
       </div>
       {options.length > 0 ? (

@@ -37,7 +37,12 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
     { id: 'logs', label: 'Logs' },
     { id: 'variables', label: 'Variables' },
     ...(kind !== 'worker' && kind !== 'database' ? [{ id: 'domains' as Tab, label: 'Domains' }] : []),
-    ...(kind === 'database' ? [{ id: 'data' as Tab, label: 'Data' }, { id: 'backups' as Tab, label: 'Backups' }] : []),
+    ...(kind === 'database'
+      ? [
+          { id: 'data' as Tab, label: 'Data' },
+          { id: 'backups' as Tab, label: 'Backups' },
+        ]
+      : []),
     { id: 'settings', label: 'Settings' },
   ];
   const current = (tabs.find((t) => t.id === tab)?.id ?? 'deployments') as Tab;
@@ -45,8 +50,8 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
   return (
     <div className="page">
       <nav aria-label="Breadcrumb" className="crumbs">
-        <Link href="/">Projects</Link> <span aria-hidden="true">/</span> {project ? <Link href={`/projects/${project.slug}`}>{project.name}</Link> : <span>Project</span>} <span aria-hidden="true">/</span>{' '}
-        <span aria-current="page">{s.name}</span>
+        <Link href="/">Projects</Link> <span aria-hidden="true">/</span> {project ? <Link href={`/projects/${project.slug}`}>{project.name}</Link> : <span>Project</span>}{' '}
+        <span aria-hidden="true">/</span> <span aria-current="page">{s.name}</span>
       </nav>
       <div className="page-head">
         <div>

@@ -20,10 +20,16 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
     internalPort: String(s.internalPort ?? ''),
   });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
-  const save = useAction<Record<string, unknown>>('PATCH', apiPath('services.patch', { serviceId: s.id }), { invalidate: [['service', s.id], ['projects']], success: 'Settings saved; they apply at the next deployment' });
+  const save = useAction<Record<string, unknown>>('PATCH', apiPath('services.patch', { serviceId: s.id }), {
+    invalidate: [['service', s.id], ['projects']],
+    success: 'Settings saved; they apply at the next deployment',
+  });
   const [, navigate] = useLocation();
   const [target, setTarget] = useState('');
-  const transfer = useAction<{ targetProjectId: string }>('POST', apiPath('services.transfer', { serviceId: s.id }), { invalidate: [['service', s.id], ['projects'], ['project']], success: 'Service moved' });
+  const transfer = useAction<{ targetProjectId: string }>('POST', apiPath('services.transfer', { serviceId: s.id }), {
+    invalidate: [['service', s.id], ['projects'], ['project']],
+    success: 'Service moved',
+  });
   const remove = useAction('DELETE', apiPath('services.delete', { serviceId: s.id }), { invalidate: [['projects'], ['project']], success: `${s.name} deleted`, onSuccess: () => navigate('/') });
   const git = kind === 'git' || kind === 'worker' || kind === 'static';
   return (
@@ -34,7 +40,16 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
         onSubmit={(e) => {
           e.preventDefault();
           const body: Record<string, unknown> = { internalPort: f.internalPort ? Number(f.internalPort) : undefined };
-          if (git) Object.assign(body, { branch: f.branch, rootDir: f.rootDir || null, buildCommand: f.buildCommand || null, startCommand: f.startCommand || null, buildMethod: f.buildMethod, dockerfilePath: f.dockerfilePath || null, runtimeMode: f.runtimeMode });
+          if (git)
+            Object.assign(body, {
+              branch: f.branch,
+              rootDir: f.rootDir || null,
+              buildCommand: f.buildCommand || null,
+              startCommand: f.startCommand || null,
+              buildMethod: f.buildMethod,
+              dockerfilePath: f.dockerfilePath || null,
+              runtimeMode: f.runtimeMode,
+            });
           save.mutate(body);
         }}
       >
@@ -101,14 +116,30 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
               </select>
             )}
           </Field>
-          <ConfirmButton variant="primary" label="Move service" title={`Move ${s.name}?`} message="It joins the other project's network at its next deployment; references to it from this project stop resolving." confirmLabel="Move" busy={transfer.isPending} onConfirm={() => target && transfer.mutate({ targetProjectId: target })} />
+          <ConfirmButton
+            variant="primary"
+            label="Move service"
+            title={`Move ${s.name}?`}
+            message="It joins the other project's network at its next deployment; references to it from this project stop resolving."
+            confirmLabel="Move"
+            busy={transfer.isPending}
+            onConfirm={() => target && transfer.mutate({ targetProjectId: target })}
+          />
         </div>
       </div>
       <div className="card danger-zone stack">
         <h2 className="h3">Delete service</h2>
         <p className="muted">Removes its containers, image, domains, variables and deployments{kind === 'database' ? ', and its data volume and backups' : ''}.</p>
         <div>
-          <ConfirmButton label="Delete service" title={`Delete ${s.name}?`} message="This cannot be undone." typed={s.name} confirmLabel="Delete service" busy={remove.isPending} onConfirm={() => remove.mutate(undefined)} />
+          <ConfirmButton
+            label="Delete service"
+            title={`Delete ${s.name}?`}
+            message="This cannot be undone."
+            typed={s.name}
+            confirmLabel="Delete service"
+            busy={remove.isPending}
+            onConfirm={() => remove.mutate(undefined)}
+          />
         </div>
       </div>
     </div>

@@ -20,7 +20,8 @@ export function AiProviders() {
         {(q.data?.providers ?? []).map((p) => (
           <li key={p.id} className="list-row row between">
             <span>
-              <span className="strong">{p.name}</span> <span className="muted small">{p.kind === 'local' ? 'built in, offline' : `${p.kind}${p.defaultModel ? ` · ${p.defaultModel}` : ''}${p.baseUrl ? ` · ${p.baseUrl}` : ''}`}</span>
+              <span className="strong">{p.name}</span>{' '}
+              <span className="muted small">{p.kind === 'local' ? 'built in, offline' : `${p.kind}${p.defaultModel ? ` · ${p.defaultModel}` : ''}${p.baseUrl ? ` · ${p.baseUrl}` : ''}`}</span>
             </span>
             {p.kind !== 'local' ? <DeleteAi provider={p} /> : null}
           </li>
@@ -33,12 +34,25 @@ export function AiProviders() {
 
 function DeleteAi({ provider }: { provider: AiProvider }) {
   const del = useAction('DELETE', apiPath('ai-providers.delete', { providerId: provider.id }), { invalidate: [['ai-providers']], success: `${provider.name} removed` });
-  return <ConfirmButton label="Remove" title={`Remove ${provider.name}?`} message="Its API key is deleted from this server." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
+  return (
+    <ConfirmButton
+      label="Remove"
+      title={`Remove ${provider.name}?`}
+      message="Its API key is deleted from this server."
+      confirmLabel="Remove"
+      busy={del.isPending}
+      onConfirm={() => del.mutate(undefined)}
+    />
+  );
 }
 
 function AiForm({ onClose }: { onClose: () => void }) {
   const [f, setF] = useState({ id: '', kind: 'openai' as AiProviderKind, name: '', apiKey: '', baseUrl: '', defaultModel: '' });
-  const save = useAction<Record<string, unknown>>('PUT', () => apiPath('ai-providers.put', { providerId: f.id || f.kind }), { invalidate: [['ai-providers']], success: 'Provider saved', onSuccess: onClose });
+  const save = useAction<Record<string, unknown>>('PUT', () => apiPath('ai-providers.put', { providerId: f.id || f.kind }), {
+    invalidate: [['ai-providers']],
+    success: 'Provider saved',
+    onSuccess: onClose,
+  });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <Modal open title="Add an AI provider" onClose={onClose}>
@@ -46,7 +60,13 @@ function AiForm({ onClose }: { onClose: () => void }) {
         className="stack"
         onSubmit={(e) => {
           e.preventDefault();
-          save.mutate({ kind: f.kind, ...(f.name ? { name: f.name } : {}), apiKey: f.apiKey, ...(f.baseUrl ? { baseUrl: f.baseUrl } : {}), ...(f.defaultModel ? { defaultModel: f.defaultModel } : {}) });
+          save.mutate({
+            kind: f.kind,
+            ...(f.name ? { name: f.name } : {}),
+            apiKey: f.apiKey,
+            ...(f.baseUrl ? { baseUrl: f.baseUrl } : {}),
+            ...(f.defaultModel ? { defaultModel: f.defaultModel } : {}),
+          });
         }}
       >
         <div className="cols">

@@ -12,7 +12,10 @@ export function BackupStorage() {
     const s = q.data?.storage;
     if (s) setF((x) => ({ ...x, endpoint: s.endpoint, region: s.region, bucket: s.bucket, prefix: s.prefix, accessKeyId: s.accessKeyId, forcePathStyle: s.forcePathStyle }));
   }, [q.data]);
-  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', apiPath('backup-storage.put'), { invalidate: [['backup-storage']], success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`) });
+  const save = useAction<Record<string, unknown>, BackupStorageStatus>('PUT', apiPath('backup-storage.put'), {
+    invalidate: [['backup-storage']],
+    success: (r) => (r.connected ? 'Remote storage connected' : `Saved, but not reachable: ${r.detail}`),
+  });
   const del = useAction('DELETE', apiPath('backup-storage.delete'), { invalidate: [['backup-storage']], success: 'Remote storage removed' });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
@@ -51,7 +54,16 @@ export function BackupStorage() {
       </label>
       <ErrorNote error={save.error} />
       <div className="row end">
-        {q.data?.storage ? <ConfirmButton label="Remove" title="Remove remote storage?" message="Backups already uploaded stay in the bucket." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} /> : null}
+        {q.data?.storage ? (
+          <ConfirmButton
+            label="Remove"
+            title="Remove remote storage?"
+            message="Backups already uploaded stay in the bucket."
+            confirmLabel="Remove"
+            busy={del.isPending}
+            onConfirm={() => del.mutate(undefined)}
+          />
+        ) : null}
         <Button type="submit" variant="primary" busy={save.isPending}>
           Save and test
         </Button>

@@ -45,13 +45,26 @@ export function DnsProviders({ providers }: { providers: DnsProviderStatus[] }) 
 
 function DisconnectDns({ provider }: { provider: DnsProviderStatus }) {
   const del = useAction('DELETE', apiPath('dns-providers.delete', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} disconnected` });
-  return <ConfirmButton label="Disconnect" title={`Disconnect ${provider.name}?`} message="Its credentials are deleted from this server." confirmLabel="Disconnect" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
+  return (
+    <ConfirmButton
+      label="Disconnect"
+      title={`Disconnect ${provider.name}?`}
+      message="Its credentials are deleted from this server."
+      confirmLabel="Disconnect"
+      busy={del.isPending}
+      onConfirm={() => del.mutate(undefined)}
+    />
+  );
 }
 
 function DnsForm({ provider, onClose }: { provider: DnsProviderStatus; onClose: () => void }) {
   const fields = DNS_FIELDS[provider.id];
   const [v, setV] = useState<Record<string, string>>({});
-  const save = useAction<Record<string, string>>('PUT', apiPath('dns-providers.put', { providerId: provider.id }), { invalidate: [['settings']], success: `${provider.name} connected`, onSuccess: onClose });
+  const save = useAction<Record<string, string>>('PUT', apiPath('dns-providers.put', { providerId: provider.id }), {
+    invalidate: [['settings']],
+    success: `${provider.name} connected`,
+    onSuccess: onClose,
+  });
   return (
     <Modal open title={`Connect ${provider.name}`} onClose={onClose}>
       <form

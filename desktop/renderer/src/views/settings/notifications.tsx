@@ -88,7 +88,16 @@ function TestChannel({ channel }: { channel: NotificationChannel }) {
 
 function DeleteChannel({ channel }: { channel: NotificationChannel }) {
   const del = useAction('DELETE', apiPath('notifications.delete', { channelId: channel.id }), { invalidate: [LIST], success: `${channel.name} removed` });
-  return <ConfirmButton label="Remove" title={`Remove ${channel.name}?`} message="It gets no more notices; its URL or password is deleted from this server." confirmLabel="Remove" busy={del.isPending} onConfirm={() => del.mutate(undefined)} />;
+  return (
+    <ConfirmButton
+      label="Remove"
+      title={`Remove ${channel.name}?`}
+      message="It gets no more notices; its URL or password is deleted from this server."
+      confirmLabel="Remove"
+      busy={del.isPending}
+      onConfirm={() => del.mutate(undefined)}
+    />
+  );
 }
 
 interface Form {
@@ -123,13 +132,29 @@ function bodyOf(f: Form, isNew: boolean): Record<string, unknown> {
 
 function ChannelForm({ channel, onClose }: { channel: NotificationChannel | null; onClose: () => void }) {
   const isNew = channel === null;
-  const [f, setF] = useState<Form>({ type: channel?.type ?? 'slack', name: channel?.name ?? '', events: channel?.events ?? [...DEFAULT_NOTIFY_EVENTS], url: '', host: '', port: isNew ? '587' : '', secure: isNew ? 'starttls' : '', username: '', password: '', from: '', to: '' });
-  const [secret, setSecret] = useState<string | null>(null);
-  const save = useAction<Record<string, unknown>, { channel: NotificationChannel; secret?: string }>(isNew ? 'POST' : 'PATCH', isNew ? apiPath('notifications.create') : apiPath('notifications.patch', { channelId: channel.id }), {
-    invalidate: [LIST],
-    success: (r) => `${r.channel.name} ${isNew ? 'added' : 'saved'}`,
-    onSuccess: (r) => (r.secret ? setSecret(r.secret) : onClose()),
+  const [f, setF] = useState<Form>({
+    type: channel?.type ?? 'slack',
+    name: channel?.name ?? '',
+    events: channel?.events ?? [...DEFAULT_NOTIFY_EVENTS],
+    url: '',
+    host: '',
+    port: isNew ? '587' : '',
+    secure: isNew ? 'starttls' : '',
+    username: '',
+    password: '',
+    from: '',
+    to: '',
   });
+  const [secret, setSecret] = useState<string | null>(null);
+  const save = useAction<Record<string, unknown>, { channel: NotificationChannel; secret?: string }>(
+    isNew ? 'POST' : 'PATCH',
+    isNew ? apiPath('notifications.create') : apiPath('notifications.patch', { channelId: channel.id }),
+    {
+      invalidate: [LIST],
+      success: (r) => `${r.channel.name} ${isNew ? 'added' : 'saved'}`,
+      onSuccess: (r) => (r.secret ? setSecret(r.secret) : onClose()),
+    },
+  );
   const set = (k: keyof Form) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   const keep = isNew ? undefined : 'Leave empty to keep the current one';
   const toggle = (ev: NotifyEvent, on: boolean) => setF({ ...f, events: NOTIFY_EVENTS.filter((x) => (x === ev ? on : f.events.includes(x))) });

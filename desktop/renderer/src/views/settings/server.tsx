@@ -7,9 +7,19 @@ import { Button, ErrorNote, Field } from '../../ui/kit';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function General({ settings }: { settings: SystemSettings }) {
-  const [f, setF] = useState({ rootDomain: settings.rootDomain ?? '', publicIp: settings.publicIpDetected ? '' : settings.publicIp, httpsMode: settings.httpsMode ?? '', acmeEmail: settings.acmeEmail ?? '', dashboardHostname: settings.dashboardHostname ?? '' });
+  const [f, setF] = useState({
+    rootDomain: settings.rootDomain ?? '',
+    publicIp: settings.publicIpDetected ? '' : settings.publicIp,
+    httpsMode: settings.httpsMode ?? '',
+    acmeEmail: settings.acmeEmail ?? '',
+    dashboardHostname: settings.dashboardHostname ?? '',
+  });
   const [proxy, setProxy] = useState<ProxyResult | null>(null);
-  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', apiPath('system.settings.patch'), { invalidate: [['settings']], success: 'Settings saved', onSuccess: (r) => setProxy(r.proxy ?? null) });
+  const save = useAction<Record<string, unknown>, { proxy?: ProxyResult }>('PATCH', apiPath('system.settings.patch'), {
+    invalidate: [['settings']],
+    success: 'Settings saved',
+    onSuccess: (r) => setProxy(r.proxy ?? null),
+  });
   const set = (k: keyof typeof f) => (e: { target: { value: string } }) => setF({ ...f, [k]: e.target.value });
   return (
     <form
@@ -17,7 +27,13 @@ export function General({ settings }: { settings: SystemSettings }) {
       aria-label="Server settings"
       onSubmit={(e) => {
         e.preventDefault();
-        save.mutate({ rootDomain: f.rootDomain.trim() || null, publicIp: f.publicIp.trim() || null, acmeEmail: f.acmeEmail.trim() || null, dashboardHostname: f.dashboardHostname.trim() || null, ...(f.httpsMode ? { httpsMode: f.httpsMode as HttpsMode } : {}) });
+        save.mutate({
+          rootDomain: f.rootDomain.trim() || null,
+          publicIp: f.publicIp.trim() || null,
+          acmeEmail: f.acmeEmail.trim() || null,
+          dashboardHostname: f.dashboardHostname.trim() || null,
+          ...(f.httpsMode ? { httpsMode: f.httpsMode as HttpsMode } : {}),
+        });
       }}
     >
       <h2 className="h3">Server</h2>

@@ -34,7 +34,9 @@ export function SignIn() {
         </div>
         <h1>Sign in to this server</h1>
         <p className="muted">Paste an API key. The installer printed the first one; `berth keys create` makes more.</p>
-        <Field label="API key">{(id) => <input id={id} type="password" autoComplete="off" spellCheck={false} value={key} onChange={(e) => setKey(e.target.value)} placeholder="berth_…" required />}</Field>
+        <Field label="API key">
+          {(id) => <input id={id} type="password" autoComplete="off" spellCheck={false} value={key} onChange={(e) => setKey(e.target.value)} placeholder="berth_…" required />}
+        </Field>
         <ErrorNote error={error} />
         <Button type="submit" variant="primary" busy={busy} disabled={!key.trim()}>
           Sign in
