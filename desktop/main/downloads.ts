@@ -34,9 +34,8 @@ function dispositionFilename(header: string | null): string | null {
 /** A name fit for a save dialog's default: the last path segment, no control characters. */
 function safeFilename(name: string): string | null {
   // eslint-disable-next-line no-control-regex
-  const cleaned = basename(name.replace(/\\/g, '/'))
-    .replace(/[\u0000-\u001f\u007f]/g, '')
-    .trim();
+  const bare = name.replace(/[\u0000-\u001f\u007f]/g, '');
+  const cleaned = basename(bare.replace(/\\/g, '/')).trim();
   return cleaned && cleaned !== '.' && cleaned !== '..' ? cleaned : null;
 }
 

@@ -129,14 +129,10 @@ async function runHelper(docker: Docker, target: Docker.ContainerInspectInfo, en
     await helper.start();
     const { StatusCode } = (await helper.wait()) as { StatusCode: number };
     if (StatusCode !== 0) {
-      const logs = String(await helper.logs({ stdout: true, stderr: true, follow: false }));
-      // eslint-disable-next-line no-control-regex -- drops the control bytes Docker's multiplexed log frame headers leave in the text
-      throw new Error(
-        `the restore helper container exited with code ${StatusCode}: ${logs
-          .replace(/[\x00-\x08]/g, '')
-          .trim()
-          .slice(-2000)}`,
-      );
+      // drops the control bytes Docker's multiplexed log frame headers leave in the text
+      // eslint-disable-next-line no-control-regex
+      const logs = String(await helper.logs({ stdout: true, stderr: true, follow: false })).replace(/[\x00-\x08]/g, '');
+      throw new Error(`the restore helper container exited with code ${StatusCode}: ${logs.trim().slice(-2000)}`);
     }
   } finally {
     // v: false: its volumes are the service container's (VolumesFrom, the same image's VOLUMEs), never its own
