@@ -18,7 +18,7 @@ import type { RemoteSettings, RemoteStore } from '../core/ports/remote-store.js'
 
 /** Parts of 8 MiB, three in flight: at most ~24 MiB of a file in memory at once. */
 export const PART_SIZE = 8 * 1024 * 1024;
-export const QUEUE_SIZE = 3;
+const QUEUE_SIZE = 3;
 const CONNECT_TIMEOUT_MS = 5_000;
 /** Until the response headers arrive (a part's body is sent within it). */
 const REQUEST_TIMEOUT_MS = 120_000;
@@ -130,7 +130,7 @@ function httpStatus(err: unknown): number | undefined {
 }
 
 /** `<code>: <message>` from the provider, or the network failure; the secret is never part of it. */
-export function describeS3Error(err: unknown, settings: Pick<RemoteSettings, 'endpoint' | 'secretAccessKey'>): string {
+function describeS3Error(err: unknown, settings: Pick<RemoteSettings, 'endpoint' | 'secretAccessKey'>): string {
   const code = errorCode(err);
   const status = httpStatus(err);
   let message = err instanceof Error ? err.message : String(err);

@@ -11,9 +11,6 @@ export const AUTOBUILD_DOCKERFILE = '.berth-autobuild.Dockerfile';
 export const GENERATED_DOCKERFILE = '.berth.Dockerfile';
 export const CA_IN_CONTEXT = '.berth-build-ca.pem';
 
-/** Names in a service's directory that belong to Berth during a build. */
-export const RESERVED_BUILD_FILES: readonly string[] = [AUTOBUILD_DOCKERFILE, GENERATED_DOCKERFILE, CA_IN_CONTEXT];
-
 /** Writes `name` in `dir` (a directory already checked to be inside the checkout), never through anything the repository placed there. */
 export function writeBuildFile(dir: string, name: string, content: string | Buffer, log: (line: string) => void): void {
   const path = join(dir, name);

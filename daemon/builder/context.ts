@@ -13,8 +13,7 @@ import type { Readable } from 'node:stream';
 import type { Labels } from '../docker/labels.js';
 import { CA_IN_CONTEXT, GENERATED_DOCKERFILE, writeBuildFile } from './build-files.js';
 
-export { CA_IN_CONTEXT } from './build-files.js';
-export const CA_IN_IMAGE = '/usr/local/share/ca-certificates/berth-build-ca.crt';
+const CA_IN_IMAGE = '/usr/local/share/ca-certificates/berth-build-ca.crt';
 
 const CA_ARGS = ['NODE_EXTRA_CA_CERTS', 'SSL_CERT_FILE', 'REQUESTS_CA_BUNDLE', 'CURL_CA_BUNDLE', 'PIP_CERT', 'GIT_SSL_CAINFO', 'npm_config_cafile'];
 
@@ -34,7 +33,7 @@ export function afterEachFrom(dockerfile: string, lines: readonly string[]): str
 }
 
 /** Inserts the CA after each FROM line of a Dockerfile. */
-export function withBuildCa(dockerfile: string): string {
+function withBuildCa(dockerfile: string): string {
   return afterEachFrom(dockerfile, [`COPY ${CA_IN_CONTEXT} ${CA_IN_IMAGE}`, ...CA_ARGS.map((name) => `ARG ${name}=${CA_IN_IMAGE}`)]);
 }
 
@@ -65,7 +64,7 @@ export function prepareContext(root: string, dockerfile: string, opts: ContextOp
 }
 
 /** `LABEL k1="v1" k2="v2"`; keys and values are Berth's own names and ids, nothing to escape or expand. */
-export function labelInstruction(labels: Labels): string {
+function labelInstruction(labels: Labels): string {
   const pairs = Object.entries(labels).map(([key, value]) => {
     if (!/^[a-z0-9.-]+$/.test(key) || !/^[A-Za-z0-9._/-]+$/.test(value)) throw new Error(`label ${key}=${value} is not a plain name and id`);
     return `${key}="${value}"`;

@@ -7,7 +7,7 @@
 // reader cannot follow (an unknown `${...}` form) is refused, never guessed. Pure: text in, list out.
 import { BuildError } from '../core/build-error.js';
 
-export type RefInstruction = 'FROM' | 'COPY --from' | 'RUN --mount from';
+type RefInstruction = 'FROM' | 'COPY --from' | 'RUN --mount from';
 
 export interface DockerfileImageRef {
   instruction: RefInstruction;
@@ -168,7 +168,7 @@ function envPairs(rest: string): [string, string][] {
  * `$NAME`, `${NAME}`, `${NAME:-word}`, `${NAME-word}`, `${NAME:+word}`, `${NAME+word}`. Any other
  * `${...}` form throws (it is refused, not guessed).
  */
-export function expandWord(word: string, vars: ReadonlyMap<string, string>, escape = '\\'): string {
+function expandWord(word: string, vars: ReadonlyMap<string, string>, escape = '\\'): string {
   let out = '';
   let i = 0;
   let quote: '"' | "'" | null = null;

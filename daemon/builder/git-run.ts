@@ -134,7 +134,7 @@ export function runGit(args: string[], env: NodeJS.ProcessEnv, signal: AbortSign
   });
 }
 
-export function killGroup(pid: number | undefined): void {
+function killGroup(pid: number | undefined): void {
   if (pid === undefined) return;
   try {
     process.kill(-pid, 'SIGKILL');
@@ -144,7 +144,7 @@ export function killGroup(pid: number | undefined): void {
 }
 
 /** Splits a stream on \n and \r, telling apart progress updates (a line ended by a bare \r). */
-export class LineSplitter {
+class LineSplitter {
   private buffer = '';
 
   constructor(private readonly sink: (line: string, progressUpdate: boolean) => void) {}

@@ -31,7 +31,7 @@ export interface ProgramEnv {
   keys(argv: string[]): Promise<void>;
 }
 
-export function buildProgram(env: ProgramEnv): Command {
+function buildProgram(env: ProgramEnv): Command {
   const program = new Command('berth');
   // settings first: subcommands inherit them when they are created
   program

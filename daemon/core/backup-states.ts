@@ -166,7 +166,7 @@ export function lastSlot(kind: ScheduleKind, now: Date): Date {
 export const scheduleEnabled = (s: BackupSettingsRecord, kind: ScheduleKind): boolean =>
   s.automaticEnabled && (kind === 'daily' ? s.dailyEnabled : kind === 'weekly' ? s.weeklyEnabled : s.monthlyEnabled);
 
-export const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind): number => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
+const keepOf = (s: BackupSettingsRecord, kind: ScheduleKind): number => (kind === 'daily' ? s.keepDaily : kind === 'weekly' ? s.keepWeekly : s.keepMonthly);
 
 /** True when a backup of this schedule was started since its last slot (`history` is the service's backups). */
 export function slotTaken(history: readonly BackupRecord[], kind: ScheduleKind, now: Date): boolean {

@@ -23,7 +23,7 @@ import { domainView } from './views.js';
 import { NO_EVENTS, type EventSink } from './events.js';
 
 export type { DnsProviderId, DnsProviderStatus, DnsRecordResult };
-export type { DnsProviderRecord, DnsProviderRepo } from './ports/dns-provider-repo.js';
+export type { DnsProviderRecord } from './ports/dns-provider-repo.js';
 import type { DnsProviderFactory } from './ports/dns-provider-repo.js';
 
 const DNS_PROVIDER_NAMES: Record<DnsProviderId, string> = { cloudflare: 'Cloudflare', namecheap: 'Namecheap', spaceship: 'Spaceship' };

@@ -16,7 +16,7 @@ const LOG_TAIL_LINES = 150;
 /** A longer line (a minified bundle, a base64 blob) is cut: the prompt stays a few hundred KB at most. */
 const MAX_LINE_CHARS = 2000;
 
-export interface DeploymentLookup {
+interface DeploymentLookup {
   visible(access: Access, deploymentId: string): Promise<{ deployment: DeploymentRecord; service: ServiceRecord }>;
 }
 

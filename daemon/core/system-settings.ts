@@ -18,7 +18,7 @@ import type { SettingsRepo } from './ports/store.js';
 
 // The wire's HTTPS modes and settings shapes (shared/), defined once.
 export { HTTPS_MODES };
-export type { HttpsMode, SystemSettingsPatch };
+export type { SystemSettingsPatch };
 
 /** The keys the proxy integration reads: keep them exactly. */
 const SETTING_KEYS = {

@@ -67,7 +67,7 @@ export interface DeployDeps {
 }
 
 /** What the deployment engine asks of the data plane (daemon/proxy/caddy.ts). */
-export interface DataPlane {
+interface DataPlane {
   /** Loads the routing the store describes. */
   apply(): Promise<ProxyResult>;
   /** Routes a service to a new container before the store records it live. */

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises';
 const ESTABLISHED = '01';
 
 /** Established TCP connections whose remote end is 127.0.0.1:<port> (IPv4, and IPv4-mapped IPv6). */
-export async function connectionsTo(port: number): Promise<number> {
+async function connectionsTo(port: number): Promise<number> {
   const hex = port.toString(16).toUpperCase().padStart(4, '0');
   const remotes = new Set([`0100007F:${hex}`, `0000000000000000FFFF00000100007F:${hex}`]);
   let count = 0;

@@ -33,8 +33,8 @@ function probeTcp(port: number): Promise<boolean> {
 }
 
 /** Pause after the first failed probe; it doubles after each further one, up to PROBE_MAX_INTERVAL_MS. */
-export const PROBE_FIRST_INTERVAL_MS = 20;
-export const PROBE_MAX_INTERVAL_MS = 250;
+const PROBE_FIRST_INTERVAL_MS = 20;
+const PROBE_MAX_INTERVAL_MS = 250;
 
 /**
  * Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts.

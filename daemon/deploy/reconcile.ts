@@ -15,10 +15,6 @@ import { startDatabaseStoppedByCrash } from './database-run.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
-export async function reconcile(d: DeployDeps): Promise<void> {
-  await reconcileDocker(d, await recordInterrupted(d));
-}
-
 /** The truth in the store, which needs no Docker: work a crash interrupted is failed. Returns it. */
 export async function recordInterrupted(d: DeployDeps): Promise<DeploymentRecord[]> {
   const interrupted = await d.store.deployments.listByStatus(['queued', 'building']);

@@ -211,7 +211,7 @@ async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[],
  * (labels checked), oldest first. The live image counts as one of the N; an image that a live,
  * queued or building deployment uses (a rollback under way) always stays.
  */
-export async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
+async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
   const service = await d.store.services.get(serviceId);
   if (!service) return;
   const keep = await d.keepImages(service.projectId);

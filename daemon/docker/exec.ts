@@ -36,7 +36,7 @@ export interface ExecResult {
 }
 
 /** A failed command: its exit code and the tail of what it wrote to stderr. */
-export class ToolFailed extends Error {
+class ToolFailed extends Error {
   constructor(
     readonly tool: string,
     readonly exitCode: number | null,
@@ -181,7 +181,7 @@ function discard(): Writable {
  * Writes into `out` with its backpressure, without ending or destroying it: the caller owns `out`
  * (one dump may be several commands writing into the same file).
  */
-export function forwardTo(out: Writable): Writable {
+function forwardTo(out: Writable): Writable {
   return new Writable({
     write(chunk: Buffer, _enc, done) {
       if (out.destroyed || out.writableEnded) return done(new Error('the dump output was closed'));

@@ -3,7 +3,7 @@
 // page bound (core/log-pages.ts) this caps the memory one key's requests can pin in the daemon.
 import { TooMany } from '../core/errors.js';
 
-export const MAX_HEAVY_READS_PER_KEY = 2;
+const MAX_HEAVY_READS_PER_KEY = 2;
 
 export class HeavyReads {
   private inFlight = new Map<string, number>();

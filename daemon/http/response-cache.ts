@@ -13,7 +13,7 @@ import type { Context, Next } from 'koa';
 import { accessOf } from './auth.js';
 
 /** Bodies at least this long get a gzip copy (smaller ones fit a packet or two as they are). */
-export const GZIP_MIN_BYTES = 2048;
+const GZIP_MIN_BYTES = 2048;
 /**
  * zlib's default level, measured on the 8.7 MB list of 10,000 services: level 1 makes 695 kB in
  * 14 ms, 4 619 kB in 24 ms, 6 541 kB in 32 ms, 9 512 kB in 52 ms. The copy is made once per store
@@ -38,7 +38,7 @@ async function compress(body: Buffer): Promise<Buffer | null> {
 }
 
 /** The request names gzip in Accept-Encoding with a non-zero weight. */
-export function acceptsGzip(ctx: Context): boolean {
+function acceptsGzip(ctx: Context): boolean {
   const header = ctx.get('accept-encoding');
   if (header === '' || !/gzip|\*/i.test(header)) return false;
   return ctx.acceptsEncodings('gzip', 'identity') === 'gzip';

@@ -13,7 +13,7 @@ import { accessOf } from './auth.js';
 import type { AppServices } from './route-module.js';
 import { parse } from './validate.js';
 
-export interface RouteRequest<Id extends RouteId, Body> {
+interface RouteRequest<Id extends RouteId, Body> {
   ctx: Context;
   /** The request's key (not for `open` and `session` routes, which have none). */
   readonly access: Access;

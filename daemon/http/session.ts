@@ -16,7 +16,7 @@ import { keyView } from '../core/views.js';
 import { route } from './route-table.js';
 import type { SseStreams } from './sse-streams.js';
 
-export const SESSION_COOKIE = 'berth_session';
+const SESSION_COOKIE = 'berth_session';
 /**
  * The cookie's name over HTTPS. The `__Host-` prefix makes browsers accept it only with Secure,
  * Path=/ and no Domain, set by this very host: a tenant's app on a subdomain (`app.example.com`
@@ -24,7 +24,7 @@ export const SESSION_COOKIE = 'berth_session';
  * it can a plain name with `Domain=example.com`. Over plain HTTP (no Secure possible) the plain
  * name stays; a plain-named cookie is never read over HTTPS.
  */
-export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 const SESSION_PATH = apiPath('session.get');
 const KEY_PATH = /^\/api\/keys\/([^/]+)$/;
 
@@ -33,14 +33,14 @@ function isLoopback(addr: string | undefined): boolean {
 }
 
 /** HTTPS directly, or through a reverse proxy on this host that says so. */
-export function isHttps(ctx: Context): boolean {
+function isHttps(ctx: Context): boolean {
   const socket = ctx.req.socket as { encrypted?: boolean; remoteAddress?: string };
   if (socket.encrypted) return true;
   return isLoopback(socket.remoteAddress) && ctx.get('x-forwarded-proto').split(',')[0]!.trim().toLowerCase() === 'https';
 }
 
 /** The request comes from a page of this very origin (or a direct navigation for a safe method). */
-export function sameOrigin(ctx: Context): boolean {
+function sameOrigin(ctx: Context): boolean {
   const site = ctx.get('sec-fetch-site');
   if (site && site !== 'same-origin' && site !== 'none') return false;
   const origin = ctx.get('origin');

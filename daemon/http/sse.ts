@@ -7,7 +7,7 @@ import { PassThrough } from 'node:stream';
 import { accessOf } from './auth.js';
 import type { SseStreams } from './sse-streams.js';
 
-export const MAX_BUFFERED_BYTES = 1024 * 1024;
+const MAX_BUFFERED_BYTES = 1024 * 1024;
 
 export interface SseGuard {
   streams: SseStreams;

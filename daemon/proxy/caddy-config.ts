@@ -5,11 +5,11 @@
 // apps keep answering while the daemon is down or restarting.
 
 /** The Caddy server that carries Berth's hostname routes; its absence means Caddy lost the config. */
-export const CADDY_SERVER_NAME = 'berth';
+const CADDY_SERVER_NAME = 'berth';
 /** The server on the plain HTTP address in the HTTPS modes (redirects, ACME challenges). */
-export const CADDY_HTTP_SERVER_NAME = 'berth_http';
+const CADDY_HTTP_SERVER_NAME = 'berth_http';
 /** One server per web service's host port: `berth_port_<hostPort>`. */
-export const HOST_PORT_SERVER_PREFIX = 'berth_port_';
+const HOST_PORT_SERVER_PREFIX = 'berth_port_';
 
 export type { HttpsMode } from '../../shared/types.js';
 import type { HttpsMode } from '../../shared/types.js';
@@ -42,7 +42,7 @@ export interface CaddyConfigInput {
   adminListen: string;
 }
 
-export function portOf(addr: string): number {
+function portOf(addr: string): number {
   return Number(addr.slice(addr.lastIndexOf(':') + 1));
 }
 
@@ -165,7 +165,7 @@ export interface ApiTlsInput {
 }
 
 /** Certificates for the API listener live this long: clients pin the leaf, so it must not rotate every few hours. */
-export const API_CERT_LIFETIME = '43800h';
+const API_CERT_LIFETIME = '43800h';
 
 /**
  * The installed daemon listens on loopback; this adds Caddy's HTTPS listener for the API on the

@@ -35,13 +35,13 @@ export interface CaddyProxyOptions {
 }
 
 /** How a load ended, beyond what the API reports. */
-export type LoadState = 'loaded' | 'unchanged' | 'refused' | 'unreachable' | 'failed';
+type LoadState = 'loaded' | 'unchanged' | 'refused' | 'unreachable' | 'failed';
 export interface LoadOutcome {
   result: ProxyResult;
   state: LoadState;
 }
 
-export async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMode; acmeEmail: string | null }> {
+async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMode; acmeEmail: string | null }> {
   const acmeEmail = (await store.settings.get('acmeEmail'))?.trim() || null;
   const raw = (await store.settings.get('httpsMode'))?.trim();
   const httpsMode: HttpsMode = raw === 'acme' || raw === 'internal' || raw === 'http' ? raw : acmeEmail ? 'acme' : 'internal';

@@ -42,9 +42,9 @@ export type StreamMessage = { type: 'event'; event: IpcStreamEvent } | { type: '
 /** A download's outcome: saved (where, how many bytes), cancelled in the dialog, or refused by the server. */
 export type DownloadResult = { saved: true; path: string; bytes: number } | { saved: false; failure?: BridgeResponse };
 
-export type ServerOverallState = 'none' | 'ok' | 'building' | 'failed' | 'offline';
+type ServerOverallState = 'none' | 'ok' | 'building' | 'failed' | 'offline';
 
-export interface ServerConnection {
+interface ServerConnection {
   status: 'connecting' | 'online' | 'offline';
   /** When the server went offline (ms since epoch); set while offline. */
   since?: number;
@@ -96,7 +96,7 @@ export interface ServerTestResult {
 }
 
 /** Where the app keeps the keys: the OS keychain, or what the user chose when it is weak. */
-export interface KeyStoreStatus {
+interface KeyStoreStatus {
   mode: 'keychain' | 'plain-file' | 'ask-each-launch' | 'refused';
   /** Electron's safeStorage backend (e.g. gnome_libsecret, basic_text). */
   backend: string;

@@ -42,7 +42,7 @@ export interface TrustPolicy {
   trustedWebContents: Set<number>;
 }
 
-export function isTrustedSender(sender: IpcSender, policy: TrustPolicy): boolean {
+function isTrustedSender(sender: IpcSender, policy: TrustPolicy): boolean {
   if (!policy.trustedWebContents.has(sender.webContentsId)) return false;
   if (!sender.isMainFrame || !sender.frameUrl) return false;
   try {

@@ -25,7 +25,7 @@ export interface TrayView {
   render(state: OverallState, tooltip: string, menu: MenuItem[]): void;
 }
 
-export interface PowerMonitorLike {
+interface PowerMonitorLike {
   on(event: 'resume' | 'unlock-screen', listener: () => void): unknown;
 }
 

@@ -35,7 +35,7 @@ export interface EventStreamOptions {
 }
 
 /** Full jitter: a random delay up to base·2^attempt, capped. */
-export function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
+function backoffDelay(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
   return Math.round(random() * Math.min(maxMs, baseMs * 2 ** attempt)) + 100;
 }
 

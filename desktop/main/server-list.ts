@@ -15,13 +15,13 @@ export interface ServerEntry {
   muted: boolean;
 }
 
-export const COLOURS = ['#2563eb', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#4b5563'];
+const COLOURS = ['#2563eb', '#16a34a', '#9333ea', '#ea580c', '#0891b2', '#db2777', '#4b5563'];
 
 export class ServerListError extends Error {
   override name = 'ServerListError';
 }
 
-export function normalizeServerUrl(input: string): string {
+function normalizeServerUrl(input: string): string {
   let url: URL;
   try {
     url = new URL(input.trim());

@@ -3,7 +3,7 @@
 import { deflateSync } from 'node:zlib';
 import type { OverallState } from './tray-model.js';
 
-export const STATE_COLOURS: Record<OverallState, [number, number, number]> = {
+const STATE_COLOURS: Record<OverallState, [number, number, number]> = {
   none: [120, 120, 120],
   ok: [22, 163, 74],
   building: [37, 99, 235],

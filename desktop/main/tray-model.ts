@@ -19,7 +19,7 @@ export type OverallState = 'none' | 'ok' | 'building' | 'failed' | 'offline';
 
 const RANK: Record<OverallState, number> = { none: 0, ok: 1, building: 2, offline: 3, failed: 4 };
 
-export function serverState(s: ServerView): OverallState {
+function serverState(s: ServerView): OverallState {
   if (s.connection.status !== 'online') return s.connection.status === 'offline' ? 'offline' : 'building';
   const worst = worstServiceStatus(Object.values(s.services));
   return worst === 'failed' || worst === 'building' ? worst : 'ok';

@@ -3,12 +3,12 @@
 // link to the download page; it never installs anything by itself.
 
 /** The `version:` line of an electron-builder latest*.yml. */
-export function latestVersion(yml: string): string | null {
+function latestVersion(yml: string): string | null {
   const m = /^version:\s*['"]?([0-9]+\.[0-9]+\.[0-9]+[^'"\s]*)['"]?\s*$/m.exec(yml);
   return m ? m[1]! : null;
 }
 
-export function isNewer(candidate: string, current: string): boolean {
+function isNewer(candidate: string, current: string): boolean {
   const parse = (v: string) =>
     v
       .split(/[.+-]/)
@@ -19,7 +19,7 @@ export function isNewer(candidate: string, current: string): boolean {
   return false;
 }
 
-export function latestFileFor(platform: NodeJS.Platform): string {
+function latestFileFor(platform: NodeJS.Platform): string {
   return platform === 'darwin' ? 'latest-mac.yml' : platform === 'win32' ? 'latest.yml' : 'latest-linux.yml';
 }
 

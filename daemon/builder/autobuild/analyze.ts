@@ -113,7 +113,7 @@ function applyOverrides(d: Detection, input: AnalyzeInput): BuildPlan {
 }
 
 /** A plain static site with nothing to install or build is copied straight into the server's image. */
-export function usesBuildStage(d: { stack: Stack }, isStatic: boolean, install: string | null, build: string | null): boolean {
+function usesBuildStage(d: { stack: Stack }, isStatic: boolean, install: string | null, build: string | null): boolean {
   return !(isStatic && d.stack === 'static' && install === null && build === null);
 }
 

@@ -23,7 +23,7 @@ export const STACK_NAMES: Record<Stack, string> = {
  * - `artifact`: in a smaller runtime image, with only the listed build outputs (compiled stacks);
  * - `static`: files from `staticOutput` served by a small static-file server (Caddy).
  */
-export type RuntimeShape = { kind: 'same' } | { kind: 'artifact'; image: BaseImageKey; copy: { from: string; to: string }[] } | { kind: 'static' };
+type RuntimeShape = { kind: 'same' } | { kind: 'artifact'; image: BaseImageKey; copy: { from: string; to: string }[] } | { kind: 'static' };
 
 /** What a stack detector finds, before the service's overrides and the configured images apply. */
 export interface Detection {

@@ -21,13 +21,13 @@ import { pinCloneAddress } from '../clone-reach.js';
 import { autobuildFor, frameworkOf } from './generate.js';
 
 /** The repository could not be cloned: git's reason, answered as 502 (the git host is upstream of Berth). */
-export class SourceUnavailable extends BerthError {
+class SourceUnavailable extends BerthError {
   readonly status = 502;
   readonly code = 'source_unavailable';
 }
 
 /** Too many build-plan previews are running (in all, or for this key): try again when one has finished. */
-export class TooManyBuildPlans extends BerthError {
+class TooManyBuildPlans extends BerthError {
   readonly status = 429;
   readonly code = 'too_many_build_plans';
 }

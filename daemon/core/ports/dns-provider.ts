@@ -6,7 +6,7 @@ import type { DnsAction, DnsProviderId } from '../../../shared/types.js';
 
 // Provider ids and actions are the wire's (shared/), defined once.
 export { DNS_PROVIDER_IDS };
-export type { DnsAction, DnsProviderId };
+export type { DnsProviderId };
 
 export interface ARecordOutcome {
   action: DnsAction;

@@ -23,7 +23,7 @@ export interface ExplainProvider {
   explain(prompt: ExplainPrompt, model: string): Promise<Explanation>;
 }
 
-export interface ResolvedProvider {
+interface ResolvedProvider {
   provider: ExplainProvider;
   defaultModel: string | null;
   /** False for the built-in rules, which have no models. */

@@ -8,7 +8,7 @@ import { apiPath } from '../../../shared/api-routes.js';
 import type { HookBase } from '../route-module.js';
 import { route } from '../route-table.js';
 
-export const HOOK_BODY_LIMIT = 1024 * 1024;
+const HOOK_BODY_LIMIT = 1024 * 1024;
 
 const urlOf = async (ctx: Context, hookBase: HookBase, serviceId: string) => `${(await hookBase(ctx)).replace(/\/+$/, '')}${apiPath('hooks.deliver', { serviceId })}`;
 

@@ -20,7 +20,7 @@ const SETTINGS_VIEWS: Record<SettingsArea, QueryKey[]> = {
 };
 
 /** The queries that show what `e` says changed; `null` for everything (the history was lost). */
-export function affectedViews(e: ReceivedEvent): QueryKey[] | null {
+function affectedViews(e: ReceivedEvent): QueryKey[] | null {
   switch (e.event) {
     case 'deployment':
     case 'service':

@@ -6,7 +6,7 @@ import type { HttpMethod, IpcStreamEvent, IpcStreamState } from '../../../ipc/co
 
 // the same shapes the desktop IPC contract carries (desktop/ipc/contract.ts), so both transports agree
 export type Method = HttpMethod;
-export type StreamEvent = IpcStreamEvent;
+type StreamEvent = IpcStreamEvent;
 export type StreamState = IpcStreamState;
 
 export interface StreamListener {
