@@ -3,6 +3,8 @@
 // references, unsafe sources, invalid hostnames, absurdly long strings, bodies over the limit,
 // unknown ids) with the status and code each must get, and the world they act on.
 import type { BerthClient, CreateServiceInput } from '../../shared/client.js';
+import { INVALID_ENV_KEYS, long, postgres } from './bad-input-cases-builders.js';
+import { serviceCreateCases } from './bad-input-cases-service-create.js';
 
 /** Ids of the world every case acts on; a case's path names them as `{web}`, `{projectA}`... */
 export interface Fixtures {
@@ -45,26 +47,9 @@ export interface Case {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Small builders
+// Small builders (the ones the service-create cases share too: bad-input-cases-builders.ts)
 
-const long = (n: number, ch = 'x') => ch.repeat(n);
 const OVER_LIMIT = 1024 * 1024 + 1024; // just over koa-body's 1 MB JSON limit
-
-/** A valid git service body with `extra` merged in (set a field to undefined to drop it). */
-const git = (extra: Record<string, unknown> = {}) => ({ name: 'new-svc', repoFullName: 'acme/new', branch: 'main', ...extra });
-const postgres = (extra: Record<string, unknown> = {}) => ({
-  name: 'new-db',
-  repoFullName: 'database:postgres',
-  repoUrl: 'database',
-  branch: 'main',
-  internalPort: 5432,
-  databasePublicEnabled: false,
-  postgresLogicalReplicationEnabled: false,
-  env: [],
-  ...extra,
-});
-
-const INVALID_ENV_KEYS = ['lower', '1ABC', 'A-B', '', 'A B', 'É'];
 
 const INVALID_HOSTNAMES: [label: string, hostname: string][] = [
   ['with spaces', 'not a host'],
@@ -168,168 +153,7 @@ export const cases: Case[] = [
   { name: 'project delete: unknown project', method: 'DELETE', path: '/api/projects/{missing}', status: 404 },
   { name: 'project delete: malformed JSON body', method: 'DELETE', path: '/api/projects/{projectB}', rawBody: '{"x":', status: 400 },
 
-  // POST /api/projects/:projectId/services: types, missing fields, enums
-  { name: 'service create: unknown project', method: 'POST', path: '/api/projects/{missing}/services', body: git(), status: 404 },
-  { name: 'service create: name as a number', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: 5 }), status: 400 },
-  { name: 'service create: name missing', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: undefined }), status: 400 },
-  { name: 'service create: name only spaces', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: '  \t ' }), status: 400 },
-  { name: 'service create: name of 10,000 characters', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: long(10_000) }), status: 400 },
-  { name: 'service create: name taken in the project', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: 'db' }), status: 409 },
-  { name: 'service create: name taken once trimmed', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ name: ' db ' }), status: 409 },
-  { name: 'service create: internalPort as a string', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ internalPort: '3000' }), status: 400 },
-  { name: 'service create: internalPort as a float', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ internalPort: 3000.5 }), status: 400 },
-  { name: 'service create: internalPort 0', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ internalPort: 0 }), status: 400 },
-  { name: 'service create: internalPort -1', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ internalPort: -1 }), status: 400 },
-  { name: 'service create: internalPort 70000', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ internalPort: 70000 }), status: 400 },
-  {
-    name: 'service create: internalPort 1e400 (Infinity)',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    rawBody: '{"name": "new-svc", "repoFullName": "acme/new", "internalPort": 1e400}',
-    status: 400,
-  },
-  { name: 'service create: databasePublicEnabled "yes"', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ databasePublicEnabled: 'yes' }), status: 400 },
-  { name: 'service create: postgresLogicalReplicationEnabled 1', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ postgresLogicalReplicationEnabled: 1 }), status: 400 },
-  { name: 'service create: branch as a number', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: 5 }), status: 400 },
-  { name: 'service create: buildMethod "magic"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ buildMethod: 'magic' }), status: 400 },
-  { name: 'service create: buildMethod as a number', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ buildMethod: 1 }), status: 400 },
-  { name: 'service create: runtimeMode "server"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ runtimeMode: 'server' }), status: 400 },
-  { name: 'service create: engine "oracle"', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ repoFullName: 'database:oracle' }), status: 400 },
-  { name: 'service create: engine in the wrong case', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ repoFullName: 'database:Postgres' }), status: 400 },
-  { name: 'service create: repoUrl "database" without an engine', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ repoFullName: null }), status: 400 },
-
-  // POST /api/projects/:projectId/services: env array
-  { name: 'service create: env as an object', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: { A: '1' } }), status: 400 },
-  { name: 'service create: env entry missing value', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: [{ key: 'A' }] }), status: 400 },
-  { name: 'service create: env entry missing key', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: [{ value: '1' }] }), status: 400 },
-  { name: 'service create: env value as a number', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: [{ key: 'A', value: 1 }] }), status: 400 },
-  { name: 'service create: env entry as a string', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: ['A=1'] }), status: 400 },
-  {
-    name: 'service create: env key given twice',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({
-      env: [
-        { key: 'A', value: '1' },
-        { key: 'A', value: '2' },
-      ],
-    }),
-    status: 400,
-  },
-  ...INVALID_ENV_KEYS.map(
-    (key): Case => ({
-      name: `service create: env key ${JSON.stringify(key)}`,
-      method: 'POST',
-      path: '/api/projects/{projectA}/services',
-      body: git({
-        env: [
-          { key: 'OK', value: '1' },
-          { key, value: '1' },
-        ],
-      }),
-      status: 400,
-    }),
-  ),
-  {
-    name: 'service create: env reference to an unknown service',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({ env: [{ key: 'A', value: '${nosuch.X}' }] }),
-    status: 400,
-    code: 'invalid_reference',
-  },
-  {
-    name: 'service create: env reference to an unknown variable',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({ env: [{ key: 'A', value: '${db.NOPE}' }] }),
-    status: 400,
-    code: 'invalid_reference',
-  },
-  {
-    name: 'service create: env reference to a service of another project',
-    method: 'POST',
-    path: '/api/projects/{projectB}/services',
-    body: git({ env: [{ key: 'A', value: '${db.DATABASE_URL}' }] }),
-    status: 400,
-    code: 'invalid_reference',
-  },
-  {
-    name: 'service create: database initial variable with a bad reference',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: postgres({ env: [{ key: 'POSTGRES_PASSWORD', value: '${nosuch.X}' }] }),
-    status: 400,
-    code: 'invalid_reference',
-  },
-  {
-    name: 'service create: 501 env entries',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({ env: Array.from({ length: 501 }, (_, i) => ({ key: `K${i}`, value: '1' })) }),
-    status: 400,
-  },
-  {
-    name: 'service create: env nested 50,000 arrays deep',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    rawBody: `{"name": "new-svc", "repoFullName": "acme/new", "env": ${long(50_000, '[')}${long(50_000, ']')}}`,
-    status: 400,
-  },
-  { name: 'service create: env value of 200 KB', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ env: [{ key: 'BIG', value: long(200 * 1024) }] }), status: [400, 413] },
-
-  // POST /api/projects/:projectId/services: where the code comes from
-  {
-    name: 'service create: repoUrl that is a git option',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({ repoFullName: null, repoUrl: '--upload-pack=touch /tmp/x' }),
-    status: 400,
-  },
-  { name: 'service create: repoUrl ftp://', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: null, repoUrl: 'ftp://x/y' }), status: 400 },
-  { name: 'service create: repoUrl ext:: transport', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: null, repoUrl: 'ext::sh' }), status: 400 },
-  { name: 'service create: repoUrl with no host', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: null, repoUrl: 'https://' }), status: 400 },
-  {
-    name: 'service create: repoUrl of 10,000 characters',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: git({ repoFullName: null, repoUrl: `https://example.com/${long(10_000)}` }),
-    status: 400,
-  },
-  { name: 'service create: branch "-x"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: '-x' }), status: 400 },
-  { name: 'service create: branch "a..b"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: 'a..b' }), status: 400 },
-  { name: 'service create: branch with a space', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: 'a b' }), status: 400 },
-  { name: 'service create: empty branch', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: '' }), status: 400 },
-  { name: 'service create: branch of 300 characters', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ branch: long(300) }), status: 400 },
-  { name: 'service create: rootDir "../../etc"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ rootDir: '../../etc' }), status: 400 },
-  { name: 'service create: rootDir "/etc"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ rootDir: '/etc' }), status: 400 },
-  { name: 'service create: dockerfilePath "/etc/passwd"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ dockerfilePath: '/etc/passwd' }), status: 400 },
-  { name: 'service create: dockerfilePath climbing out', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ dockerfilePath: 'app/../../Dockerfile' }), status: 400 },
-  { name: 'service create: staticOutput climbing out', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ staticOutput: '..' }), status: 400 },
-  { name: 'service create: repoFullName "a/b/c"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: 'a/b/c' }), status: 400 },
-  { name: 'service create: repoFullName "../x"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: '../x' }), status: 400 },
-  { name: 'service create: repoFullName "-o/x"', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoFullName: '-o/x' }), status: 400 },
-  { name: 'service create: both repoFullName and repoUrl', method: 'POST', path: '/api/projects/{projectA}/services', body: git({ repoUrl: 'https://example.com/acme/new.git' }), status: 400 },
-  {
-    name: 'service create: dockerImage "UPPER CASE"',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: { name: 'img', repoUrl: 'docker-image', dockerImage: 'UPPER CASE' },
-    status: 400,
-  },
-  { name: 'service create: dockerImage with a shell suffix', method: 'POST', path: '/api/projects/{projectA}/services', body: { name: 'img', dockerImage: 'nginx;rm -rf /' }, status: 400 },
-  { name: 'service create: image service without dockerImage', method: 'POST', path: '/api/projects/{projectA}/services', body: { name: 'img', repoUrl: 'docker-image' }, status: 400 },
-  { name: 'service create: no source at all', method: 'POST', path: '/api/projects/{projectA}/services', body: { name: 'nothing' }, status: 400 },
-  {
-    name: 'service create: logical replication on redis',
-    method: 'POST',
-    path: '/api/projects/{projectA}/services',
-    body: postgres({ repoFullName: 'database:redis', internalPort: 6379, postgresLogicalReplicationEnabled: true }),
-    status: 400,
-  },
-  { name: 'service create: postgres on internalPort 5433', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ internalPort: 5433 }), status: 400 },
-  { name: 'service create: database as a worker', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ runtimeMode: 'worker' }), status: 400 },
-  { name: 'service create: databasePublicHostname not a host', method: 'POST', path: '/api/projects/{projectA}/services', body: postgres({ databasePublicHostname: 'not a host' }), status: 400 },
+  ...serviceCreateCases,
 
   // PATCH /api/services/:serviceId
   { name: 'service patch: unknown service', method: 'PATCH', path: '/api/services/{missing}', body: { branch: 'dev' }, status: 404 },

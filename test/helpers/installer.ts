@@ -1,8 +1,9 @@
 // Driving the VPS installer from a test: where it installs, running install.sh (blocking or not)
 // and reading its result lines, building release bundles, and looking at the machine (listening
-// ports, file trees, supervisor pid files). Used by test/installer/install.test.ts.
+// ports, file trees, supervisor pid files), showing its logs and removing what a run left. Used by
+// test/installer/install.test.ts.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
 
@@ -96,4 +97,37 @@ export function buildBundle(version: string, out: string): string {
   const res = spawnSync('bash', [join(REPO_ROOT, 'installers/release.sh'), '--version', version, '--out', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 });
   if (res.status !== 0) throw new Error(`release.sh failed:\n${res.stderr}`);
   return res.stdout.trim().split('\n').pop()!;
+}
+
+/** What the installer, the daemon and Caddy said, for a failed test (none of these logs holds a key). */
+export function printLogTails(): void {
+  for (const file of [LOG, join(SUPERVISOR_LOGS, 'berth.log'), join(SUPERVISOR_LOGS, 'caddy.log')]) {
+    if (existsSync(file))
+      console.log(
+        `      --- last lines of ${file}\n${readFileSync(file, 'utf8')
+          .split('\n')
+          .slice(-25)
+          .map((l) => `      ${l.slice(0, 400)}`)
+          .join('\n')}`,
+      );
+  }
+}
+
+/**
+ * Removes what the suite left. `bundle`: the one to purge with, null when no install was started;
+ * `caddyHomeBefore`: the names Caddy's home held before the suite ran.
+ */
+export function removeLeftovers(bundle: string | null, caddyHomeBefore: string[]): void {
+  // Whatever a failed test left: purge through the installer, then anything of ours still running.
+  if (bundle !== null && (existsSync(OPT) || existsSync(ETC) || existsSync(DATA) || existsSync(RUN))) {
+    install('--purge', '--yes', '--from', bundle);
+  }
+  for (const name of ['berth.pid', 'caddy.pid', 'berth.child', 'caddy.child']) {
+    const pid = readPid(name);
+    if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
+  }
+  for (const p of [OPT, ETC, DATA, RUN, SUPERVISOR_LOGS, LOG, CADDY_AUTOSAVE]) rmSync(p, { recursive: true, force: true });
+  if (existsSync(CLI_LINK) && lstatSync(CLI_LINK).isSymbolicLink() && readlinkSync(CLI_LINK).startsWith(OPT)) rmSync(CLI_LINK);
+  // Caddy's state that appeared in its home while this suite ran (its CA, certificates, autosave).
+  if (existsSync(CADDY_HOME)) for (const name of readdirSync(CADDY_HOME)) if (!caddyHomeBefore.includes(name)) rmSync(join(CADDY_HOME, name), { recursive: true, force: true });
 }

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID, X509Certificate } from 'node:crypto';
-import { createReadStream, existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,9 @@ import {
   pidAlive,
   PORTS,
   PREVIOUS,
+  printLogTails,
   readPid,
+  removeLeftovers,
   resultLines,
   RUN,
   snapshot,
@@ -82,34 +84,13 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
 
   afterEach(function () {
     if (this.currentTest?.state !== 'failed') return;
-    // What the installer, the daemon and Caddy said (none of these logs holds a key).
-    for (const file of [LOG, join(SUPERVISOR_LOGS, 'berth.log'), join(SUPERVISOR_LOGS, 'caddy.log')]) {
-      if (existsSync(file))
-        console.log(
-          `      --- last lines of ${file}\n${readFileSync(file, 'utf8')
-            .split('\n')
-            .slice(-25)
-            .map((l) => `      ${l.slice(0, 400)}`)
-            .join('\n')}`,
-        );
-    }
+    printLogTails();
   });
 
   after(function () {
     delete process.env.BERTH_FIREWALL;
     if (!work) return;
-    // Whatever a failed test left: purge through the installer, then anything of ours still running.
-    if (started && (existsSync(OPT) || existsSync(ETC) || existsSync(DATA) || existsSync(RUN))) {
-      install('--purge', '--yes', '--from', currentBundle);
-    }
-    for (const name of ['berth.pid', 'caddy.pid', 'berth.child', 'caddy.child']) {
-      const pid = readPid(name);
-      if (pid && pidAlive(pid)) process.kill(pid, 'SIGKILL');
-    }
-    for (const p of [OPT, ETC, DATA, RUN, SUPERVISOR_LOGS, LOG, CADDY_AUTOSAVE]) rmSync(p, { recursive: true, force: true });
-    if (existsSync(CLI_LINK) && lstatSync(CLI_LINK).isSymbolicLink() && readlinkSync(CLI_LINK).startsWith(OPT)) rmSync(CLI_LINK);
-    // Caddy's state that appeared in its home while this suite ran (its CA, certificates, autosave).
-    if (existsSync(CADDY_HOME)) for (const name of readdirSync(CADDY_HOME)) if (!caddyHomeBefore.includes(name)) rmSync(join(CADDY_HOME, name), { recursive: true, force: true });
+    removeLeftovers(started ? currentBundle : null, caddyHomeBefore);
     if (sentinel) spawnSync('docker', ['rm', '-f', sentinel]);
     rmSync(work, { recursive: true, force: true });
   });
