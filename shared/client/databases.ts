@@ -89,7 +89,7 @@ export class DatabasesClient extends SystemClient {
     return this.api('imports.list', { serviceId });
   }
   importFrom(serviceId: string, source: ImportSource, sourceUrl: string): Promise<{ result: { id: string; status: string; source: string; createdAt: string } }> {
-    return this.api(`imports.${source}`, { serviceId }, { sourceUrl });
+    return this.api(source === 'postgres-url' ? 'imports.postgres-url' : 'imports.redis-url', { serviceId }, { sourceUrl });
   }
 
   /** A deployment's build log as SSE: `snapshot`, `log`, `ping`, then `end` {status}; resume with lastEventId. */

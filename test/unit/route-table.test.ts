@@ -50,16 +50,30 @@ interface Call {
   id: string | null;
 }
 
+/**
+ * The text before `index` on its line, and on the lines above it while they end an argument (`,` or
+ * `(`): a call the formatter spread over several lines keeps its method on an earlier line.
+ */
+function argumentsBefore(text: string, index: number): string {
+  let start = text.lastIndexOf('\n', index - 1) + 1;
+  for (let i = 0; i < 3 && start > 1; i++) {
+    const prevStart = text.lastIndexOf('\n', start - 2) + 1;
+    if (!/[,(]\s*$/.test(text.slice(prevStart, start - 1))) break;
+    start = prevStart;
+  }
+  return text.slice(start, index);
+}
+
 /** The API calls in a source file: quoted `/api/...` paths and `apiPath('id', ...)` calls, with the method written just before (else GET). */
 function callsIn(file: string): Call[] {
   const text = readFileSync(file, 'utf8');
   const calls: Call[] = [];
   const found = /(?:(['"`])(\/api\/(?:[^'"`$\\]|\$\{[^}]*\})*)\1)|apiPath\(\s*'([^']+)'/g;
   for (let m = found.exec(text); m; m = found.exec(text)) {
-    // the method written just before, or the methods of a conditional (`isNew ? 'POST' : 'PATCH', isNew ? ...`) on that line
-    const line = text.slice(text.lastIndexOf('\n', m.index) + 1, m.index);
+    // the method written just before, or the methods of a conditional (`isNew ? 'POST' : 'PATCH', isNew ? ...`) before it
+    const line = argumentsBefore(text, m.index);
     const direct = /'(GET|POST|PUT|PATCH|DELETE)',\s*$/.exec(line)?.[1];
-    const written = [...line.slice(-120).matchAll(/'(GET|POST|PUT|PATCH|DELETE)'/g)].map((x) => x[1]!);
+    const written = [...line.slice(-200).matchAll(/'(GET|POST|PUT|PATCH|DELETE)'/g)].map((x) => x[1]!);
     const methods = direct !== undefined ? [direct] : written.length > 0 ? written : ['GET'];
     const where = `${relative(REPO_ROOT, file)}:${text.slice(0, m.index).split('\n').length}`;
     if (m[3] !== undefined) {
