@@ -51,6 +51,8 @@ export function isAllowedStream(path: string): boolean {
 
 /** A file the window may save (a backup, the CA certificate): a GET of a download route. */
 export function isAllowedDownload(path: string): boolean {
+  // a download takes no query: a path that carries one is not the file the button offers
+  if (typeof path !== 'string' || path.includes('?')) return false;
   const route = desktopRoute('GET', path);
   return route !== null && isDownload(route);
 }
