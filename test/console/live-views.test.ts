@@ -95,6 +95,8 @@ describe('console views stay live in Chromium: changes made elsewhere show withi
     expect(run.code, run.stderr).to.equal(0);
     await serviceLink(a, 'cli-made').waitFor({ timeout: LIVE_MS });
     await serviceLink(b, 'cli-made').waitFor({ timeout: LIVE_MS });
+    // the project's quota card counts the services too: web, api-made, cli-made
+    await b.getByText(/^3 of \d+$/).waitFor({ timeout: LIVE_MS });
     await screenshot(b, 'live-02-service-from-cli');
   });
 

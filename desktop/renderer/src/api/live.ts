@@ -30,6 +30,11 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
     case 'domain-dns':
       return [['service', e.data.serviceId]];
     case 'backup':
+      // the project's quota card counts its backups and their size
+      return [
+        ['backups', e.data.serviceId],
+        ['project-quotas', e.data.projectId],
+      ];
     case 'backup-settings':
       return [['backups', e.data.serviceId]];
     case 'import':
@@ -45,8 +50,8 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       // the keys page names projects from ['projects']
       return [['projects'], ['project', e.data.slug]];
     case 'service-change':
-      // other services' reference suggestions name this one
-      return [['projects'], ['project'], ['service', e.data.serviceId], ['suggestions']];
+      // other services' reference suggestions name this one; the project's quota card counts its services
+      return [['projects'], ['project'], ['service', e.data.serviceId], ['suggestions'], ['project-quotas', e.data.projectId]];
     case 'env':
       // other services' suggestions offer this variable by name
       return [['service', e.data.serviceId], ['suggestions']];
