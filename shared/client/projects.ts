@@ -17,40 +17,17 @@ import type {
   ServiceOverview,
   Suggestion,
   TransferResult,
+  NewServiceInput,
+  ServiceLimitsInput,
+  ServicePatch,
 } from '../types.js';
 import { ClientBase } from './base.js';
 
-/** Fields accepted when creating a service (any kind). */
-export interface CreateServiceInput {
-  name: string;
-  repoFullName?: string | null;
-  repoUrl?: string | null;
-  dockerImage?: string | null;
-  branch?: string;
-  rootDir?: string | null;
-  githubToken?: string | null;
-  installCommand?: string | null;
-  buildCommand?: string | null;
-  startCommand?: string | null;
-  staticOutput?: string | null;
-  buildMethod?: string;
-  dockerfilePath?: string | null;
-  runtimeMode?: string;
-  internalPort?: number | null;
-  databasePublicEnabled?: boolean;
-  databasePublicHostname?: string | null;
-  postgresLogicalReplicationEnabled?: boolean;
-  env?: { key: string; value: string }[];
-  /** Container limits; a null field goes back to the server's default. */
-  limits?: { memoryMb?: number | null; cpus?: number | null; pids?: number | null };
-}
+/** Fields accepted when creating a service (any kind): the wire's NewServiceInput, with its env and limits beside it. */
+export type CreateServiceInput = NewServiceInput & { env?: { key: string; value: string }[]; limits?: ServiceLimitsInput };
 
-export type PatchServiceInput = Partial<
-  Pick<
-    CreateServiceInput,
-    'name' | 'branch' | 'rootDir' | 'githubToken' | 'installCommand' | 'buildCommand' | 'startCommand' | 'staticOutput' | 'buildMethod' | 'dockerfilePath' | 'runtimeMode' | 'internalPort' | 'limits'
-  >
->;
+/** The fields a service may change after creation. */
+export type PatchServiceInput = ServicePatch;
 
 export class ProjectsClient extends ClientBase {
   health(): Promise<Health> {
