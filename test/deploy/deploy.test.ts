@@ -7,6 +7,7 @@ import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { silentApp, slowBuildApp, webApp } from '../helpers/apps.js';
 import { httpText, until, waitForDeployment } from '../helpers/wait.js';
+import { httpProbe } from '../helpers/pollers.js';
 import type { Service } from '../../shared/types.js';
 
 describe('deployments on Docker', function () {
@@ -130,15 +131,15 @@ describe('deployments on Docker', function () {
     const seen: string[] = [];
     const failures: string[] = [];
     let polling = true;
+    // one request per fresh connection, as the data-plane suites poll (helpers/pollers.ts): a
+    // keep-alive socket that Caddy closes while idle across a config reload is the client's to
+    // retry, not a request the data plane failed
+    const probe = httpProbe(service.hostPort!);
     const poller = (async () => {
       while (polling) {
-        try {
-          const res = await httpText(`http://127.0.0.1:${service.hostPort}/`);
-          if (res.status === 200) seen.push(res.text.trim());
-          else failures.push(`HTTP ${res.status}`);
-        } catch (err) {
-          failures.push((err as Error).message);
-        }
+        const answer = await probe();
+        if (answer.ok) seen.push(answer.text);
+        else failures.push(answer.error);
         await new Promise((r) => setTimeout(r, 50));
       }
     })();
