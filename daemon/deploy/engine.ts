@@ -15,7 +15,7 @@ import { removeServiceVolume } from '../docker/volumes.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
-import { isRoutedWeb } from '../proxy/caddy.js';
+import { isRoutedWeb } from '../proxy/routing.js';
 import { reconcileDocker, recordInterrupted } from './reconcile.js';
 import { reconcileWhenEngineAnswers, type PendingReconcile } from './reconcile-retry.js';
 import { runDeployment } from './run-deployment.js';

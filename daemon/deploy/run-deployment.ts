@@ -16,7 +16,7 @@ import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from
 import { keepFailedContainerOutput } from './failed-output.js';
 import { drained } from './drain.js';
 import { publishFor } from './publish.js';
-import { isRoutedWeb } from '../proxy/caddy.js';
+import { isRoutedWeb } from '../proxy/routing.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 import { produceImage, type Created } from './produce-image.js';

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { BerthClient } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
-import { routingFromStore } from '../../daemon/proxy/caddy.js';
+import { routingFromStore } from '../../daemon/proxy/routing.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniq } from '../helpers/fixtures.js';
 import { snapshotStore } from '../helpers/snapshot.js';

@@ -9,7 +9,7 @@ import knexFactory from 'knex';
 import { join } from 'node:path';
 import type { BerthClient } from '../../shared/client.js';
 import type { Project, Service } from '../../shared/types.js';
-import { routingFromStore } from '../../daemon/proxy/caddy.js';
+import { routingFromStore } from '../../daemon/proxy/routing.js';
 import { migrationSource } from '../../daemon/store/migrations.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniq } from '../helpers/fixtures.js';
