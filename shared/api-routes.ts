@@ -28,12 +28,15 @@ export interface RouteSpec {
   readonly sse?: boolean;
   /** A binary answer saved as a file (not JSON). */
   readonly download?: boolean;
+  /** A WebSocket: the request upgrades (a plain GET answers 426 after the key check). */
+  readonly websocket?: boolean;
   /** The desktop window may reach it through the main process (default true). */
   readonly desktop?: boolean;
 }
 
 const S = '/api/services/:serviceId';
 const DB = `${S}/database`;
+const VB = `${S}/volumes/:volumeName/backups`;
 
 export const API_ROUTES = [
   { id: 'health', method: 'GET', path: '/api/health', access: 'open' },
@@ -110,6 +113,26 @@ export const API_ROUTES = [
   { id: 'imports.list', method: 'GET', path: `${DB}/imports`, access: 'read' },
   { id: 'imports.postgres-url', method: 'POST', path: `${DB}/import/postgres-url`, access: 'write' },
   { id: 'imports.redis-url', method: 'POST', path: `${DB}/import/redis-url`, access: 'write' },
+  // volumes of a project, and their backups (the database backups' shapes and verbs)
+  { id: 'volumes.list', method: 'GET', path: '/api/projects/:projectId/volumes', access: 'read' },
+  { id: 'volume-backups.list', method: 'GET', path: VB, access: 'read' },
+  { id: 'volume-backups.create', method: 'POST', path: VB, access: 'write' },
+  { id: 'volume-backups.settings.patch', method: 'PATCH', path: `${VB}/settings`, access: 'write' },
+  { id: 'volume-backups.restore', method: 'POST', path: `${VB}/:backupId/restore`, access: 'write' },
+  { id: 'volume-backups.download', method: 'GET', path: `${VB}/:backupId/download`, access: 'read', download: true },
+  { id: 'volume-backups.delete', method: 'DELETE', path: `${VB}/:backupId`, access: 'write' },
+  // scheduled jobs of a service and their runs
+  { id: 'jobs.list', method: 'GET', path: `${S}/jobs`, access: 'read' },
+  { id: 'jobs.create', method: 'POST', path: `${S}/jobs`, access: 'write' },
+  { id: 'jobs.patch', method: 'PATCH', path: `${S}/jobs/:jobId`, access: 'write' },
+  { id: 'jobs.delete', method: 'DELETE', path: `${S}/jobs/:jobId`, access: 'write' },
+  { id: 'jobs.run', method: 'POST', path: `${S}/jobs/:jobId/runs`, access: 'write' },
+  { id: 'jobs.runs', method: 'GET', path: `${S}/jobs/:jobId/runs`, access: 'read' },
+  { id: 'jobs.run-logs', method: 'GET', path: `${S}/jobs/:jobId/runs/:runId/logs`, access: 'read' },
+  // one-off commands (an SSE answer) and their record; an interactive terminal (a WebSocket)
+  { id: 'exec.start', method: 'POST', path: `${S}/exec`, access: 'write', sse: true },
+  { id: 'exec.list', method: 'GET', path: `${S}/exec`, access: 'read' },
+  { id: 'terminal', method: 'GET', path: `${S}/terminal`, access: 'write', websocket: true },
   { id: 'notifications.list', method: 'GET', path: '/api/system/notifications', access: 'all-projects-read', action: 'reading notification channels' },
   { id: 'notifications.create', method: 'POST', path: '/api/system/notifications', access: 'all-projects-write', action: 'changing notification channels' },
   { id: 'notifications.patch', method: 'PATCH', path: '/api/system/notifications/:channelId', access: 'all-projects-write', action: 'changing notification channels' },

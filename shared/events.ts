@@ -2,7 +2,7 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ProxyResult, ServiceStatus } from './types.js';
+import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, ProxyResult, ServiceStatus } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
@@ -19,7 +19,8 @@ export interface ProjectEventPayloads {
   /** A service's running status or reachability changed. */
   service: { serviceId: string; projectId: string; status: ServiceStatus; reachable: boolean };
   domain: { serviceId: string; projectId: string; domainId: string; hostname: string; action: ChangeAction; proxy: ProxyResult };
-  backup: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus };
+  /** A database's backup, or a volume's (`volume` names it). */
+  backup: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus; volume?: string };
   /** A project was created, renamed/described, or deleted (heard by the keys that could see it). */
   project: { projectId: string; name: string; slug: string; action: ChangeAction };
   /**
@@ -38,6 +39,12 @@ export interface ProjectEventPayloads {
   'backup-settings': { serviceId: string; projectId: string };
   /** A data import's status: `running` when it starts, then `succeeded` or `failed`. */
   import: { importId: string; serviceId: string; projectId: string; status: BackupEventStatus };
+  /** A scheduled job's run: `running` when it starts, then how it ended. */
+  job: { jobId: string; runId: string; serviceId: string; projectId: string; status: JobRunStatus };
+  /** A scheduled job was created, changed (enabled, schedule, ...) or deleted. */
+  'job-change': { jobId: string; serviceId: string; projectId: string; name: string; action: ChangeAction };
+  /** A one-off command or a terminal session started (`running`) or ended (`ended`, with its exit code when it has one). */
+  exec: { execId: string; serviceId: string; projectId: string; mode: ExecMode | 'terminal'; status: 'running' | 'ended'; exitCode: number | null };
 }
 
 /** The payload of each event type heard only by keys over all projects. */
@@ -66,6 +73,9 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   quotas: 'project',
   'backup-settings': 'project',
   import: 'project',
+  job: 'project',
+  'job-change': 'project',
+  exec: 'project',
   key: 'all-projects',
   settings: 'all-projects',
   'notification-channel': 'all-projects',

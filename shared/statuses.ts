@@ -4,7 +4,7 @@
 // comparing status strings of its own. Which status may follow which stays the daemon's state
 // table (daemon/core/deployment-states.ts), which reads `final` from here; a unit test proves the
 // two agree (test/unit/statuses.test.ts).
-import type { DeploymentStatus, JobStatus, ServiceStatus } from './types.js';
+import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus } from './types.js';
 
 /** How a status is shown: the console's badge tones. */
 export type StatusTone = 'ok' | 'info' | 'muted' | 'warn' | 'bad';
@@ -107,9 +107,27 @@ export function jobInProgress(status: JobStatus): boolean {
   return JOB_STATUS_MEANING[status].inProgress;
 }
 
-/** The badge tone of any status the API returns (deployment, service, project, backup, import); `muted` for one it does not know. */
+/** A scheduled job's run: `running` until it ends `succeeded`, `failed` or `timed_out`; the last two notify. */
+export const JOB_RUN_STATUS_MEANING: { readonly [S in JobRunStatus]: { inProgress: boolean; failed: boolean; tone: StatusTone } } = {
+  running: { inProgress: true, failed: false, tone: 'info' },
+  succeeded: { inProgress: false, failed: false, tone: 'ok' },
+  failed: { inProgress: false, failed: true, tone: 'bad' },
+  timed_out: { inProgress: false, failed: true, tone: 'bad' },
+};
+
+/** A job run that is still at work. */
+export function jobRunInProgress(status: JobRunStatus): boolean {
+  return JOB_RUN_STATUS_MEANING[status].inProgress;
+}
+
+/** A job run that ended badly (failed or timed out): what notifies. */
+export function jobRunFailed(status: JobRunStatus): boolean {
+  return JOB_RUN_STATUS_MEANING[status].failed;
+}
+
+/** The badge tone of any status the API returns (deployment, service, project, backup, import, job run); `muted` for one it does not know. */
 export function statusTone(status: string): StatusTone {
-  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING];
+  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING, JOB_RUN_STATUS_MEANING];
   for (const t of tables) if (Object.hasOwn(t, status)) return t[status].tone;
   return 'muted';
 }

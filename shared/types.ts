@@ -17,3 +17,6 @@ export type * from './types/dns.js';
 export type * from './types/databases.js';
 export type * from './types/backups.js';
 export type * from './types/notifications.js';
+export type * from './types/volumes.js';
+export type * from './types/jobs.js';
+export type * from './types/exec.js';

@@ -100,6 +100,7 @@ export class BackupRunner implements BackupJobs {
     return {
       id: newId(),
       serviceId: service.id,
+      volume: null,
       engine: service.databaseEngine!,
       status: refused === null ? 'running' : 'failed',
       trigger,

@@ -133,6 +133,7 @@ export function requireImportTarget(source: ImportSource, engine: DatabaseEngine
 export function defaultSettings(service: ServiceRecord): BackupSettingsRecord {
   return {
     serviceId: service.id,
+    volume: null,
     storage: 'disk',
     automaticEnabled: false,
     dailyEnabled: false,

@@ -47,6 +47,12 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], 
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     limits: effectiveLimits(limits, s),
+    // TEMPORARY until t28-state stores them
+    volumes: [],
+    files: [],
+    deployStrategy: 'rolling',
+    releaseCommand: null,
+    releaseTimeoutSeconds: 600,
   };
 }
 

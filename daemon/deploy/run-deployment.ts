@@ -3,7 +3,6 @@
 // whatever a failed or aborted run created is removed.
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { EnvResolver } from '../core/env-references.js';
 import { effectiveLimits } from '../core/limits.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { BuildError } from '../core/build-error.js';
@@ -20,6 +19,7 @@ import { isRoutedWeb } from '../proxy/routing.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 import { produceImage, type Created } from './produce-image.js';
+import { serviceEnv } from './service-container.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 /** How long an old container may keep finishing requests after a swap. */
@@ -47,7 +47,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const image = await produceImage(d, service, dep, workDir, created, say, signal);
     if (signal.aborted) throw new BuildError('aborted');
 
-    const env = await resolveEnv(d, service);
+    const env = await serviceEnv(d, service);
     const network = await ensureProjectNetwork(d.docker, d.own, service.projectId);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
     const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
@@ -97,22 +97,6 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     rmSync(workDir, { recursive: true, force: true });
     await d.buildLogs.flush();
   }
-}
-
-async function resolveEnv(d: DeployDeps, service: ServiceRecord): Promise<Record<string, string>> {
-  const services = await d.store.services.list([service.projectId]);
-  const env = await d.store.env.listByServices(services.map((s) => s.id));
-  const resolver = new EnvResolver(services, env);
-  const out: Record<string, string> = {};
-  if (service.internalPort !== null && service.kind !== 'database') out.PORT = String(service.internalPort);
-  for (const e of env.filter((x) => x.serviceId === service.id)) {
-    try {
-      out[e.key] = resolver.resolve(e.value);
-    } catch (err) {
-      throw new BuildError(`environment variable ${e.key}: ${(err as Error).message}`);
-    }
-  }
-  return out;
 }
 
 async function waitForContainer(

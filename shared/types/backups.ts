@@ -49,7 +49,10 @@ export type BackupStorageKind = 'disk' | 'remote' | 'disk+remote';
 export interface Backup {
   id: string;
   serviceId: string;
-  engine: DatabaseEngine;
+  /** The database engine; null for a volume's backup. */
+  engine: DatabaseEngine | null;
+  /** The volume a volume backup is of (a tarball, format `tar`); null for a database's backup. */
+  volume: string | null;
   status: JobStatus;
   trigger: BackupTrigger;
   storage: BackupStorageKind;
@@ -66,6 +69,8 @@ export interface Backup {
 
 export interface BackupSettings {
   serviceId: string;
+  /** The volume these settings are for; null for a database service's. */
+  volume: string | null;
   storage: BackupStorageKind;
   automaticEnabled: boolean;
   dailyEnabled: boolean;

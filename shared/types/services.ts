@@ -13,6 +13,34 @@ export type RuntimeMode = 'web' | 'worker' | 'static';
 
 export type ServiceStatus = 'idle' | 'building' | 'active' | 'failed';
 
+/**
+ * How a new deployment replaces the live one: `rolling` starts the new container, waits until it
+ * answers, then retires the old one (no downtime); `recreate` stops the old container first (for
+ * volumes two containers must not share, such as an SQLite writer's), and its log says the
+ * downtime it caused.
+ */
+export type DeployStrategy = 'rolling' | 'recreate';
+
+/** A named volume of the service's project mounted into its containers; kept across redeploys and rollbacks. */
+export interface ServiceVolume {
+  /** The volume's name, unique within its project. */
+  name: string;
+  /** Absolute path inside the container. */
+  mountPath: string;
+  readOnly: boolean;
+  /** Bytes used, when Docker has measured it recently; null when not known. */
+  sizeBytes: number | null;
+}
+
+/** A file mounted read-only into the service's containers; `${VAR}` and `${service.VAR}` references resolve like env values. */
+export interface ConfigFile {
+  /** Absolute path inside the container. */
+  path: string;
+  content: string;
+  /** Octal permission bits as text, such as "0644" (the default) or "0755". */
+  mode: string;
+}
+
 /** A container's resource limits: memory in MiB (no swap beyond it), CPUs (1.0 = one core), processes. */
 export interface ServiceLimits {
   memoryMb: number;
@@ -60,6 +88,14 @@ export interface Service {
   updatedAt: Timestamp;
   /** The limits its containers run with (the service's own, else the server's defaults). */
   limits: ServiceLimits;
+  volumes: ServiceVolume[];
+  files: ConfigFile[];
+  /** `rolling` when unset. */
+  deployStrategy: DeployStrategy;
+  /** Run once per deployment in a new container from the new image before it goes live (argv); null when unset. */
+  releaseCommand: string[] | null;
+  /** How long the release command may run before the deployment fails. */
+  releaseTimeoutSeconds: number;
 }
 
 export interface ServiceOverview {
@@ -125,6 +161,29 @@ export interface NewServiceInput {
   databasePublicEnabled?: boolean;
   databasePublicHostname?: string | null;
   postgresLogicalReplicationEnabled?: boolean;
+  /** The whole list: a patch replaces it (a volume left out is detached, never deleted). */
+  volumes?: ServiceVolumeInput[];
+  /** The whole list: a patch replaces it. */
+  files?: ConfigFileInput[];
+  deployStrategy?: DeployStrategy;
+  /** argv; null or [] removes it. */
+  releaseCommand?: string[] | null;
+  /** null goes back to the default. */
+  releaseTimeoutSeconds?: number | null;
+}
+
+export interface ServiceVolumeInput {
+  name: string;
+  mountPath: string;
+  /** Default false. */
+  readOnly?: boolean;
+}
+
+export interface ConfigFileInput {
+  path: string;
+  content: string;
+  /** Default "0644". */
+  mode?: string;
 }
 
 /** PATCH /api/services/:serviceId: the fields a service may change after creation. */
@@ -143,4 +202,9 @@ export type ServicePatch = Pick<
   | 'internalPort'
   | 'repoUrl'
   | 'dockerImage'
+  | 'volumes'
+  | 'files'
+  | 'deployStrategy'
+  | 'releaseCommand'
+  | 'releaseTimeoutSeconds'
 > & { name?: string; limits?: ServiceLimitsInput };

@@ -78,6 +78,7 @@ describe('backup schedules: the minute task is armed only when something is sche
     await store.services.insert(database('db'), []);
     await store.backups.putSettings({
       serviceId: 'db',
+      volume: null,
       storage: 'disk',
       automaticEnabled: true,
       dailyEnabled: true,

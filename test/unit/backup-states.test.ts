@@ -82,6 +82,7 @@ function backup(id: string, status: BackupStatus, trigger: BackupRecord['trigger
   return {
     id,
     serviceId: 's',
+    volume: null,
     engine: 'postgres',
     status,
     trigger,

@@ -65,6 +65,15 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['notifications']];
     case 'generated-name':
       return [['generated-names']];
+    case 'job':
+      return [
+        ['jobs', e.data.serviceId],
+        ['job-runs', e.data.jobId],
+      ];
+    case 'job-change':
+      return [['jobs', e.data.serviceId]];
+    case 'exec':
+      return [['execs', e.data.serviceId]];
     case 'reset':
       return null;
   }
