@@ -45,3 +45,11 @@ export async function listOwnedVolumes(docker: Docker, own: Ownership): Promise<
   }
   return out;
 }
+
+/**
+ * The Docker name of a project's volume `name` (issue 28's service volumes): unique per project, so
+ * a kept volume can be mounted by another service of the same project and never by another project.
+ */
+export function projectVolumeName(projectId: string, name: string): string {
+  return `berth-vol-${projectId}-${name}`;
+}
