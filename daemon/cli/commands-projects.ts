@@ -1,4 +1,4 @@
-// projects, services (list, create), status (the server's metrics).
+// projects (list, create), services (list, create), status (the server's metrics).
 import type { Command } from 'commander';
 import type { CreateServiceInput } from '../../shared/client.js';
 import { parseCount } from './durations.js';
@@ -10,19 +10,30 @@ const gb = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GB`;
 const mb = (n: number) => `${(n / 1024 ** 2).toFixed(0)} MB`;
 
 export function registerProjectCommands(program: Command): void {
-  program
+  const projects = program
     .command('projects')
     .description('list the projects the key can see')
     .action(async (_o, cmd: Command) => {
       const s = openSession(cmd);
-      const projects = await s.projects();
-      if (s.out.json) return projects.forEach(({ services: _services, ...p }) => s.out.event(p));
+      const list = await s.projects();
+      if (s.out.json) return list.forEach(({ services: _services, ...p }) => s.out.event(p));
       s.out.line(
         table(
           ['ID', 'SLUG', 'NAME', 'STATUS', 'SERVICES'],
-          projects.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount]),
+          list.map((p) => [p.id, p.slug, p.name, p.status, p.serviceCount]),
         ),
       );
+    });
+
+  projects
+    .command('create')
+    .description('create a project (needs a write key over all projects)')
+    .argument('<name>')
+    .option('--description <text>', 'what the project is for', '')
+    .action(async (name: string, o: { description: string }, cmd: Command) => {
+      const s = openSession(cmd);
+      const { project } = await s.client.createProject({ name, description: o.description });
+      s.out.result(project, () => `created project ${project.slug} (${project.id})`);
     });
 
   const services = program

@@ -41,6 +41,19 @@ describe('berth services create', function () {
       .and.to.match(/\bcache\b/);
   });
 
+  it('berth projects create makes a project with a key over all projects, and a selected-projects key exits 3 creating nothing', async () => {
+    const adminEnv = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'cli-admin', access: 'write', projects: 'all' })).token };
+    const made = await cli.run(['--json', 'projects', 'create', 'Shop Front', '--description', 'the shop'], { env: adminEnv });
+    expect(made.code, made.stderr).to.equal(0);
+    const [project] = made.json<{ id: string; name: string; slug: string; description: string }>();
+    expect(project).to.include({ name: 'Shop Front', description: 'the shop' });
+    expect((await t.admin.getProject(project!.id)).project.slug).to.equal(project!.slug);
+    const count = (await t.admin.listProjects()).projects.length;
+    const refused = await cli.run(['projects', 'create', 'Nope'], { env });
+    expect(refused.code, refused.stderr).to.equal(3);
+    expect((await t.admin.listProjects()).projects.length).to.equal(count);
+  });
+
   it('exits 2 with neither or both of --repo and --image, or without a project, and creates nothing', async () => {
     const before = (await t.admin.getProject(project.id)).project.serviceCount;
     for (const args of [
