@@ -2,6 +2,7 @@
 // port is probed, and the service row changes only when the answer does. A container that Docker
 // restarted keeps its fixed published port; should it ever move (a container from an older Berth
 // published on an ephemeral port), the store and Caddy follow it.
+import { LIVE_DEPLOYMENT_STATUS } from '../../shared/statuses.js';
 import { publishedPort } from '../docker/containers.js';
 import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import type { DeployDeps } from './context.js';
@@ -30,7 +31,7 @@ export function watchReachability(d: DeployDeps, intervalMs: number): () => void
     if (running) return;
     running = true;
     try {
-      for (const dep of await d.store.deployments.listByStatus(['running'])) {
+      for (const dep of await d.store.deployments.listByStatus([LIVE_DEPLOYMENT_STATUS])) {
         const service = await d.store.services.get(dep.serviceId);
         if (!service || dep.upstreamPort === null) continue;
         let answering = await probe(dep.upstreamPort, service);

@@ -3,6 +3,7 @@
 // not restarted; containers nothing in the store accounts for are removed (labels checked).
 // The store's part needs no Docker and runs once at start; the Docker part runs when the Engine
 // answers, which may be later (reconcile-retry.ts), while the API already serves.
+import { IN_PROGRESS_DEPLOYMENT_STATUSES, LIVE_DEPLOYMENT_STATUS } from '../../shared/statuses.js';
 import { isFinal } from '../core/deployment-states.js';
 import type { DeploymentRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
@@ -17,7 +18,7 @@ import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } fro
 
 /** The truth in the store, which needs no Docker: work a crash interrupted is failed. Returns it. */
 export async function recordInterrupted(d: DeployDeps): Promise<DeploymentRecord[]> {
-  const interrupted = await d.store.deployments.listByStatus(['queued', 'building']);
+  const interrupted = await d.store.deployments.listByStatus(IN_PROGRESS_DEPLOYMENT_STATUSES);
   for (const dep of interrupted) {
     d.buildLogs.append(dep.id, dep.id, `The daemon stopped while this deployment was ${dep.status}; it did not finish. Deploy again.`, 'stderr');
     await finishFailed(d, dep, 'failed');
@@ -37,7 +38,7 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
   }
 
   const live = new Set<string>();
-  for (const dep of await d.store.deployments.listByStatus(['running'])) {
+  for (const dep of await d.store.deployments.listByStatus([LIVE_DEPLOYMENT_STATUS])) {
     const service = await d.store.services.get(dep.serviceId);
     let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
     // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped

@@ -235,13 +235,18 @@ describe('auth matrix', function () {
 
   for (const [name, ep] of Object.entries(endpoints)) {
     describe(name, () => {
+      // A refused request changes nothing (each check proves it against the store), so the refusals
+      // of one route share one world; every allowed request gets a fresh one, as it may change it.
+      let shared: Promise<World> | null = null;
+      const untouched = () => (shared ??= world(ep.deployed));
+
       it('refuses a request with no key (401)', async () => {
-        const w = await world(ep.deployed);
+        const w = await untouched();
         await expectRefused(t.anonymous, ep, w.inside, w, 401, 'unauthorized');
       });
 
       it('refuses an unknown key (401)', async () => {
-        const w = await world(ep.deployed);
+        const w = await untouched();
         await expectRefused(t.anonymous.withToken('berth_not-a-real-key'), ep, w.inside, w, 401, 'unauthorized');
       });
 
@@ -252,7 +257,7 @@ describe('auth matrix', function () {
         });
       } else {
         it('refuses a read key (403)', async () => {
-          const w = await world(ep.deployed);
+          const w = await untouched();
           await expectRefused(await t.clientWith('read', 'all'), ep, w.inside, w, 403, 'forbidden');
         });
       }
@@ -264,7 +269,7 @@ describe('auth matrix', function () {
 
       if (ep.allProjectsOnly) {
         it('refuses a selected-projects write key (403)', async () => {
-          const w = await world(ep.deployed);
+          const w = await untouched();
           await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.inside, w, 403, 'forbidden');
         });
       } else {
@@ -274,13 +279,14 @@ describe('auth matrix', function () {
         });
 
         it('answers 404 to a selected-projects key outside its projects', async () => {
-          const w = await world(ep.deployed);
+          const w = await untouched();
           await expectRefused(await t.clientWith('write', [w.inside.project.id]), ep, w.outside, w, 404, 'not_found');
         });
 
         it('answers an out-of-scope resource exactly like an unknown one', async () => {
-          const w = await world(ep.deployed);
+          const w = await untouched();
           const client = await t.clientWith('write', [w.inside.project.id]);
+          const before = await snapshotStore(t.dataDir);
           const outside = await client.request(ep.method, ep.path(w.outside, w), ep.body?.(w.outside, w));
           const fake: ProjectWorld = {
             ...w.outside,
@@ -290,6 +296,7 @@ describe('auth matrix', function () {
           const unknown = await client.request(ep.method, ep.path(fake, w), ep.body?.(fake, w));
           expect(outside.status).to.equal(unknown.status);
           expect((outside.body as { error: unknown }).error).to.deep.equal((unknown.body as { error: unknown }).error);
+          expect(await snapshotStore(t.dataDir), 'a refused request changed the store').to.deep.equal(before);
         });
       }
     });
