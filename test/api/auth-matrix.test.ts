@@ -8,7 +8,7 @@ import type { BerthClient } from '../../shared/client.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
-import { snapshotStore } from '../helpers/snapshot.js';
+import { snapshotStore, storeSettled } from '../helpers/snapshot.js';
 import { waitForDeployment } from '../helpers/wait.js';
 
 type Level = 'read' | 'write' | 'admin';
@@ -231,8 +231,9 @@ describe('auth matrix', function () {
   async function expectAllowed(client: BerthClient, ep: Endpoint, target: ProjectWorld, w: World) {
     const res = await client.request(ep.method, ep.path(target, w), ep.body?.(target, w));
     expect([200, ...(ep.allowed ?? [])], JSON.stringify(res.body)).to.include(res.status);
+    // what it started in the background (a deployment failing) ends before the next refusal compares the store
+    await storeSettled(t.dataDir);
   }
-
   for (const [name, ep] of Object.entries(endpoints)) {
     describe(name, () => {
       // A refused request changes nothing (each check proves it against the store), so the refusals

@@ -37,6 +37,18 @@ export async function snapshotStore(dataDir: string): Promise<Record<string, unk
   }
 }
 
+/** Waits until the store stops changing (what a request started in the background has ended), up to 30 s. */
+export async function storeSettled(dataDir: string): Promise<void> {
+  let last = JSON.stringify(await snapshotStore(dataDir));
+  for (const until = Date.now() + 30_000; Date.now() < until; ) {
+    await new Promise((r) => setTimeout(r, 250));
+    const now = JSON.stringify(await snapshotStore(dataDir));
+    if (now === last) return;
+    last = now;
+  }
+  throw new Error('the store kept changing for 30 s');
+}
+
 /** Runs fn with a knex connection of its own to the daemon's SQLite file (for reading stored rows). */
 export async function withKnex<T>(dataDir: string, fn: (knex: ReturnType<typeof knexFactory>) => Promise<T>): Promise<T> {
   const knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dataDir, DB_FILE) }, useNullAsDefault: true });
