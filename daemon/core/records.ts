@@ -69,7 +69,7 @@ export interface ServiceRecord {
   files: ConfigFileRecord[];
   deployStrategy: DeployStrategy;
   releaseCommand: string[] | null;
-  /** null: the default (DEFAULT_RELEASE_TIMEOUT_SECONDS in core/service-state-rules.ts). */
+  /** null: the default (600 s, core/service-state-rules.ts). */
   releaseTimeoutSeconds: number | null;
 }
 

@@ -42,7 +42,7 @@ export async function serviceEnv(d: Pick<DeployDeps, 'store'>, service: ServiceR
 }
 
 /** The service's volumes as Docker mounts, each created (with ownership labels) when it does not exist yet. */
-export async function serviceVolumes(d: Pick<DeployDeps, 'docker' | 'own'>, service: ServiceRecord): Promise<ServiceContainerBase['volumes']> {
+async function serviceVolumes(d: Pick<DeployDeps, 'docker' | 'own'>, service: ServiceRecord): Promise<ServiceContainerBase['volumes']> {
   const out: ServiceContainerBase['volumes'] = [];
   for (const v of service.volumes) out.push({ name: await ensureProjectVolume(d.docker, d.own, service.projectId, v.name), target: v.mountPath, readOnly: v.readOnly });
   return out;

@@ -55,7 +55,7 @@ export function projectVolumeName(projectId: string, name: string): string {
 }
 
 /** The label naming a project volume (with the project label, it proves which volume it is). */
-export const LABEL_VOLUME = 'dev.berth.volume';
+const LABEL_VOLUME = 'dev.berth.volume';
 
 /** Creates the project's volume `name` with ownership labels, or finds it (labels checked); its Docker name. */
 export async function ensureProjectVolume(docker: Docker, own: Ownership, projectId: string, name: string): Promise<string> {
