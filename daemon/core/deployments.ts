@@ -62,7 +62,19 @@ export class Deployments {
       commitSha: source.commitSha,
       branch: source.branch,
       buildMethod: source.buildMethod,
+      filesFrom: source.id,
     });
+  }
+
+  /**
+   * The live deployment's image again, as a new deployment (trigger `manual`): what a change of
+   * the service's config files needs to reach its containers. Null when nothing is live.
+   */
+  async redeployLive(service: ServiceRecord): Promise<Deployment | null> {
+    const live = (await this.store.deployments.listByService(service.id)).find((x) => x.status === 'running');
+    if (!live) return null;
+    if (!live.imageTag || !(await this.engine.imageExists(live.imageTag))) return this.queue(service, {});
+    return this.queue(service, { imageTag: live.imageTag, commitSha: live.commitSha, branch: live.branch, buildMethod: live.buildMethod });
   }
 
   /** A push that a signed webhook delivered: that commit of the service's branch (trigger `webhook`). */
@@ -87,14 +99,14 @@ export class Deployments {
     }
   }
 
-  private queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+  private queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod' | 'filesFrom'>>): Promise<Deployment> {
     return this.admit(async () => {
       await this.requireQueueRoom(service);
       return this.insertAndEnqueue(service, fields);
     });
   }
 
-  private async insertAndEnqueue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+  private async insertAndEnqueue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod' | 'filesFrom'>>): Promise<Deployment> {
     const record: DeploymentRecord = {
       id: newId(),
       serviceId: service.id,
