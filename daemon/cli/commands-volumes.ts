@@ -8,7 +8,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
-import type { BackupStorageKind, ProjectVolume } from '../../shared/types.js';
+import type { BackupStorageKind } from '../../shared/types.js';
 import { deadlineOf, storageOption, waitForJob } from './commands-db.js';
 import { parseDuration } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
@@ -51,10 +51,7 @@ export function registerVolumeCommands(program: Command): void {
       const s = openSession(cmd);
       const project = await s.scopeProject();
       if (!project) throw usageError('which project? pass --project or link one (berth link)');
-      // listVolumes is the volume model's (t28-state); until it is merged the CLI says so
-      const client = s.client as typeof s.client & { listVolumes?: (projectId: string) => Promise<{ volumes: ProjectVolume[] }> };
-      if (!client.listVolumes) throw new CliError('this berth cannot list volumes yet');
-      const { volumes: list } = await client.listVolumes(project.id);
+      const { volumes: list } = await s.client.listVolumes(project.id);
       if (s.out.json) return list.forEach((v) => s.out.event(v));
       const name = (id: string | null) => (id === null ? '(kept, not mounted)' : (project.services.find((x) => x.id === id)?.slug ?? id));
       s.out.line(
