@@ -27,7 +27,11 @@ const FIELD = /^[0-9A-Za-z*,/-]+$/;
 /** Checks a schedule: exactly five fields, each of cron's characters, and one the parser accepts. */
 export function checkSchedule(cron: CronPort, schedule: string): string {
   const fields = schedule.trim().split(/\s+/);
-  if (fields.length === 6) throw new InvalidInput('schedule has 6 fields: a seconds field is not allowed (a job runs at most once a minute); give exactly 5 fields: minute hour day-of-month month day-of-week', 'invalid_schedule');
+  if (fields.length === 6)
+    throw new InvalidInput(
+      'schedule has 6 fields: a seconds field is not allowed (a job runs at most once a minute); give exactly 5 fields: minute hour day-of-month month day-of-week',
+      'invalid_schedule',
+    );
   if (fields.length !== 5 || fields.some((f) => !FIELD.test(f)))
     throw new InvalidInput('schedule must be exactly 5 cron fields: minute hour day-of-month month day-of-week (e.g. "0 3 * * *")', 'invalid_schedule');
   if (fields.some((f) => /\/0+(?![0-9])/.test(f))) throw new InvalidInput('schedule has a step of 0 (such as */0): a step must be at least 1', 'invalid_schedule');
@@ -54,7 +58,8 @@ export function checkCommand(command: readonly string[]): string[] {
 export function jobFields(cron: CronPort, input: NewJobInput): Omit<JobRecord, 'id' | 'serviceId' | 'createdAt' | 'updatedAt'> {
   if (!JOB_NAME_PATTERN.test(input.name)) throw new InvalidInput(JOB_NAME_RULE, 'invalid_name');
   const timeoutSeconds = input.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS;
-  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS) throw new InvalidInput(`timeoutSeconds must be an integer from 1 to ${MAX_TIMEOUT_SECONDS}`, 'invalid_timeout');
+  if (!Number.isInteger(timeoutSeconds) || timeoutSeconds < 1 || timeoutSeconds > MAX_TIMEOUT_SECONDS)
+    throw new InvalidInput(`timeoutSeconds must be an integer from 1 to ${MAX_TIMEOUT_SECONDS}`, 'invalid_timeout');
   return {
     name: input.name,
     schedule: checkSchedule(cron, input.schedule),

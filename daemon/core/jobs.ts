@@ -127,7 +127,7 @@ export class Jobs {
   /** Jobs run from a service's live image: a database service has none to run them from. */
   private async jobService(access: Access, serviceId: string): Promise<ServiceRecord> {
     const service = await visibleService(this.d.store, access, serviceId);
-    if (service.kind === 'database') throw new InvalidInput('jobs run in a container from a service\'s live image; a database service cannot have jobs', 'not_for_databases');
+    if (service.kind === 'database') throw new InvalidInput("jobs run in a container from a service's live image; a database service cannot have jobs", 'not_for_databases');
     return service;
   }
 

@@ -200,7 +200,12 @@ class RunOutput {
   }
 
   async close(): Promise<void> {
-    if (this.dropped > 0) this.pending.push({ line: `[berth] ${this.dropped} more lines were dropped: a run keeps at most ${RUN_LOG_MAX_LINES} lines and ${RUN_LOG_MAX_BYTES} bytes of output`, stream: 'stderr', createdAt: this.clock.now() });
+    if (this.dropped > 0)
+      this.pending.push({
+        line: `[berth] ${this.dropped} more lines were dropped: a run keeps at most ${RUN_LOG_MAX_LINES} lines and ${RUN_LOG_MAX_BYTES} bytes of output`,
+        stream: 'stderr',
+        createdAt: this.clock.now(),
+      });
     this.flush();
     await this.writing;
   }

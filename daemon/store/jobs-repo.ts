@@ -16,7 +16,16 @@ type JobRow = {
   created_at: string;
   updated_at: string;
 };
-type RunRow = { id: string; job_id: string; status: JobRunRecord['status']; exit_code: number | null; trigger: JobRunRecord['trigger']; started_at: string; finished_at: string | null; error: string | null };
+type RunRow = {
+  id: string;
+  job_id: string;
+  status: JobRunRecord['status'];
+  exit_code: number | null;
+  trigger: JobRunRecord['trigger'];
+  started_at: string;
+  finished_at: string | null;
+  error: string | null;
+};
 
 const toJob = (r: JobRow): JobRecord => ({
   id: r.id,
@@ -113,7 +122,12 @@ export function jobsRepo(knex: Knex): JobsRepo {
       return ((await knex('job_runs').select(RUN_COLUMNS).where({ status })) as RunRow[]).map(toRun);
     },
     async setRunStatus(id, to, from, patch) {
-      return (await knex('job_runs').where({ id }).whereIn('status', [...from]).update({ status: to, ...runColumns(patch) })) > 0;
+      return (
+        (await knex('job_runs')
+          .where({ id })
+          .whereIn('status', [...from])
+          .update({ status: to, ...runColumns(patch) })) > 0
+      );
     },
     async pruneRuns(jobId, keep) {
       return knex('job_runs')

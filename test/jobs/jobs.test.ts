@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import type { BerthClient } from '../../shared/client.js';
 import type { Job, JobRun, Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { cliHome, type CliHome } from '../helpers/cli.js';
 import { containersWithLabel, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
@@ -21,6 +22,9 @@ describe('scheduled jobs', function () {
   let otherProjectKey: BerthClient;
   let readKey: BerthClient;
   let hook: Server;
+  let cli: CliHome;
+  let cliEnv: Record<string, string>;
+  let projectSlug: string;
   /** What the generic webhook receives: the notice's fields and its data, flat. */
   const notices: { event: string; jobId?: string; runId?: string; status?: string }[] = [];
 
@@ -62,12 +66,17 @@ describe('scheduled jobs', function () {
     const other = (await t.admin.createProject({ name: uniq('other') })).project;
     otherProjectKey = await t.clientWith('write', [other.id]);
     readKey = await t.clientWith('read', [project.id]);
+    const { token } = await t.admin.createKey({ name: 'cli', access: 'write', projects: 'all' });
+    cliEnv = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
+    projectSlug = project.slug;
+    cli = cliHome();
   });
 
   after(async () => {
     for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
     await t?.stop();
     hook?.close();
+    cli?.remove();
   });
 
   it('creates a job (201) with its schedule in words, its time zone, the next run and no run yet', async () => {
@@ -210,7 +219,7 @@ describe('scheduled jobs', function () {
     expect((await t.admin.request('GET', `/api/services/${service.id}/jobs/${job.id}/runs`)).status).to.equal(404);
   });
 
-  it('refuses job changes to a read key (403) and hides jobs from another project\'s key (404)', async () => {
+  it("refuses job changes to a read key (403) and hides jobs from another project's key (404)", async () => {
     expect((await readKey.listJobs(service.id)).jobs.length).to.be.greaterThan(0);
     const path = `/api/services/${service.id}/jobs`;
     expect((await readKey.request('POST', path, { name: 'nope', schedule: '0 3 * * *', command: ['true'] })).status).to.equal(403);
@@ -221,15 +230,31 @@ describe('scheduled jobs', function () {
     expect((await otherProjectKey.request('POST', `${path}/${everyMinute.id}/runs`)).status).to.equal(404);
   });
 
+  it('berth jobs: create after --, list, run --wait (exit 1 on failure, the output printed), runs, logs, disable and delete', async () => {
+    const berth = (...args: string[]) => cli.run(['--project', projectSlug, ...args], { env: cliEnv });
+    const made = await berth('jobs', 'create', 'app', '--name', 'cli-job', '--schedule', '30 4 * * 1', '--timezone', 'Europe/Berlin', '--', 'sh', '-c', 'echo cli says $0; exit 3');
+    expect(made.code, made.stderr).to.equal(0);
+    const listed = await berth('--json', 'jobs', 'list', 'app');
+    const job = listed.json<Job>().find((j) => j.name === 'cli-job')!;
+    expect(job).to.include({ schedule: '30 4 * * 1', timezone: 'Europe/Berlin' });
+    expect(job.command).to.deep.equal(['sh', '-c', 'echo cli says $0; exit 3']);
+    const failed = await berth('jobs', 'run', 'app', 'cli-job', '--wait');
+    expect(failed.code).to.equal(1);
+    expect(failed.stdout).to.include('cli says sh');
+    expect(failed.stderr).to.match(/failed \(exit code 3\)/);
+    const runs = (await berth('--json', 'jobs', 'runs', 'app', 'cli-job')).json<JobRun>();
+    expect(runs.map((r) => [r.status, r.exitCode])).to.deep.equal([['failed', 3]]);
+    expect((await berth('jobs', 'logs', 'app', 'cli-job')).stdout).to.include('cli says sh');
+    expect((await berth('jobs', 'disable', 'app', 'cli-job')).code).to.equal(0);
+    expect((await t.admin.listJobs(service.id)).jobs.find((j) => j.name === 'cli-job')?.enabled).to.equal(false);
+    expect((await berth('jobs', 'delete', 'app', 'cli-job')).code).to.equal(0);
+    expect((await t.admin.listJobs(service.id)).jobs.some((j) => j.name === 'cli-job')).to.equal(false);
+  });
+
   it('runs a job scheduled every minute on its own through node-cron, listed with its output and exit code', async function () {
     this.timeout(100_000);
     // (a run due while the other tests filled the per-service cap ends failed, naming the cap: a later minute's run succeeds)
-    const run = await until(
-      'the every-minute job to run',
-      async () => (await t.admin.listJobRuns(service.id, everyMinute.id)).runs.find((r) => r.status === 'succeeded'),
-      80_000,
-      1000,
-    );
+    const run = await until('the every-minute job to run', async () => (await t.admin.listJobRuns(service.id, everyMinute.id)).runs.find((r) => r.status === 'succeeded'), 80_000, 1000);
     expect(run).to.include({ trigger: 'schedule', status: 'succeeded', exitCode: 0 });
     expect(await output(everyMinute, run)).to.include('tick from cron');
   });
