@@ -6,16 +6,16 @@ import type { NewJobInput } from '../../shared/types/jobs.js';
 import { InvalidInput } from './errors.js';
 import type { CronPort, JobRecord } from './ports/jobs-repo.js';
 
-export const JOB_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-export const JOB_NAME_RULE = 'a job name is 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit';
-export const DEFAULT_TIMEOUT_SECONDS = 3600;
-export const MAX_TIMEOUT_SECONDS = 86_400;
-export const MAX_COMMAND_ARGS = 64;
-export const MAX_COMMAND_ARG_CHARS = 4096;
-export const MAX_COMMAND_TOTAL_CHARS = 16_384;
+const JOB_NAME_PATTERN = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const JOB_NAME_RULE = 'a job name is 1 to 63 lowercase letters, digits and dashes, starting and ending with a letter or digit';
+const DEFAULT_TIMEOUT_SECONDS = 3600;
+const MAX_TIMEOUT_SECONDS = 86_400;
+const MAX_COMMAND_ARGS = 64;
+const MAX_COMMAND_ARG_CHARS = 4096;
+const MAX_COMMAND_TOTAL_CHARS = 16_384;
 export const MAX_JOBS_PER_SERVICE = 20;
-export const MAX_RUNS_PER_SERVICE = 3;
-export const MAX_RUNS_PER_PROJECT = 5;
+const MAX_RUNS_PER_SERVICE = 3;
+const MAX_RUNS_PER_PROJECT = 5;
 /** Runs kept per job (with their logs); older ones are pruned when a run ends. */
 export const RUNS_KEPT_PER_JOB = 100;
 /** Output kept per run: lines and bytes; what comes after is dropped and the log says so. */
@@ -25,7 +25,7 @@ export const RUN_LOG_MAX_BYTES = 1024 * 1024;
 const FIELD = /^[0-9A-Za-z*,/-]+$/;
 
 /** Checks a schedule: exactly five fields, each of cron's characters, and one the parser accepts. */
-export function checkSchedule(cron: CronPort, schedule: string): string {
+function checkSchedule(cron: CronPort, schedule: string): string {
   const fields = schedule.trim().split(/\s+/);
   if (fields.length === 6)
     throw new InvalidInput(
@@ -40,12 +40,12 @@ export function checkSchedule(cron: CronPort, schedule: string): string {
   return normal;
 }
 
-export function checkTimezone(cron: CronPort, zone: string): string {
+function checkTimezone(cron: CronPort, zone: string): string {
   if (!cron.validTimezone(zone)) throw new InvalidInput(`timezone "${zone.slice(0, 64)}" is not an IANA time zone (such as UTC or Europe/Paris)`, 'invalid_timezone');
   return zone;
 }
 
-export function checkCommand(command: readonly string[]): string[] {
+function checkCommand(command: readonly string[]): string[] {
   if (command.length === 0 || command[0] === '') throw new InvalidInput('command must be a non-empty argv array whose first item names the program', 'invalid_command');
   if (command.length > MAX_COMMAND_ARGS) throw new InvalidInput(`command has more than ${MAX_COMMAND_ARGS} arguments`, 'invalid_command');
   if (command.some((a) => a.length > MAX_COMMAND_ARG_CHARS)) throw new InvalidInput(`a command argument is longer than ${MAX_COMMAND_ARG_CHARS} characters`, 'invalid_command');

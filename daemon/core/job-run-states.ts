@@ -7,16 +7,14 @@ import type { JobRunStatus } from '../../shared/types/jobs.js';
 import { Conflict } from './errors.js';
 import type { JobRunPatch, JobRunRecord, JobsRepo } from './ports/jobs-repo.js';
 
-/** Every run is stored first as `running` (a run that could not start is stored `failed` at once). */
 /** A run status change the table does not allow (409). */
-export class IllegalRunTransition extends Conflict {
+class IllegalRunTransition extends Conflict {
   constructor(from: JobRunStatus, to: JobRunStatus, runId: string) {
     super(`run ${runId} is ${from}; it cannot become ${to}`, 'illegal_transition');
   }
 }
 
-export const RUN_INITIAL_STATUS: JobRunStatus = 'running';
-
+/** Every run is stored first as `running` (a run that could not start is stored `failed` at once); then it may move: */
 export const RUN_TRANSITIONS: { readonly [From in JobRunStatus]: readonly JobRunStatus[] } = {
   // its command exited 0; exited non-zero, failed to start, or the daemon stopped meanwhile; its time limit passed
   running: ['succeeded', 'failed', 'timed_out'],

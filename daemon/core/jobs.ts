@@ -11,7 +11,7 @@ import { jobFields, MAX_JOBS_PER_SERVICE } from './job-rules.js';
 import type { CronPort, JobRecord, JobRunLogLine, JobRunnerPort, JobRunRecord, JobSchedulePort, JobsRepo } from './ports/jobs-repo.js';
 import type { Store } from './ports/store.js';
 import type { ServiceRecord } from './records.js';
-import type { ChangeAction } from './../../shared/events.js';
+import type { ChangeAction } from '../../shared/events.js';
 
 export interface JobsDeps {
   store: Store;
@@ -22,7 +22,7 @@ export interface JobsDeps {
   cron: CronPort;
 }
 
-export const RUNS_PAGE_DEFAULT = 20;
+const RUNS_PAGE_DEFAULT = 20;
 export const RUNS_PAGE_MAX = 100;
 export const RUN_LOG_PAGE_MAX = 5000;
 

@@ -24,7 +24,7 @@ import type { Ownership } from '../docker/labels.js';
 import { runOneOff } from '../docker/one-off.js';
 import type { OutputStream } from '../docker/output-lines.js';
 
-export const LABEL_JOB = 'dev.berth.job';
+const LABEL_JOB = 'dev.berth.job';
 export const LABEL_JOB_RUN = 'dev.berth.job-run';
 export const DAEMON_STOPPED = 'the daemon stopped during the run';
 const FLUSH_MS = 250;
@@ -55,10 +55,11 @@ export class JobRunner implements JobRunnerPort {
 
   constructor(private readonly d: JobRunnerDeps) {}
 
-  /** Listens for deleted services: their runs stop. */
+  /** Listens for deleted services and projects: their runs stop. */
   watch(): void {
     this.unsubscribe = this.d.events.subscribe((e) => {
       if (e.type === 'service-change' && e.data.action === 'deleted') void this.stopWhere((r) => r.serviceId === e.data.serviceId, 'the service was deleted during the run');
+      else if (e.type === 'project' && e.data.action === 'deleted') void this.stopWhere((r) => r.projectId === e.data.projectId, 'the project was deleted during the run');
     });
   }
 

@@ -49,9 +49,10 @@ export class JobScheduler implements JobSchedulePort {
   async fire(jobId: string): Promise<void> {
     try {
       const job = await this.store.jobs.get(jobId);
-      if (!job || !job.enabled) return;
-      const service = await this.store.services.get(job.serviceId);
-      if (!service) return;
+      const service = job ? await this.store.services.get(job.serviceId) : null;
+      // gone with its service or project (the rows cascade): its task goes too
+      if (!job || !service) return this.disarm(jobId);
+      if (!job.enabled) return;
       await this.runner.scheduled(job, service);
     } catch (err) {
       this.log(`the scheduled run of job ${jobId}`, err);
