@@ -113,6 +113,12 @@ describe('scheduled jobs', function () {
       expect(res.status, JSON.stringify(patch)).to.equal(400);
       expect(JSON.stringify(res.body), JSON.stringify(patch)).to.match(message);
     }
+    // a database service has no app image to run jobs from
+    const db = (await t.admin.createService(service.projectId, { name: uniq('db'), repoFullName: 'database:postgres' })).service;
+    const onDb = await t.admin.request('POST', `/api/services/${db.id}/jobs`, { name: 'dump', schedule: '0 3 * * *', command: ['true'] });
+    expect(onDb.status).to.equal(400);
+    expect(JSON.stringify(onDb.body)).to.match(/database service cannot have jobs/);
+    await t.admin.deleteService(db.id);
     const dup = await t.admin.request('POST', `/api/services/${service.id}/jobs`, { name: 'every-minute', schedule: '0 3 * * *', command: ['true'] });
     expect(dup.status).to.equal(409);
     expect((await t.admin.listJobs(service.id)).jobs.length).to.equal(before);
