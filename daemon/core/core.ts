@@ -6,6 +6,7 @@ import type { BackupStorage } from './backup-storage.js';
 import { Backups } from './backups.js';
 import { BuildPlans } from './build-plans.js';
 import type { BuildPlanner } from './ports/build-planner.js';
+import { ProjectVolumes } from './volumes.js';
 import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { Databases, type DatabasesDeps } from './databases.js';
@@ -124,6 +125,7 @@ export interface Core {
   quotas: Quotas;
   disk: DiskSpace;
   jobs: Jobs;
+  volumes: ProjectVolumes;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -132,8 +134,8 @@ export function buildCore(deps: CoreDeps): Core {
   const keys = new KeyService(store, clock, deps.events);
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp(), deps.events);
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
-  const services = new Services({ ...deps, catalog, dnsGone });
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
+  const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
@@ -168,5 +170,6 @@ export function buildCore(deps: CoreDeps): Core {
     disk: deps.disk,
     // scheduled jobs: a command on a cron schedule in a one-off container from the live image
     jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
+    volumes: new ProjectVolumes(store, catalog.volumeSizes),
   };
 }

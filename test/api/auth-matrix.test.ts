@@ -50,7 +50,6 @@ const ELSEWHERE = {
 
 /** TEMPORARY (issue 28's branches): routes whose handlers are on other branches; each branch adds its cases and removes its ids here. */
 type Pending =
-  | 'volumes.list'
   | 'volume-backups.list'
   | 'volume-backups.create'
   | 'volume-backups.settings.patch'
@@ -79,6 +78,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'projects.patch': { params: project, body: () => ({ name: 'renamed', description: 'd' }) },
   'projects.delete': { params: project },
   'projects.database-variable-suggestions': { params: project },
+  'volumes.list': { params: project },
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
