@@ -134,6 +134,8 @@ export interface DeploymentRecord {
   /** The container's published port: Caddy routes a web service's host port and hostnames to it. */
   upstreamPort: number | null;
   buildMethod: 'dockerfile' | 'autobuild' | 'image' | null;
+  /** A rollback's source: the deployment whose config files it mounts (deploy/service-files.ts); null otherwise. */
+  filesFrom?: string | null;
 }
 
 export interface LogLineRecord {
