@@ -181,7 +181,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
   const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
   // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
-  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, clock, events: hub, log });
+  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir: join(config.dataDir, 'files'), clock, events: hub, log });
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,

@@ -44,6 +44,8 @@ export interface JobRunnerDeps {
   docker: Docker;
   own: Ownership;
   limits: LimitPolicy;
+  /** Where deployments' config files are written (deploy/service-files.ts): a run mounts the live deployment's. */
+  filesDir: string;
   clock: Clock;
   events: EventSink & Pick<EventFeed, 'subscribe'>;
   log: (message: string, err?: unknown) => void;
