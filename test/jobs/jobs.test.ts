@@ -257,6 +257,26 @@ describe('scheduled jobs', function () {
     expect((await t.admin.listJobs(service.id)).jobs.some((j) => j.name === 'cli-job')).to.equal(false);
   });
 
+  it("mounts the service's volume in its job runs: a file one run writes, the next run reads", async () => {
+    const { service: withVolume } = await t.admin.createService(service.projectId, {
+      name: uniq('vol'),
+      repoUrl: 'docker-image',
+      dockerImage: 'berth-test/httpd:latest',
+      internalPort: 8080,
+      volumes: [{ name: uniq('data'), mountPath: '/data' }],
+    });
+    const { deployment } = await t.admin.deploy(withVolume.id);
+    expect((await waitForDeployment(t.admin, withVolume.id, deployment.id, ['running', 'failed'], 120_000)).status).to.equal('running');
+    const write = (await t.admin.createJob(withVolume.id, { name: 'write', schedule: '0 3 * * *', command: ['sh', '-c', 'echo kept in the volume > /data/from-job.txt'] })).job;
+    const read = (await t.admin.createJob(withVolume.id, { name: 'read', schedule: '0 3 * * *', command: ['cat', '/data/from-job.txt'] })).job;
+    const finished = async (job: Job, runId: string) =>
+      until(`run ${runId}`, async () => (await t.admin.listJobRuns(withVolume.id, job.id)).runs.find((r) => r.id === runId && r.status !== 'running'), 60_000, 250);
+    expect((await finished(write, (await t.admin.runJob(withVolume.id, write.id)).run.id)).status).to.equal('succeeded');
+    const readRun = await finished(read, (await t.admin.runJob(withVolume.id, read.id)).run.id);
+    expect(readRun.status).to.equal('succeeded');
+    expect((await t.admin.jobRunLogs(withVolume.id, read.id, readRun.id)).lines.map((l) => l.line)).to.deep.equal(['kept in the volume']);
+  });
+
   it('runs a job scheduled every minute on its own through node-cron, listed with its output and exit code', async function () {
     this.timeout(100_000);
     // (a run due while the other tests filled the per-service cap ends failed, naming the cap: a later minute's run succeeds)
