@@ -196,9 +196,10 @@ describe('scheduled jobs', function () {
     const job = await create({ name: 'crowd', command: ['sleep', '3'], concurrency: 'allow' });
     const runs: JobRun[] = [];
     for (let i = 0; i < 4; i++) runs.push((await t.admin.runJob(service.id, job.id)).run);
-    expect(runs.slice(0, 3).map((r) => r.status)).to.deep.equal(['running', 'running', 'running']);
+    // (the every-minute job's run may hold one of the 3 places meanwhile)
+    expect(runs.filter((r) => r.status === 'running').length).to.be.within(2, 3);
     expect(runs[3]).to.include({ status: 'failed' });
-    expect(runs[3]!.error).to.match(/cap of 3 job runs at a time per service/);
+    for (const r of runs.filter((x) => x.status === 'failed')) expect(r.error).to.match(/cap of 3 job runs at a time per service/);
     await t.daemon.jobRunner.settled();
   });
 
