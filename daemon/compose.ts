@@ -52,6 +52,10 @@ import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
 import { openDataDir } from './runtime.js';
 import type { CachedStore } from './store/read-cache.js';
+import { cronRules } from './jobs/cron.js';
+import { JobRunner } from './jobs/runner.js';
+import { JobScheduler } from './jobs/scheduler.js';
+import { recoverJobRuns } from './jobs/recover.js';
 
 export interface Composed {
   core: Core;
@@ -65,6 +69,10 @@ export interface Composed {
   volumeBackups: VolumeBackupRunner;
   notifier: Notifier;
   sse: SseStreams;
+  jobRunner: JobRunner;
+  jobScheduler: JobScheduler;
+  /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
+  recoverJobs: () => Promise<void>;
 }
 
 async function instanceId(store: Store): Promise<string> {
@@ -202,6 +210,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     events: hub,
   });
   const scheduler = new BackupScheduler(store, backups, log, { quotas, disk }, volumeBackups);
+  // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
+  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir: join(config.dataDir, 'files'), clock, events: hub, log });
+  const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
     catalog,
@@ -242,6 +253,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     noticeSender: sender,
     quotas,
     disk,
+    jobRunner,
+    jobSchedule: jobScheduler,
+    cron: cronRules,
   });
   return {
     core,
@@ -255,6 +269,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     // Notification channels: failures (and, when chosen, successes) told where the team already talks.
     notifier: new Notifier({ store, clock, channels: core.notifications, sender, log }),
     sse: new SseStreams(store.version, log),
+    jobRunner,
+    jobScheduler,
+    recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };
 }
 

@@ -7,6 +7,7 @@ import { registerDatabaseCommands } from './commands-db.js';
 import { registerDeployCommand } from './commands-deploy.js';
 import { registerDomainCommands } from './commands-domains.js';
 import { registerEnvCommands } from './commands-env.js';
+import { registerJobCommands } from './commands-jobs.js';
 import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
@@ -58,6 +59,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerEnvCommands(program);
   registerDomainCommands(program);
   registerDatabaseCommands(program);
+  registerJobCommands(program);
   registerNotifyCommands(program);
   registerQuotaCommands(program);
   registerVolumeCommands(program);

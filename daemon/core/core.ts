@@ -46,6 +46,8 @@ import type { Store } from './ports/store.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
+import { Jobs } from './jobs.js';
+import type { CronPort, JobRunnerPort, JobSchedulePort } from './ports/jobs-repo.js';
 
 export interface CoreDeps {
   store: Store;
@@ -95,6 +97,10 @@ export interface CoreDeps {
   quotas: Quotas;
   /** The server's free disk and its threshold (likewise shared with the engine and the schedules). */
   disk: DiskSpace;
+  /** Scheduled jobs: the runner, the schedules and the cron rules (daemon/jobs/). */
+  jobRunner: JobRunnerPort;
+  jobSchedule: JobSchedulePort;
+  cron: CronPort;
 }
 
 export interface Core {
@@ -123,6 +129,7 @@ export interface Core {
   events: EventStreams;
   quotas: Quotas;
   disk: DiskSpace;
+  jobs: Jobs;
   volumes: ProjectVolumes;
 }
 
@@ -167,6 +174,8 @@ export function buildCore(deps: CoreDeps): Core {
     events: new EventStreams(deps.events, keys),
     quotas: deps.quotas,
     disk: deps.disk,
+    // scheduled jobs: a command on a cron schedule in a one-off container from the live image
+    jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
     volumes: new ProjectVolumes(store, catalog.volumeSizes),
   };
 }

@@ -18,6 +18,7 @@ import { aiRoutes } from './routes/ai.js';
 import { backupStorageRoutes } from './routes/backup-storage.js';
 import { backupRoutes } from './routes/backups.js';
 import { volumeBackupRoutes } from './routes/volume-backups.js';
+import { jobRoutes } from './routes/jobs.js';
 import { buildPlanRoutes } from './routes/build-plan.js';
 import { databaseRoutes } from './routes/databases.js';
 import { deploymentRoutes } from './routes/deployments.js';
@@ -64,6 +65,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   backupStorageRoutes,
   backupRoutes,
   volumeBackupRoutes,
+  jobRoutes,
   notificationRoutes,
   sessionRoutes,
 );

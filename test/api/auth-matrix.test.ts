@@ -49,7 +49,7 @@ const ELSEWHERE = {
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 28's branches): routes whose handlers are on other branches; each branch adds its cases and removes its ids here. */
-type Pending = 'jobs.list' | 'jobs.create' | 'jobs.patch' | 'jobs.delete' | 'jobs.run' | 'jobs.runs' | 'jobs.run-logs' | 'exec.start' | 'exec.list' | 'terminal';
+type Pending = 'exec.start' | 'exec.list' | 'terminal';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -102,6 +102,14 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'volume-backups.restore': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
   'volume-backups.download': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
   'volume-backups.delete': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
+  'jobs.list': { params: web },
+  'jobs.create': { params: web, body: () => ({ name: uniq('job'), schedule: '0 3 * * *', command: ['true'] }), allowed: [201] },
+  // No job of that id: allowed means past auth and scope, which answers 404.
+  'jobs.patch': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), body: () => ({ enabled: false }), allowed: [404] },
+  'jobs.delete': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.run': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.runs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.run-logs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j'), runId: uniq('r') }), allowed: [404] },
   'imports.list': { params: db },
   'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).

@@ -16,6 +16,7 @@ export const PORT_RANGES = {
   runtimeReconcile: '26400-26499',
   dbCrash: '26500-26599',
   daemonDown: '26600-26699',
+  jobCrash: '26700-26799',
   apiBench: '27000-28999',
   deployBench: '29000-29999',
   dataplaneBench: '30000-30099',
