@@ -19,6 +19,8 @@ import type { DnsProviderFactory } from './ports/dns-provider-repo.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
 import { EventStreams } from './event-streams.js';
+import { Execs } from './execs.js';
+import type { ExecRunner } from './ports/exec-runner.js';
 import type { EventFeed, EventSink } from './events.js';
 import { FailureExplainer } from './explain.js';
 import type { FailureLogs, ProviderRegistry } from './ports/explain-provider.js';
@@ -90,6 +92,9 @@ export interface CoreDeps {
   quotas: Quotas;
   /** The server's free disk and its threshold (likewise shared with the engine and the schedules). */
   disk: DiskSpace;
+  /** One-off commands and terminals in a service's containers, and how long a command may run. */
+  execRunner: ExecRunner;
+  execTimeoutMs: number;
 }
 
 export interface Core {
@@ -117,6 +122,7 @@ export interface Core {
   events: EventStreams;
   quotas: Quotas;
   disk: DiskSpace;
+  execs: Execs;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -159,5 +165,7 @@ export function buildCore(deps: CoreDeps): Core {
     events: new EventStreams(deps.events, keys),
     quotas: deps.quotas,
     disk: deps.disk,
+    // one-off commands and terminals, recorded per service
+    execs: new Execs({ store, clock, runner: deps.execRunner, events: deps.events, timeoutMs: deps.execTimeoutMs }),
   };
 }

@@ -22,6 +22,7 @@ import { databaseRoutes } from './routes/databases.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
+import { execRoutes } from './routes/exec.js';
 import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -63,6 +64,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   backupStorageRoutes,
   backupRoutes,
   notificationRoutes,
+  execRoutes,
   sessionRoutes,
 );
 

@@ -19,8 +19,4 @@ export const PENDING_ROUTES: ReadonlySet<string> = new Set([
   'jobs.run',
   'jobs.runs',
   'jobs.run-logs',
-  // t28-exec
-  'exec.start',
-  'exec.list',
-  'terminal',
 ]);

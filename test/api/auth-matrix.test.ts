@@ -63,10 +63,7 @@ type Pending =
   | 'jobs.delete'
   | 'jobs.run'
   | 'jobs.runs'
-  | 'jobs.run-logs'
-  | 'exec.start'
-  | 'exec.list'
-  | 'terminal';
+  | 'jobs.run-logs';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -128,6 +125,11 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'webhooks.get': { params: web },
   'webhooks.delete': { params: web },
   'deployments.logs': { deployed: true, params: deployment },
+  // Not deployed: allowed means past auth and scope, which answers 409 (no live deployment) before any stream.
+  'exec.start': { params: web, body: () => ({ command: ['true'] }), allowed: [409] },
+  'exec.list': { params: web },
+  // A plain GET: allowed means past auth and scope, which answers 426 (the WebSocket upgrade is test/exec).
+  terminal: { params: web, allowed: [426] },
   'deployments.stream': { deployed: true, params: deployment },
   'services.runtime-logs': { params: web },
   'deployments.explain-failure': { deployed: true, params: deployment, body: () => ({ providerId: 'local' }) },
