@@ -10,6 +10,7 @@ import { ApiError } from '../../shared/client/base.js';
 import { BerthClient } from '../../shared/client.js';
 import { openTerminalSocket, type TerminalSocket } from '../../shared/terminal-socket.js';
 import type { ExecStreamPayloads, Service } from '../../shared/types.js';
+import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -189,5 +190,39 @@ describe('exec and terminal', function () {
     expect(closed.code).to.equal(4408);
     expect(closed.reason).to.match(/idle timeout/);
     expect(Date.now() - started).to.be.within(IDLE_SECONDS * 1000 - 500, IDLE_SECONDS * 1000 + 5000);
+  });
+
+  describe('the CLI', () => {
+    let cli: CliHome;
+    const env = () => ({ BERTH_SERVER: t.url, BERTH_TOKEN: writeToken });
+    before(() => {
+      cli = cliHome();
+    });
+    after(() => cli?.remove());
+
+    it('berth exec prints stdout and stderr and passes the exit code through', async () => {
+      const r = await cli.run(['exec', service.id, '--', 'sh', '-c', 'echo out; echo err >&2; exit 7'], { env: env() });
+      expect(r.code, r.stderr).to.equal(7);
+      expect(r.stdout).to.equal('out\n');
+      expect(r.stderr).to.include('err\n');
+    });
+
+    it('berth exec --json prints one object per line, the exit last', async () => {
+      const r = await cli.run(['--json', 'exec', service.id, '--', 'sh', '-c', 'echo hi'], { env: env() });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.json()).to.deep.equal([{ stream: 'stdout', line: 'hi' }, { exitCode: 0 }]);
+    });
+
+    it('berth run runs the command in a new container', async () => {
+      const r = await cli.run(['run', service.id, '--', 'sh', '-c', 'echo "$GREETING"'], { env: env() });
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.equal('hello from env\n');
+    });
+
+    it('berth shell with piped stdin runs the commands and ends at the end of input', async () => {
+      const r = await cli.run(['shell', service.id], { env: env(), input: 'echo from-""shell\nexit 4\n', timeoutMs: 30_000 });
+      expect(r.stdout).to.include('from-shell');
+      expect(r.code, r.stderr).to.equal(4);
+    });
   });
 });
