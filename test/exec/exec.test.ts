@@ -85,6 +85,35 @@ describe('exec and terminal', function () {
     expect(left).to.equal('');
   });
 
+  it('stops and removes a run container when its client goes away', async () => {
+    const ac = new AbortController();
+    const seen: string[] = [];
+    await writer
+      .exec(
+        service.id,
+        { command: ['sh', '-c', 'echo started; sleep 120'], mode: 'run' },
+        (o) => {
+          seen.push(o.line);
+          ac.abort();
+        },
+        ac.signal,
+      )
+      .catch(() => undefined);
+    expect(seen).to.deep.equal(['started']);
+    await until(
+      'the one-off container removed',
+      async () => execFileSync('docker', ['ps', '-a', '--filter', `label=dev.berth.service=${service.id}`, '--filter', 'label=dev.berth.role=one-off', '-q'], { encoding: 'utf8' }).trim() === '',
+      20_000,
+      250,
+    );
+    const ended = await until(
+      'the exec recorded as ended',
+      async () => (await writer.listExecs(service.id)).execs.find((e) => e.mode === 'run' && e.finishedAt !== null && e.exitCode === null),
+      10_000,
+    );
+    expect(ended.command).to.deep.equal(['sh', '-c', 'echo started; sleep 120']);
+  });
+
   it('refuses exec on a service without a live deployment with 409 before any stream', async () => {
     const err = await writer.exec(idle.id, { command: ['true'] }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ApiError);
@@ -190,6 +219,29 @@ describe('exec and terminal', function () {
     expect(closed.code).to.equal(4408);
     expect(closed.reason).to.match(/idle timeout/);
     expect(Date.now() - started).to.be.within(IDLE_SECONDS * 1000 - 500, IDLE_SECONDS * 1000 + 5000);
+  });
+
+  it('ends at start-up a record a stopped daemon left running, without an exit code', async () => {
+    const key = (await t.admin.listKeys()).keys[0]!;
+    await t.daemon.store.execs.insert(
+      {
+        id: 'left-running',
+        serviceId: service.id,
+        projectId,
+        keyId: key.id,
+        keyName: key.name,
+        command: ['sleep', '9'],
+        mode: 'attach',
+        exitCode: null,
+        startedAt: new Date().toISOString(),
+        finishedAt: null,
+      },
+      200,
+    );
+    await t.restart();
+    const rec = (await t.admin.listExecs(service.id)).execs.find((e) => e.id === 'left-running')!;
+    expect(rec.exitCode).to.equal(null);
+    expect(rec.finishedAt).to.be.a('string');
   });
 
   describe('the CLI', () => {

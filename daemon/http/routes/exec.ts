@@ -43,6 +43,9 @@ export const execRoutes = {
       const abort = new AbortController();
       // the client went away, the key was revoked, or it read too slowly (sse.ts drops it): the command ends
       open.onClose(() => abort.abort());
+      // A POST's request emits 'close' once its body was read (sse.ts listens there, fine for GETs):
+      // the response's 'close' is what tells that this client went away.
+      ctx.res.once('close', () => open.close());
       void prepared
         .run((line, stream) => open.send('output', { stream, line }), abort.signal)
         .then(
