@@ -29,6 +29,7 @@ import type { Store } from './core/ports/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
+import { dockerExecRunner } from './deploy/exec-runner.js';
 import { DeployLimitSettings } from './core/deploy-limits.js';
 import { DaemonEvents } from './deploy/events.js';
 import { failureLogs } from './deploy/failure-logs.js';
@@ -99,6 +100,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const ca = new BerthCa(join(config.dataDir, 'tls'));
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
+  // config files written per deployment, bind-mounted read-only into a service's containers
+  const filesDir = join(config.dataDir, 'files');
   // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
   const proxy = new CaddyProxy({
     store,
@@ -133,7 +136,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       reachFacts,
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
-      filesDir: join(config.dataDir, 'files'),
+      filesDir,
       cloneLimits: config.cloneLimits,
       deployLimits: () => deployLimits.read(),
       healthTimeoutMs: config.healthTimeoutMs,
@@ -211,7 +214,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   });
   const scheduler = new BackupScheduler(store, backups, log, { quotas, disk }, volumeBackups);
   // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
-  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir: join(config.dataDir, 'files'), clock, events: hub, log });
+  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir, clock, events: hub, log });
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
@@ -256,6 +259,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobRunner,
     jobSchedule: jobScheduler,
     cron: cronRules,
+    execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir }),
+    execTimeoutMs: config.execLimits.timeoutMs,
   });
   return {
     core,

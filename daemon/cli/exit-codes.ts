@@ -29,6 +29,14 @@ export class CliError extends Error {
   }
 }
 
+/** Not an error: a remote command's exit code, passed through as berth's own (`berth exec`, `run`, `shell`). */
+export class CommandExit extends Error {
+  constructor(readonly code: number) {
+    super(`the command exited with code ${code}`);
+    this.name = 'CommandExit';
+  }
+}
+
 export const usageError = (message: string) => new CliError(message, EXIT.usage);
 
 const NETWORK_CODES = new Set([

@@ -47,6 +47,11 @@ export class Output {
     this.stdout.write(terminalSafe(text) + '\n');
   }
 
+  /** A line of a remote command's stderr (data, shown even with --quiet; control characters escaped). */
+  stderrLine(text: string): void {
+    this.message(terminalSafe(text));
+  }
+
   /** One object of a stream (--json) as one line. */
   event(value: unknown): void {
     this.clearProgress();

@@ -8,12 +8,13 @@ import { registerDeployCommand } from './commands-deploy.js';
 import { registerDomainCommands } from './commands-domains.js';
 import { registerEnvCommands } from './commands-env.js';
 import { registerJobCommands } from './commands-jobs.js';
+import { registerExecCommands } from './commands-exec.js';
 import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
 import { registerVolumeCommands } from './commands-volumes.js';
-import { describeError, EXIT, type ExitCode } from './exit-codes.js';
+import { CommandExit, describeError, EXIT } from './exit-codes.js';
 import { Output } from './output.js';
 import { globalsOf, resolveTarget } from './session.js';
 
@@ -63,6 +64,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerNotifyCommands(program);
   registerQuotaCommands(program);
   registerVolumeCommands(program);
+  registerExecCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')
@@ -77,12 +79,14 @@ function buildProgram(env: ProgramEnv): Command {
 }
 
 /** Runs the client commands; resolves to the exit code. */
-export async function runProgram(argv: string[], env: ProgramEnv): Promise<ExitCode> {
+export async function runProgram(argv: string[], env: ProgramEnv): Promise<number> {
   const program = buildProgram(env);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return EXIT.ok;
   } catch (err) {
+    // a remote command's exit code (berth exec, run, shell) becomes berth's
+    if (err instanceof CommandExit) return err.code;
     if (err instanceof CommanderError) {
       // commander printed the help or the usage error already
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return EXIT.ok;

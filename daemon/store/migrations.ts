@@ -7,6 +7,7 @@ import { aiProviders, backups, deploymentsRun, dnsProviders, initial } from './m
 import { keyedKeyHashes, logBounds, namesAndHooks, projectQuotas, serviceLimits, sessions, webhooks } from './migrations/006-013.js';
 import { serviceState } from './migrations/014-service-state.js';
 import { jobs } from './migrations/015-jobs.js';
+import { execs } from './migrations/016-execs.js';
 import { volumeBackups } from './migrations/017-volume-backups.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
@@ -28,6 +29,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     namesAndHooks,
     serviceState,
     jobs,
+    execs,
     volumeBackups,
   ];
   return {

@@ -1,7 +1,6 @@
 // Every route of the table (shared/api-routes.ts) against every kind of caller: no key, unknown key,
 // read key, write key, and a selected-projects key inside and outside its projects, as the route's
 // `access` says. Refused requests must change nothing.
-import { PENDING_ROUTES } from '../../daemon/http/pending-routes.js';
 import { expect } from 'chai';
 import { API_ROUTES, routePath, type QueryValues, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
@@ -48,10 +47,8 @@ const ELSEWHERE = {
   'system.disk': 'every key: test/security/disk-threshold',
 } as const satisfies Partial<Record<RouteId, string>>;
 
-/** TEMPORARY (issue 28's branches): routes whose handlers are on other branches; each branch adds its cases and removes its ids here. */
-type Pending = 'exec.start' | 'exec.list' | 'terminal';
 
-type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
+type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
 
 const none = () => ({});
 const web = (t: ProjectWorld) => ({ serviceId: t.web.id });
@@ -128,6 +125,11 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'webhooks.get': { params: web },
   'webhooks.delete': { params: web },
   'deployments.logs': { deployed: true, params: deployment },
+  // Not deployed: allowed means past auth and scope, which answers 409 (no live deployment) before any stream.
+  'exec.start': { params: web, body: () => ({ command: ['true'] }), allowed: [409] },
+  'exec.list': { params: web },
+  // A plain GET: allowed means past auth and scope, which answers 426 (the WebSocket upgrade is test/exec).
+  terminal: { params: web, allowed: [426] },
   'deployments.stream': { deployed: true, params: deployment },
   'services.runtime-logs': { params: web },
   'deployments.explain-failure': { deployed: true, params: deployment, body: () => ({ providerId: 'local' }) },
@@ -185,7 +187,7 @@ const LEVELS = {
 
 const endpoints: Record<string, Endpoint> = {};
 for (const route of API_ROUTES) {
-  if (route.id in ELSEWHERE || PENDING_ROUTES.has(route.id)) continue;
+  if (route.id in ELSEWHERE) continue;
   if (!(route.access in LEVELS)) throw new Error(`${route.id}: a route without a key belongs in ELSEWHERE`);
   const [level, allProjectsOnly] = LEVELS[route.access as keyof typeof LEVELS];
   for (const c of [cases[route.id as Matrixed]].flat()) {
