@@ -6,8 +6,7 @@ import { Link } from 'wouter';
 import type { Project, ProjectVolume } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Modal, timeAgo } from '../../ui/kit';
-import { sizeText } from '../service/volume-size';
-import { useVolumesPatch } from '../service/volumes-tab';
+import { sizeText, useVolumesPatch } from '../service/volume-parts';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function VolumesCard({ project: p }: { project: Project }) {

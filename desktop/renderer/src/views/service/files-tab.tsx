@@ -145,7 +145,7 @@ function FileEditor({ draft, busy, error, onSave, onCancel }: { draft: Draft; bu
         </Field>
       </div>
       <div className="field">
-        <span className="label">Content</span>
+        <span className="field-label">Content</span>
         <div ref={host} className="file-editor" />
       </div>
       <ErrorNote error={error} />

@@ -3,21 +3,11 @@
 // volume's backups (../database/backup-pieces.tsx, with the volume-backup routes).
 import { useState } from 'react';
 import type { Service, ServiceVolume, ServiceVolumeInput } from '../../../../../shared/types.js';
-import { useAction } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field } from '../../ui/kit';
 import { BackupsPanel, type BackupRoutes } from '../database/backup-pieces';
-import { apiPath } from '../../../../../shared/api-routes.js';
-import { sizeText } from './volume-size';
+import { sizeText, useVolumesPatch } from './volume-parts';
 
 const asInput = (v: ServiceVolume): ServiceVolumeInput => ({ name: v.name, mountPath: v.mountPath, readOnly: v.readOnly });
-
-/** PATCH the service's whole volume list (a volume left out is detached, never deleted). */
-export function useVolumesPatch(s: Pick<Service, 'id' | 'projectId'>, success: string) {
-  return useAction<{ volumes: ServiceVolumeInput[] }>('PATCH', apiPath('services.patch', { serviceId: s.id }), {
-    invalidate: [['service', s.id], ['volumes', s.projectId], ['project']],
-    success,
-  });
-}
 
 export default function VolumesTab({ service: s }: { service: Service }) {
   const [f, setF] = useState({ name: '', mountPath: '', readOnly: false });
