@@ -8,6 +8,10 @@ import { recoverInterrupted } from './backups/recover.js';
 import { BackupRunner } from './backups/backups.js';
 import { lazyS3Store } from './backups/lazy-s3-store.js';
 import { BackupScheduler } from './backups/schedule.js';
+import { VolumeBackupRunner } from './backups/volume-backups.js';
+import { containerState, publishedPort } from './docker/containers.js';
+import { projectVolumeName } from './docker/volumes.js';
+import { waitUntilAnswering } from './deploy/health.js';
 import { backupTool, openAdapter } from './databases/engines.js';
 import { importPostgresUrl } from './databases/postgres/import.js';
 import { hostReachFacts } from './backups/source-reach.js';
@@ -57,6 +61,7 @@ export interface Composed {
   proxy: CaddyProxy;
   backups: BackupRunner;
   backupScheduler: BackupScheduler;
+  volumeBackups: VolumeBackupRunner;
   notifier: Notifier;
   sse: SseStreams;
 }
@@ -169,7 +174,32 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // loopback and link-local targets only when a setting allows; Caddy's admin API never
   const notifyTargets = new NotifyTargets(store.settings, lookupAll, config.caddyAdmin);
   const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
-  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
+  // Backups of service volumes: tarballs through the Engine's archive API, the same files, remote
+  // store, schedules and events as the database backups.
+  const volumeBackups = new VolumeBackupRunner({
+    settingsSaved: () => void scheduler.armWhenScheduled(),
+    store,
+    docker,
+    own,
+    clock,
+    dir: backupsDir,
+    remote: () => backupStorage.remote(),
+    live: async (serviceId) => {
+      const live = await liveDeployment(store, serviceId);
+      return live?.containerId ? { containerId: live.containerId } : null;
+    },
+    // a restore started the live container again: the routes follow its published port, then it must answer on it
+    restarted: async (service, containerId, signal) => {
+      await engine.containerRestarted(service.id);
+      if (service.internalPort === null) return 'answering';
+      const port = await publishedPort(docker, containerId, `${service.internalPort}/tcp`);
+      if (port === null) return 'exited';
+      return waitUntilAnswering(port, 'tcp', config.healthTimeoutMs, signal, async () => (await containerState(docker, containerId))?.running ?? false);
+    },
+    log,
+    events: hub,
+  });
+  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk }, volumeBackups);
   const core = buildCore({
     store,
     catalog,
@@ -194,6 +224,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     openDatabase: openAdapter,
     ca,
     backupJobs: backups,
+    volumeBackupJobs: volumeBackups,
+    volumeDockerName: projectVolumeName,
     buildPlanner: new BuildPlanPreviewer({
       store,
       gitBaseUrl: config.gitBaseUrl,
@@ -217,6 +249,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     proxy,
     backups,
     backupScheduler: scheduler,
+    volumeBackups,
     // Notification channels: failures (and, when chosen, successes) told where the team already talks.
     notifier: new Notifier({ store, clock, channels: core.notifications, sender, log }),
     sse: new SseStreams(store.version, log),

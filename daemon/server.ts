@@ -133,6 +133,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       });
       await engine.shutdown();
       await backups.shutdown();
+      await composed.volumeBackups.shutdown();
       await notifier.stop();
       await store.close();
       Notifier.markStopped(config.dataDir);

@@ -12,6 +12,9 @@ import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/p
 import type { ServiceRecord } from '../core/records.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
 import type { BackupRunner } from './backups.js';
+import type { VolumeBackupRunner } from './volume-backups.js';
+import { mountedVolumes, volumeRef } from '../core/volume-backups.js';
+import { projectVolumeName } from '../docker/volumes.js';
 import type { Store } from '../core/ports/store.js';
 import type { DiskSpace } from '../core/disk-space.js';
 import type { Quotas } from '../core/quotas.js';
@@ -20,6 +23,17 @@ import type { Quotas } from '../core/quotas.js';
 export interface ScheduleLimits {
   quotas: Pick<Quotas, 'backupOverQuota'>;
   disk: Pick<DiskSpace, 'lowReason'>;
+}
+
+/** One schedule's subject: a database service, or a volume of a service. */
+interface ScheduleTarget {
+  label: string;
+  /** Its backups, newest first. */
+  history(): Promise<BackupRecord[]>;
+  busy(): boolean;
+  start(kind: ScheduleKind, at: string): Promise<unknown>;
+  refuse(kind: ScheduleKind, reason: string, at: string): Promise<unknown>;
+  removeFiles(backup: BackupRecord): Promise<void>;
 }
 
 export class BackupScheduler {
@@ -32,6 +46,8 @@ export class BackupScheduler {
     private backups: BackupRunner,
     private log: (message: string, err?: unknown) => void,
     private limits: ScheduleLimits,
+    /** Volume backups (issue 28): settings with `volume` set are a volume's schedule. */
+    private volumes?: VolumeBackupRunner,
   ) {}
 
   start(): void {
@@ -78,45 +94,75 @@ export class BackupScheduler {
     for (const settings of await this.store.backups.listAutomatic()) {
       const service = await this.store.services.get(settings.serviceId);
       if (!service) continue;
-      const history = await this.store.backups.listByService(service.id);
-      await this.prune(settings, history);
+      const target = this.targetOf(service, settings);
+      if (!target) continue;
+      const history = await target.history();
+      await this.prune(settings, history, target);
       for (const kind of SCHEDULE_KINDS) {
         if (!scheduleEnabled(settings, kind)) continue;
         if (slotTaken(history, kind, now)) continue;
-        if (this.backups.isBusy(service.id)) break; // the next tick takes it
+        if (target.busy()) break; // the next tick takes it
         try {
-          const refused = (await this.limits.disk.lowReason(`the scheduled ${kind} backup was`)) ?? (await this.makeRoom(service, kind));
-          if (refused) await this.backups.recordRefused(service, settings.storage, kind, refused, now.toISOString());
-          else await this.backups.start(service, settings.storage, kind, now.toISOString());
+          const refused = (await this.limits.disk.lowReason(`the scheduled ${kind} backup was`)) ?? (await this.makeRoom(service, kind, target));
+          if (refused) await target.refuse(kind, refused, now.toISOString());
+          else await target.start(kind, now.toISOString());
         } catch (err) {
-          this.log(`scheduled ${kind} backup of ${service.name}`, err);
+          this.log(`scheduled ${kind} backup of ${target.label}`, err);
         }
         break; // one job per service at a time
       }
     }
   }
 
+  /** What a schedule backs up: the database service itself, or one of its volumes (null when the service no longer mounts it). */
+  private targetOf(service: ServiceRecord, settings: BackupSettingsRecord): ScheduleTarget | null {
+    const storage = settings.storage;
+    if (settings.volume === null) {
+      const b = this.backups;
+      return {
+        label: service.name,
+        history: () => this.store.backups.listByService(service.id),
+        busy: () => b.isBusy(service.id),
+        start: (kind, at) => b.start(service, storage, kind, at),
+        refuse: (kind, reason, at) => b.recordRefused(service, storage, kind, reason, at),
+        removeFiles: (old) => b.removeFiles(old),
+      };
+    }
+    const v = this.volumes;
+    const mounted = mountedVolumes(service).find((m) => m.name === settings.volume);
+    if (!v || !mounted) return null;
+    const ref = volumeRef(service, mounted, projectVolumeName);
+    return {
+      label: `${service.name} (volume ${ref.name})`,
+      history: () => this.store.backups.listByVolume(service.id, ref.name),
+      busy: () => v.isBusy(service.id),
+      start: (kind, at) => v.start(service, ref, storage, kind, at),
+      refuse: (kind, reason, at) => v.recordRefused(service, ref.name, storage, kind, reason, at),
+      removeFiles: (old) => v.removeFiles(old),
+    };
+  }
+
   /**
    * Removes the oldest succeeded backups of this schedule (keeping its newest) while the project is
    * over its backup quotas; answers why the backup cannot be taken when that is not enough.
    */
-  private async makeRoom(service: ServiceRecord, kind: ScheduleKind): Promise<string | null> {
+  private async makeRoom(service: ServiceRecord, kind: ScheduleKind, target: ScheduleTarget): Promise<string | null> {
     for (;;) {
       const over = await this.limits.quotas.backupOverQuota(service);
       if (!over) return null;
-      const oldest = roomCandidate(await this.store.backups.listByService(service.id), kind);
+      const oldest = roomCandidate(await target.history(), kind);
       if (!oldest) return `the scheduled ${kind} backup was not taken: ${over}`;
-      await this.backups.removeFiles(oldest);
+      await target.removeFiles(oldest);
       await this.store.backups.delete(oldest.id);
       this.log(`removed ${kind} backup ${oldest.id} of ${service.name} to stay within its project's backup quotas`);
     }
   }
 
   /** Keeps the newest N succeeded backups of each schedule; failed scheduled ones go after a day's worth of retries. */
-  private async prune(settings: BackupSettingsRecord, history: readonly BackupRecord[]): Promise<void> {
+  private async prune(settings: BackupSettingsRecord, history: readonly BackupRecord[], target: ScheduleTarget): Promise<void> {
     for (const old of beyondRetention(settings, history)) {
       try {
-        await this.backups.removeFiles(old);
+        await target.removeFiles(old);
         await this.store.backups.delete(old.id);
       } catch (err) {
         this.log(`pruning backup ${old.id}`, err);

@@ -4,6 +4,7 @@
 import { AiProviders } from './ai-providers.js';
 import type { BackupStorage } from './backup-storage.js';
 import { Backups } from './backups.js';
+import { VolumeBackups } from './volume-backups.js';
 import { BuildPlans } from './build-plans.js';
 import type { BuildPlanner } from './ports/build-planner.js';
 import type { Catalog } from './catalog.js';
@@ -31,7 +32,7 @@ import { MetricsCollector, SystemMetricsView } from './metrics.js';
 import type { MetricsSources } from './ports/metrics-sources.js';
 import type { NotifyTargets } from './notify-targets.js';
 import { NotificationChannels } from './notification-channels.js';
-import type { BackupJobs } from './ports/backup-jobs.js';
+import type { BackupJobs, VolumeBackupJobs } from './ports/backup-jobs.js';
 import type { CloneReachCheck } from './ports/clone-reach-check.js';
 import type { LogFeed, RuntimeLogState } from './ports/log-feeds.js';
 import type { Sender } from './ports/notice-sender.js';
@@ -79,6 +80,9 @@ export interface CoreDeps {
   backupStorage: BackupStorage;
   catalog: Catalog;
   backupJobs: BackupJobs;
+  /** Backups of service volumes (daemon/backups/volume-backups.ts), and the Docker name of a project's volume. */
+  volumeBackupJobs: VolumeBackupJobs;
+  volumeDockerName: (projectId: string, name: string) => string;
   buildPlanner: BuildPlanner;
   /** Where a clone may connect for a key over selected projects (core/clone-reach.ts). */
   cloneReach: CloneReachCheck;
@@ -107,6 +111,7 @@ export interface Core {
   buildPlans: BuildPlans;
   databases: Databases;
   backups: Backups;
+  volumeBackups: VolumeBackups;
   backupStorage: BackupStorage;
   aiProviders: AiProviders;
   explainer: FailureExplainer;
@@ -146,6 +151,7 @@ export function buildCore(deps: CoreDeps): Core {
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
     databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
     backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk, deps.events),
+    volumeBackups: new VolumeBackups(store, deps.volumeBackupJobs, deps.quotas, deps.disk, deps.events, deps.volumeDockerName),
     backupStorage: deps.backupStorage,
     aiProviders: new AiProviders(store.aiProviders, clock, deps.events),
     // failure explanations: the built-in rules or a configured AI provider's HTTP API

@@ -4,13 +4,6 @@
 export const PENDING_ROUTES: ReadonlySet<string> = new Set([
   // t28-state
   'volumes.list',
-  // t28-backups
-  'volume-backups.list',
-  'volume-backups.create',
-  'volume-backups.settings.patch',
-  'volume-backups.restore',
-  'volume-backups.download',
-  'volume-backups.delete',
   // t28-jobs
   'jobs.list',
   'jobs.create',

@@ -24,6 +24,7 @@ const BACKUP_FIELDS = [
   'id',
   'serviceId',
   'engine',
+  'volume',
   'status',
   'trigger',
   'storage',
@@ -37,7 +38,20 @@ const BACKUP_FIELDS = [
   'startedAt',
   'finishedAt',
 ] as const;
-const SETTINGS_FIELDS = ['serviceId', 'storage', 'automaticEnabled', 'dailyEnabled', 'weeklyEnabled', 'monthlyEnabled', 'keepDaily', 'keepWeekly', 'keepMonthly', 'createdAt', 'updatedAt'] as const;
+const SETTINGS_FIELDS = [
+  'serviceId',
+  'volume',
+  'storage',
+  'automaticEnabled',
+  'dailyEnabled',
+  'weeklyEnabled',
+  'monthlyEnabled',
+  'keepDaily',
+  'keepWeekly',
+  'keepMonthly',
+  'createdAt',
+  'updatedAt',
+] as const;
 const SETTINGS_BOOLS = ['automaticEnabled', 'dailyEnabled', 'weeklyEnabled', 'monthlyEnabled'];
 const IMPORT_FIELDS = ['id', 'serviceId', 'engine', 'source', 'sourceLabel', 'status', 'error', 'log', 'createdAt', 'startedAt', 'finishedAt'] as const;
 
@@ -48,7 +62,8 @@ const NEWEST_FIRST = [
 
 export function backupsRepo(knex: Knex): BackupsRepo {
   const backup = (r: Row) => fromRow<BackupRecord>(r, BACKUP_FIELDS);
-  const settings = (r: Row) => fromRow<BackupSettingsRecord>(r, SETTINGS_FIELDS, SETTINGS_BOOLS);
+  // a database service's settings are stored under volume '' (the key's second column)
+  const settings = (r: Row) => fromRow<BackupSettingsRecord>({ ...r, volume: r.volume === '' ? null : r.volume }, SETTINGS_FIELDS, SETTINGS_BOOLS);
   const imp = (r: Row) => fromRow<ImportRecord>(r, IMPORT_FIELDS, [], ['log']);
   return {
     async insert(b) {
@@ -76,20 +91,29 @@ export function backupsRepo(knex: Knex): BackupsRepo {
           .orderBy([...NEWEST_FIRST])
       ).map(backup);
     },
+    async listByVolume(serviceId, volume) {
+      return (
+        await knex('backups')
+          .where({ service_id: serviceId, volume })
+          .orderBy([...NEWEST_FIRST])
+      ).map(backup);
+    },
     async listByStatus(status) {
       return (await knex('backups').where({ status })).map(backup);
     },
     async delete(id) {
       await knex('backups').where({ id }).delete();
     },
-    async getSettings(serviceId) {
-      const r = await knex('backup_settings').where({ service_id: serviceId }).first();
+    async getSettings(serviceId, volume = null) {
+      const r = await knex('backup_settings')
+        .where({ service_id: serviceId, volume: volume ?? '' })
+        .first();
       return r ? settings(r) : null;
     },
     async putSettings(s) {
-      const row = toRow(s);
-      const { service_id: _id, created_at: _c, ...changes } = row;
-      await knex('backup_settings').insert(row).onConflict('service_id').merge(changes);
+      const row: Row = { ...toRow(s), volume: s.volume ?? '' };
+      const { service_id: _id, volume: _v, created_at: _c, ...changes } = row;
+      await knex('backup_settings').insert(row).onConflict(['service_id', 'volume']).merge(changes);
     },
     async listAutomatic() {
       return (await knex('backup_settings').where({ automatic_enabled: true })).map(settings);

@@ -5,12 +5,27 @@
 import type { Knex } from 'knex';
 import { aiProviders, backups, deploymentsRun, dnsProviders, initial } from './migrations/001-005.js';
 import { keyedKeyHashes, logBounds, namesAndHooks, projectQuotas, serviceLimits, sessions, webhooks } from './migrations/006-013.js';
+import { volumeBackups } from './migrations/017-volume-backups.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
 
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, projectQuotas, namesAndHooks];
+  const migrations: Migration[] = [
+    initial,
+    deploymentsRun,
+    aiProviders,
+    dnsProviders,
+    backups,
+    keyedKeyHashes(ctx),
+    serviceLimits,
+    sessions,
+    webhooks,
+    logBounds,
+    projectQuotas,
+    namesAndHooks,
+    volumeBackups,
+  ];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

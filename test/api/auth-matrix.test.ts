@@ -49,24 +49,7 @@ const ELSEWHERE = {
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 28's branches): routes whose handlers are on other branches; each branch adds its cases and removes its ids here. */
-type Pending =
-  | 'volumes.list'
-  | 'volume-backups.list'
-  | 'volume-backups.create'
-  | 'volume-backups.settings.patch'
-  | 'volume-backups.restore'
-  | 'volume-backups.download'
-  | 'volume-backups.delete'
-  | 'jobs.list'
-  | 'jobs.create'
-  | 'jobs.patch'
-  | 'jobs.delete'
-  | 'jobs.run'
-  | 'jobs.runs'
-  | 'jobs.run-logs'
-  | 'exec.start'
-  | 'exec.list'
-  | 'terminal';
+type Pending = 'volumes.list' | 'jobs.list' | 'jobs.create' | 'jobs.patch' | 'jobs.delete' | 'jobs.run' | 'jobs.runs' | 'jobs.run-logs' | 'exec.start' | 'exec.list' | 'terminal';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -110,6 +93,14 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'backups.restore': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.download': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.delete': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  // The fixtures' web service mounts no volume (the volume model is t28-state's): allowed means past
+  // auth and scope, which answers 404 (a volume the service does not mount).
+  'volume-backups.list': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data' }), allowed: [404] },
+  'volume-backups.create': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data' }), body: () => ({ storage: 'disk' }), allowed: [404] },
+  'volume-backups.settings.patch': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data' }), body: () => ({ automaticEnabled: true }), allowed: [404] },
+  'volume-backups.restore': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
+  'volume-backups.download': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
+  'volume-backups.delete': { params: (t) => ({ serviceId: t.web.id, volumeName: 'data', backupId: uniq('b') }), allowed: [404] },
   'imports.list': { params: db },
   'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).

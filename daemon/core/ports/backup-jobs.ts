@@ -50,3 +50,30 @@ export interface BackupJobs {
   listImports(service: ServiceRecord): Promise<ImportRecord[]>;
   startImport(service: ServiceRecord, source: ImportSource, sourceUrl: string, reach: ImportReach): Promise<ImportRecord>;
 }
+
+/** A volume of a service, as the volume backups see it: its name in the service and its Docker name. */
+export interface ServiceVolumeRef {
+  name: string;
+  dockerName: string;
+  mountPath: string;
+}
+
+/** What a volume restore answers: the database restore's shape, and what happened to the service. */
+export interface VolumeRestoreResult extends RestoreResult {
+  /** The steps taken, in order (the service stopped while the volume was replaced, then started again). */
+  detail: string[];
+}
+
+/**
+ * Backups, restores and downloads of a service's volumes (daemon/backups/volume-backups.ts). Core
+ * (core/volume-backups.ts) has checked the key, the service and that the service mounts the volume.
+ */
+export interface VolumeBackupJobs {
+  list(service: ServiceRecord, volume: ServiceVolumeRef): Promise<BackupListing>;
+  patchSettings(service: ServiceRecord, volume: ServiceVolumeRef, patch: SettingsPatch): Promise<BackupSettingsRecord>;
+  /** Starts a backup in the background; answers at once with the `running` record. */
+  start(service: ServiceRecord, volume: ServiceVolumeRef, storage: BackupStorage, trigger: BackupTrigger): Promise<BackupRecord>;
+  restore(service: ServiceRecord, volume: ServiceVolumeRef, backupId: string): Promise<VolumeRestoreResult>;
+  download(service: ServiceRecord, volume: ServiceVolumeRef, backupId: string): Promise<BackupDownload & { checksum: string }>;
+  delete(service: ServiceRecord, volume: ServiceVolumeRef, backupId: string): Promise<void>;
+}

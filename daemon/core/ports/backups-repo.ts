@@ -36,11 +36,14 @@ export interface BackupsRepo {
    */
   setStatus(id: string, to: BackupStatus, from: readonly BackupStatus[], patch: BackupPatch): Promise<boolean>;
   get(id: string): Promise<BackupRecord | null>;
-  /** Newest first. */
+  /** Newest first: every backup of the service (a database's, or all its volumes'). */
   listByService(serviceId: string): Promise<BackupRecord[]>;
+  /** Newest first: the backups of one volume of the service. */
+  listByVolume(serviceId: string, volume: string): Promise<BackupRecord[]>;
   listByStatus(status: BackupStatus): Promise<BackupRecord[]>;
   delete(id: string): Promise<void>;
-  getSettings(serviceId: string): Promise<BackupSettingsRecord | null>;
+  /** A database service's settings (volume null), or those of one of its volumes. */
+  getSettings(serviceId: string, volume?: string | null): Promise<BackupSettingsRecord | null>;
   putSettings(s: BackupSettingsRecord): Promise<void>;
   listAutomatic(): Promise<BackupSettingsRecord[]>;
   insertImport(i: ImportRecord): Promise<void>;
