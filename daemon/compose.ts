@@ -2,6 +2,7 @@
 // deployment engine, backup runner, DNS and AI clients, metrics sources, notification senders)
 // and hands them to core's registry (core/core.ts `buildCore`). server.ts starts and stops what
 // this builds; nothing else constructs a service.
+import { DockerVolumeSizes } from './docker/volume-sizes.js';
 import { join } from 'node:path';
 import type { Config } from './config.js';
 import { recoverInterrupted } from './backups/recover.js';
@@ -143,7 +144,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // Remote backup storage and the service catalog (resolved variables) are core services the
   // backup runner reads; they are built here, before the runner, and handed to `buildCore` too.
   const backupStorage = new BackupStorage(store.settings, clock, lazyS3Store, hub);
-  const catalog = new Catalog(store, config.limits);
+  const catalog = new Catalog(store, config.limits, new DockerVolumeSizes(docker, own, log));
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backups = new BackupRunner({
     // The one real cycle: the scheduler drives the runner (start, isBusy, removeFiles) and the

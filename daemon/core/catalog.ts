@@ -6,6 +6,7 @@ import { EnvResolver, publicName } from './env-references.js';
 import { rootDomainOf } from './generated-names.js';
 import type { DomainRecord, ProjectRecord, ServiceRecord } from './records.js';
 import type { Store } from './ports/store.js';
+import type { VolumeSizes } from './ports/volume-sizes.js';
 import type { LimitPolicy } from './limits.js';
 import { projectView, serviceView } from './views.js';
 
@@ -18,6 +19,7 @@ export class Catalog {
   constructor(
     private store: Store,
     readonly limits: LimitPolicy,
+    readonly volumeSizes: VolumeSizes = { sizeOf: () => null },
   ) {}
 
   async projectViews(projects: readonly ProjectRecord[]): Promise<Project[]> {
@@ -43,7 +45,8 @@ export class Catalog {
       else byService.set(d.serviceId, [d]);
     }
     const root = await rootDomainOf(this.store);
-    return services.map((s) => serviceView(s, byService.get(s.id) ?? [], this.limits, root));
+    const sizeOf = (projectId: string, name: string) => this.volumeSizes.sizeOf(projectId, name);
+    return services.map((s) => serviceView(s, byService.get(s.id) ?? [], this.limits, root, sizeOf));
   }
 
   async resolver(projectId: string): Promise<{ services: ServiceRecord[]; resolver: EnvResolver }> {

@@ -7,6 +7,7 @@ import { Backups } from './backups.js';
 import { VolumeBackups } from './volume-backups.js';
 import { BuildPlans } from './build-plans.js';
 import type { BuildPlanner } from './ports/build-planner.js';
+import { ProjectVolumes } from './volumes.js';
 import type { Catalog } from './catalog.js';
 import type { Clock } from './clock.js';
 import { Databases, type DatabasesDeps } from './databases.js';
@@ -122,6 +123,7 @@ export interface Core {
   events: EventStreams;
   quotas: Quotas;
   disk: DiskSpace;
+  volumes: ProjectVolumes;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -130,8 +132,8 @@ export function buildCore(deps: CoreDeps): Core {
   const keys = new KeyService(store, clock, deps.events);
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp(), deps.events);
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
-  const services = new Services({ ...deps, catalog, dnsGone });
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
+  const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
@@ -165,5 +167,6 @@ export function buildCore(deps: CoreDeps): Core {
     events: new EventStreams(deps.events, keys),
     quotas: deps.quotas,
     disk: deps.disk,
+    volumes: new ProjectVolumes(store, catalog.volumeSizes),
   };
 }

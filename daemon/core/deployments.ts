@@ -65,6 +65,17 @@ export class Deployments {
     });
   }
 
+  /**
+   * The live deployment's image again, as a new deployment (trigger `manual`): what a change of
+   * the service's config files needs to reach its containers. Null when nothing is live.
+   */
+  async redeployLive(service: ServiceRecord): Promise<Deployment | null> {
+    const live = (await this.store.deployments.listByService(service.id)).find((x) => x.status === 'running');
+    if (!live) return null;
+    if (!live.imageTag || !(await this.engine.imageExists(live.imageTag))) return this.queue(service, {});
+    return this.queue(service, { imageTag: live.imageTag, commitSha: live.commitSha, branch: live.branch, buildMethod: live.buildMethod });
+  }
+
   /** A push that a signed webhook delivered: that commit of the service's branch (trigger `webhook`). */
   async fromWebhook(service: ServiceRecord, commitSha: string): Promise<Deployment> {
     return this.queue(service, { trigger: 'webhook', commitSha });

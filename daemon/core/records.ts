@@ -1,5 +1,5 @@
 // What core works with: plain records, independent of table rows and of API shapes.
-import type { BuildMethod, DatabaseEngine, DeploymentStatus, DeploymentTrigger, DetectedBuildMethod, KeyAccess, KeyProjects, RuntimeMode, ServiceStatus } from '../../shared/types.js';
+import type { BuildMethod, DatabaseEngine, DeployStrategy, DeploymentStatus, DeploymentTrigger, DetectedBuildMethod, KeyAccess, KeyProjects, RuntimeMode, ServiceStatus } from '../../shared/types.js';
 
 export interface KeyRecord {
   id: string;
@@ -63,6 +63,39 @@ export interface ServiceRecord {
   lastDeployedAt: string | null;
   createdAt: string;
   updatedAt: string;
+  /** The project's volumes this service mounts (stored in the `volumes` table, which outlives the service). */
+  volumes: VolumeMount[];
+  /** Plain text in memory; the store encrypts them at rest (they may hold secrets). */
+  files: ConfigFileRecord[];
+  deployStrategy: DeployStrategy;
+  releaseCommand: string[] | null;
+  /** null: the default (DEFAULT_RELEASE_TIMEOUT_SECONDS in core/service-state-rules.ts). */
+  releaseTimeoutSeconds: number | null;
+}
+
+/** A volume of the service's project mounted into its containers. */
+export interface VolumeMount {
+  name: string;
+  mountPath: string;
+  readOnly: boolean;
+}
+
+export interface ConfigFileRecord {
+  /** Absolute, normalised path inside the container. */
+  path: string;
+  content: string;
+  /** Octal permission bits as text, four digits ("0644"). */
+  mode: string;
+}
+
+/** A project's volume: mounted by one service, or kept (serviceId null) after its service was deleted. */
+export interface VolumeRecord {
+  projectId: string;
+  name: string;
+  serviceId: string | null;
+  mountPath: string | null;
+  readOnly: boolean;
+  createdAt: string;
 }
 
 export interface EnvRecord {

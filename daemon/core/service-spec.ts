@@ -6,6 +6,7 @@ import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import type { ServiceKind, ServiceRecord } from './records.js';
+import { stateOf } from './service-state-rules.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath, checkRepoFullName } from './source.js';
 
 /** The wire's new-service fields (shared/types/services.ts), defined once. */
@@ -59,6 +60,7 @@ export function serviceSpec(input: NewServiceInput): ServiceSpec {
   const { kind, engine } = classify(input);
   const mode: RuntimeMode = input.runtimeMode ?? 'web';
   const common = {
+    ...stateOf(kind, input),
     name: input.name,
     kind,
     branch: input.branch ?? DEFAULT_BRANCH,

@@ -1,5 +1,5 @@
 // Services: create any kind, read the overview, patch, move between projects, delete.
-import type { ProxyResult, Service, ServiceOverview, ServicePatch, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
+import type { Deployment, ProxyResult, Service, ServiceOverview, ServicePatch, Suggestion, DatabaseVariableSuggestion, TransferResult } from '../../shared/types.js';
 import { ENV_KEY_PATTERN } from '../../shared/constants.js';
 import { visibleProject, visibleService, type Access } from './access.js';
 import type { Catalog } from './catalog.js';
@@ -18,6 +18,7 @@ import type { Quotas } from './quotas.js';
 import type { EnvRecord, ServiceRecord } from './records.js';
 import { serial } from './serial.js';
 import { checkLimits, type LimitsInput } from './limits.js';
+import { statePatch } from './service-state-rules.js';
 import { DEFAULT_BRANCH, serviceSpec, type NewServiceInput } from './service-spec.js';
 import { slugify, uniqueSlug } from './slug.js';
 import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './source.js';
@@ -44,6 +45,8 @@ export interface ServicesDeps {
   quotas: Quotas;
   /** Where a stored change is announced (the daemon's event hub). */
   events: EventSink;
+  /** Queues a new deployment of the live one's image (a config file changed); null when nothing is live. */
+  redeployLive?: (service: ServiceRecord) => Promise<Deployment | null>;
 }
 
 /** The wire's patch fields (shared/types/services.ts), defined once. */
@@ -211,6 +214,7 @@ export class Services {
     if (patch.startCommand !== undefined) change.startCommand = patch.startCommand;
     if (patch.buildMethod !== undefined) change.buildMethod = patch.buildMethod;
     if (patch.limits !== undefined) Object.assign(change, checkLimits(access, this.d.catalog.limits, patch.limits));
+    Object.assign(change, statePatch(service, patch));
 
     const mode = patch.runtimeMode ?? service.runtimeMode;
     if (service.kind === 'database' && (patch.runtimeMode !== undefined || patch.internalPort !== undefined)) {
@@ -235,6 +239,10 @@ export class Services {
       await this.d.store.services.update(service.id, change);
       const after = { ...service, ...change };
       this.announce(after, 'updated');
+      return after;
+    }).then(async (after) => {
+      // config files are mounted at deploy: a change reaches a live service through a new deployment
+      if (change.files !== undefined && JSON.stringify(change.files) !== JSON.stringify(service.files)) await this.d.redeployLive?.(after);
       return this.view(after);
     });
   }
@@ -244,6 +252,12 @@ export class Services {
     const service = await visibleService(this.d.store, access, serviceId);
     const target = await visibleProject(this.d.store, access, targetProjectId);
     if (target.id === service.projectId) throw new InvalidInput('the service is already in that project');
+    if (service.volumes.length > 0) {
+      throw new Conflict(
+        `the service mounts volumes (${service.volumes.map((v) => v.name).join(', ')}), and a volume never leaves its project: remove them from the service (PATCH volumes) before moving it`,
+        'has_volumes',
+      );
+    }
     await this.requireUniqueName(target.id, service.name);
     await this.d.quotas.requireServiceRoom(target.id);
     await this.checkTransferKeepsReferences(service, target.id);
@@ -296,11 +310,14 @@ export class Services {
     }
   }
 
-  async delete(access: Access, serviceId: string): Promise<ProxyResult> {
+  /** With `keepVolumes`, its volumes stay the project's (no service) for another service to mount; else they go with it. */
+  async delete(access: Access, serviceId: string, keepVolumes = false): Promise<ProxyResult> {
     access.requireWrite();
-    const service = await visibleService(this.d.store, access, serviceId);
+    const found = await visibleService(this.d.store, access, serviceId);
+    // the engine removes the Docker volumes the record still lists: none when they are kept
+    const service = keepVolumes ? { ...found, volumes: [] } : found;
     const domains = await this.d.store.domains.listByServices([service.id]);
-    await this.d.store.services.deleteCascade(service.id);
+    await this.d.store.services.deleteCascade(service.id, keepVolumes);
     await this.d.dnsGone?.(domains);
     await this.d.store.settings.delete(cloneReachSetting(service.id));
     await this.d.store.projects.update(service.projectId, { updatedAt: this.d.clock.now() });

@@ -1,15 +1,19 @@
 // Records -> the API's exact shapes. Every field that leaves the daemon is named here, so a column
 // such as a token hash or a sealed secret is never one spread away from a response.
-import type { ApiKey, Deployment, Domain, EnvVar, Project, Service } from '../../shared/types.js';
-import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord } from './records.js';
+import type { ApiKey, Deployment, Domain, EnvVar, Project, ProjectVolume, Service } from '../../shared/types.js';
+import type { DeploymentRecord, DomainRecord, EnvRecord, KeyRecord, ProjectRecord, ServiceRecord, VolumeRecord } from './records.js';
 import { generatedHostnameOf } from './generated-names.js';
 import { effectiveLimits, type LimitPolicy } from './limits.js';
+import { releaseTimeoutOf } from './service-state-rules.js';
+
+/** Bytes a project's volume uses, when measured recently (core/ports/volume-sizes.ts); null when not known. */
+export type VolumeSizeOf = (projectId: string, name: string) => number | null;
 
 export function keyView(k: KeyRecord): ApiKey {
   return { id: k.id, name: k.name, access: k.access, projects: k.projects, createdAt: k.createdAt, lastUsedAt: k.lastUsedAt };
 }
 
-export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], limits: LimitPolicy, rootDomain: string | null): Service {
+export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], limits: LimitPolicy, rootDomain: string | null, sizeOf: VolumeSizeOf = () => null): Service {
   const localUrl = s.hostPort !== null ? `http://127.0.0.1:${s.hostPort}` : '';
   const preferred = domains.find((d) => d.serviceId === s.id)?.hostname ?? null;
   return {
@@ -47,13 +51,16 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], 
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
     limits: effectiveLimits(limits, s),
-    // TEMPORARY until t28-state stores them
-    volumes: [],
-    files: [],
-    deployStrategy: 'rolling',
-    releaseCommand: null,
-    releaseTimeoutSeconds: 600,
+    volumes: s.volumes.map((v) => ({ name: v.name, mountPath: v.mountPath, readOnly: v.readOnly, sizeBytes: sizeOf(s.projectId, v.name) })),
+    files: s.files.map((f) => ({ path: f.path, content: f.content, mode: f.mode })),
+    deployStrategy: s.deployStrategy,
+    releaseCommand: s.releaseCommand ? [...s.releaseCommand] : null,
+    releaseTimeoutSeconds: releaseTimeoutOf(s),
   };
+}
+
+export function volumeView(v: VolumeRecord, sizeOf: VolumeSizeOf): ProjectVolume {
+  return { name: v.name, serviceId: v.serviceId, mountPath: v.mountPath, sizeBytes: sizeOf(v.projectId, v.name), createdAt: v.createdAt };
 }
 
 export function projectView(p: ProjectRecord, services: Service[]): Project {

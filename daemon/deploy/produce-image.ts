@@ -39,11 +39,18 @@ export async function produceImage(
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
   signal: AbortSignal,
 ): Promise<string> {
-  if (dep.trigger === 'rollback') {
+  // a manual deployment given an image (core's redeployLive: the config files changed) runs it like a rollback
+  if (dep.trigger === 'rollback' || (dep.trigger === 'manual' && dep.imageTag !== null)) {
     // An earlier deployment's image, run again as it is: no checkout, no build.
     const ref = dep.imageTag;
-    if (!ref || !(await imageExists(d.docker, ref))) throw new BuildError(`the image ${ref ?? '(none)'} to roll back to no longer exists; deploy again to build it`);
-    say(`Rolling back: running image ${ref}${dep.commitSha ? ` (commit ${dep.commitSha.slice(0, 12)})` : ''} again, without building`);
+    if (!ref || !(await imageExists(d.docker, ref)))
+      throw new BuildError(`the image ${ref ?? '(none)'} to ${dep.trigger === 'rollback' ? 'roll back to' : 'run again'} no longer exists; deploy again to build it`);
+    const commit = dep.commitSha ? ` (commit ${dep.commitSha.slice(0, 12)})` : '';
+    say(
+      dep.trigger === 'rollback'
+        ? `Rolling back: running image ${ref}${commit} again, without building`
+        : `Redeploying: running the live image ${ref}${commit} again with the service's current config files, without building`,
+    );
     return ref;
   }
   if (service.kind === 'image') {

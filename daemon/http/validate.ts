@@ -3,7 +3,7 @@
 // the parsed value on without a cast.
 import { z } from 'zod';
 import { BUILD_METHODS, RUNTIME_MODES } from '../../shared/constants.js';
-import type { BuildMethod, RuntimeMode } from '../../shared/types.js';
+import type { BuildMethod, ConfigFileInput, DeployStrategy, RuntimeMode, ServiceVolumeInput } from '../../shared/types.js';
 import { InvalidInput } from '../core/errors.js';
 import type { NewKey } from '../core/keys.js';
 import type { ProjectInput } from '../core/projects.js';
@@ -53,6 +53,21 @@ const serviceFields = {
   internalPort: port.nullable().optional(),
 };
 
+// The rules are core's (core/service-state-rules.ts): these bound only what a body may carry.
+const stateFields = {
+  volumes: z
+    .array(z.object({ name: text(100), mountPath: text(4096), readOnly: z.boolean().optional() }) satisfies z.ZodType<ServiceVolumeInput>)
+    .max(100)
+    .optional(),
+  files: z
+    .array(z.object({ path: text(4096), content: text(1024 * 1024), mode: text(10).optional() }) satisfies z.ZodType<ConfigFileInput>)
+    .max(100)
+    .optional(),
+  deployStrategy: z.enum(['rolling', 'recreate'] as const satisfies readonly DeployStrategy[]).optional(),
+  releaseCommand: z.array(text(65536)).max(1000).nullable().optional(),
+  releaseTimeoutSeconds: z.number().nullable().optional(),
+};
+
 // Ranges are core's (core/limits.ts): they depend on the key and the server's maxima.
 const limits = z.object({
   memoryMb: z.number().nullable().optional(),
@@ -68,6 +83,7 @@ export const serviceCreate = z.object({
   databasePublicHostname: optionalText(253),
   postgresLogicalReplicationEnabled: z.boolean().optional(),
   env: z.array(envEntry).max(500).optional(),
+  ...stateFields,
 }) satisfies z.ZodType<NewServiceInput & { env?: { key: string; value: string }[] | undefined }>;
 
 export const servicePatch = z.object({
@@ -88,6 +104,7 @@ export const servicePatch = z.object({
   // Not patchable either: read only so an image ID, a bare digest or berth/ is refused with 400, never ignored.
   dockerImage: serviceFields.dockerImage,
   limits: limits.optional(),
+  ...stateFields,
 }) satisfies z.ZodType<ServicePatch>;
 
 export const transfer = z.object({ targetProjectId: text(100).min(1) });

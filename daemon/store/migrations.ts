@@ -5,6 +5,7 @@
 import type { Knex } from 'knex';
 import { aiProviders, backups, deploymentsRun, dnsProviders, initial } from './migrations/001-005.js';
 import { keyedKeyHashes, logBounds, namesAndHooks, projectQuotas, serviceLimits, sessions, webhooks } from './migrations/006-013.js';
+import { serviceState } from './migrations/014-service-state.js';
 import { volumeBackups } from './migrations/017-volume-backups.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
@@ -24,6 +25,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     logBounds,
     projectQuotas,
     namesAndHooks,
+    serviceState,
     volumeBackups,
   ];
   return {

@@ -37,6 +37,7 @@ export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: Metho
     assignGeneratedLabel: 'write',
     releaseGeneratedName: 'write',
     update: 'write',
+    projectVolumes: 'read',
     deleteCascade: 'write',
   },
   env: { listByService: 'read', listByServices: 'read', upsert: 'write', delete: 'write' },

@@ -1,13 +1,18 @@
 import type { Knex } from 'knex';
-import type { EnvRecord, ServiceRecord } from '../core/records.js';
+import { Conflict } from '../core/errors.js';
+import type { EnvRecord, ServiceRecord, VolumeMount, VolumeRecord } from '../core/records.js';
 import type { ServiceRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { envToRow } from './env-repo.js';
 
 type Row = Record<string, unknown>;
 
+/** Fields stored in a table of their own (`volumes`). */
+type OwnTable = 'volumes';
+type ColumnField = Exclude<keyof ServiceRecord, OwnTable>;
+
 // Record field -> column. Every field is listed, so a new field without a column fails to compile.
-const COLUMN: { [K in keyof ServiceRecord]: string } = {
+const COLUMN: { [K in ColumnField]: string } = {
   id: 'id',
   projectId: 'project_id',
   name: 'name',
@@ -43,17 +48,68 @@ const COLUMN: { [K in keyof ServiceRecord]: string } = {
   lastDeployedAt: 'last_deployed_at',
   createdAt: 'created_at',
   updatedAt: 'updated_at',
+  files: 'config_files',
+  deployStrategy: 'deploy_strategy',
+  releaseCommand: 'release_command',
+  releaseTimeoutSeconds: 'release_timeout_seconds',
 };
 const BOOLEAN_FIELDS = new Set<keyof ServiceRecord>(['databasePublicEnabled', 'postgresLogicalReplicationEnabled', 'reachable']);
-const FIELDS = Object.keys(COLUMN) as (keyof ServiceRecord)[];
+const FIELDS = Object.keys(COLUMN) as ColumnField[];
+
+interface VolumeRow {
+  project_id: string;
+  name: string;
+  service_id: string | null;
+  mount_path: string | null;
+  read_only: number | boolean;
+  position: number;
+  created_at: string;
+}
+
+function volumeRecord(r: VolumeRow): VolumeRecord {
+  return { projectId: r.project_id, name: r.name, serviceId: r.service_id, mountPath: r.mount_path, readOnly: Boolean(r.read_only), createdAt: r.created_at };
+}
+
+/** The mounts of each service among the rows, in the order the service lists them. */
+function mountsByService(rows: readonly VolumeRow[]): Map<string, VolumeMount[]> {
+  const out = new Map<string, VolumeMount[]>();
+  for (const r of [...rows].sort((a, b) => a.position - b.position)) {
+    if (r.service_id === null || r.mount_path === null) continue;
+    const list = out.get(r.service_id) ?? [];
+    list.push({ name: r.name, mountPath: r.mount_path, readOnly: Boolean(r.read_only) });
+    out.set(r.service_id, list);
+  }
+  return out;
+}
+
+/**
+ * Makes the service's mounts exactly `volumes` (inside the caller's transaction): a volume left out
+ * is detached (kept, no service), a kept one of the project is attached, a new one recorded. A
+ * volume another service mounts is refused here too, so two requests at once cannot both take it.
+ */
+async function writeMounts(trx: Knex.Transaction, service: Pick<ServiceRecord, 'id' | 'projectId'>, volumes: readonly VolumeMount[], at: string): Promise<void> {
+  const names = volumes.map((v) => v.name);
+  await trx('volumes').where({ service_id: service.id }).whereNotIn('name', names).update({ service_id: null, mount_path: null, position: 0 });
+  for (const [position, v] of volumes.entries()) {
+    const existing = (await trx('volumes').where({ project_id: service.projectId, name: v.name }).first()) as VolumeRow | undefined;
+    if (existing && existing.service_id !== null && existing.service_id !== service.id) {
+      throw new Conflict(`volume ${v.name} is mounted by another service of this project: a volume belongs to one service at a time`, 'volume_in_use');
+    }
+    const row = { service_id: service.id, mount_path: v.mountPath, read_only: v.readOnly, position };
+    if (existing) await trx('volumes').where({ project_id: service.projectId, name: v.name }).update(row);
+    else await trx('volumes').insert({ project_id: service.projectId, name: v.name, created_at: at, ...row });
+  }
+}
 
 export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
   function toRow(patch: Partial<ServiceRecord>): Row {
     const row: Row = {};
     for (const field of FIELDS) {
       if (!(field in patch)) continue;
-      let value = patch[field];
+      let value: unknown = patch[field];
       if (field === 'githubToken' && typeof value === 'string') value = box.seal(value);
+      if (field === 'files') value = patch.files && patch.files.length > 0 ? box.seal(JSON.stringify(patch.files)) : null;
+      if (field === 'releaseCommand') value = patch.releaseCommand ? JSON.stringify(patch.releaseCommand) : null;
       row[COLUMN[field]] = value;
     }
     return row;
@@ -64,15 +120,25 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
    * object given its 34 fields one keyed store at a time falls into V8's dictionary mode (about
    * 1.6 kB each, against 0.3 kB: 13 MB at 10,000 services).
    */
-  function toRecord(row: Row): ServiceRecord {
-    return Object.fromEntries(
-      FIELDS.map((field) => {
+  function toRecord(row: Row, mounts: ReadonlyMap<string, VolumeMount[]>): ServiceRecord {
+    return Object.fromEntries([
+      ...FIELDS.map((field) => {
         let value = row[COLUMN[field]];
         if (BOOLEAN_FIELDS.has(field)) value = Boolean(value);
         if (field === 'githubToken' && typeof value === 'string') value = box.open(value);
+        if (field === 'files') value = typeof value === 'string' ? JSON.parse(box.open(value)) : [];
+        if (field === 'releaseCommand' && typeof value === 'string') value = JSON.parse(value);
+        if (field === 'deployStrategy') value = value ?? 'rolling';
         return [field, value ?? null];
       }),
-    ) as unknown as ServiceRecord;
+      ['volumes', mounts.get(row.id as string) ?? []],
+    ]) as unknown as ServiceRecord;
+  }
+
+  async function mountsOf(projectIds: readonly string[] | undefined): Promise<Map<string, VolumeMount[]>> {
+    const q = knex('volumes').select('*').whereNotNull('service_id');
+    if (projectIds) q.whereIn('project_id', projectIds as string[]);
+    return mountsByService((await q) as VolumeRow[]);
   }
 
   return {
@@ -81,11 +147,19 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
         .select('*')
         .orderBy([{ column: 'created_at' }, { column: 'id' }]);
       if (projectIds) q.whereIn('project_id', projectIds as string[]);
-      return (await q).map(toRecord);
+      const [rows, mounts] = await Promise.all([q, mountsOf(projectIds)]);
+      return (rows as Row[]).map((r) => toRecord(r, mounts));
     },
     async get(id) {
       const row = (await knex('services').where({ id }).first()) as Row | undefined;
-      return row ? toRecord(row) : null;
+      if (!row) return null;
+      return toRecord(row, mountsByService((await knex('volumes').where({ service_id: id })) as VolumeRow[]));
+    },
+    async projectVolumes(projectId) {
+      const rows = (await knex('volumes')
+        .where({ project_id: projectId })
+        .orderBy([{ column: 'created_at' }, { column: 'name' }])) as VolumeRow[];
+      return rows.map(volumeRecord);
     },
     async slugsInProject(projectId) {
       const rows = (await knex('services').select('slug').where({ project_id: projectId })) as { slug: string }[];
@@ -102,6 +176,7 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
     async insert(service: ServiceRecord, env: readonly EnvRecord[]) {
       await knex.transaction(async (trx) => {
         await trx('services').insert(toRow(service));
+        if (service.volumes.length > 0) await writeMounts(trx, service, service.volumes, service.createdAt);
         if (service.generatedLabel !== null) {
           // the label is the project's from now on (its own earlier record, when it had one, stays)
           await trx('generated_names').insert({ label: service.generatedLabel, project_id: service.projectId, created_at: service.createdAt }).onConflict('label').ignore();
@@ -130,10 +205,22 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
     },
     async update(id, patch) {
       const row = toRow(patch);
-      if (Object.keys(row).length > 0) await knex('services').where({ id }).update(row);
-    },
-    async deleteCascade(id) {
+      const volumes = patch.volumes;
+      if (volumes === undefined) {
+        if (Object.keys(row).length > 0) await knex('services').where({ id }).update(row);
+        return;
+      }
       await knex.transaction(async (trx) => {
+        const current = (await trx('services').select('project_id').where({ id }).first()) as { project_id: string } | undefined;
+        if (!current) return;
+        if (Object.keys(row).length > 0) await trx('services').where({ id }).update(row);
+        await writeMounts(trx, { id, projectId: current.project_id }, volumes, patch.updatedAt ?? new Date().toISOString());
+      });
+    },
+    async deleteCascade(id, keepVolumes = false) {
+      await knex.transaction(async (trx) => {
+        if (keepVolumes) await trx('volumes').where({ service_id: id }).update({ service_id: null, mount_path: null, position: 0 });
+        else await trx('volumes').where({ service_id: id }).delete();
         await trx('services').where({ id }).delete();
       });
     },

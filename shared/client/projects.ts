@@ -12,6 +12,7 @@ import type {
   KeyAccess,
   KeyProjects,
   Project,
+  ProjectVolume,
   ProxyResult,
   Service,
   ServiceOverview,
@@ -60,6 +61,10 @@ export class ProjectsClient extends ClientBase {
   }
   deleteProject(projectId: string): Promise<{ ok: true; proxy: ProxyResult }> {
     return this.api('projects.delete', { projectId });
+  }
+  /** The project's volumes: mounted ones and kept ones (serviceId null), sizes when known. */
+  listVolumes(projectId: string): Promise<{ volumes: ProjectVolume[] }> {
+    return this.api('volumes.list', { projectId });
   }
   projectDatabaseVariableSuggestions(projectId: string): Promise<{ suggestions: DatabaseVariableSuggestion[] }> {
     return this.api('projects.database-variable-suggestions', { projectId });

@@ -49,7 +49,7 @@ const ELSEWHERE = {
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 28's branches): routes whose handlers are on other branches; each branch adds its cases and removes its ids here. */
-type Pending = 'volumes.list' | 'jobs.list' | 'jobs.create' | 'jobs.patch' | 'jobs.delete' | 'jobs.run' | 'jobs.runs' | 'jobs.run-logs' | 'exec.start' | 'exec.list' | 'terminal';
+type Pending = 'jobs.list' | 'jobs.create' | 'jobs.patch' | 'jobs.delete' | 'jobs.run' | 'jobs.runs' | 'jobs.run-logs' | 'exec.start' | 'exec.list' | 'terminal';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -69,6 +69,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'projects.patch': { params: project, body: () => ({ name: 'renamed', description: 'd' }) },
   'projects.delete': { params: project },
   'projects.database-variable-suggestions': { params: project },
+  'volumes.list': { params: project },
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },

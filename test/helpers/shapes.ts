@@ -98,6 +98,12 @@ export const SERVICE: Shape = {
   generatedHostname: 'string?',
   // not in the spec: the container limits (docs/operations.md, Container limits)
   limits: { object: { memoryMb: 'integer', cpus: 'number', pids: 'integer' } },
+  // not in the spec: issue 28's state (docs/apps.md, Volumes, config files, deploy strategy and release command)
+  volumes: { array: { name: 'string', mountPath: 'string', readOnly: 'boolean', sizeBytes: 'integer?' } },
+  files: { array: { path: 'string', content: 'string', mode: 'string' } },
+  deployStrategy: { enum: ['rolling', 'recreate'] },
+  releaseCommand: { oneOf: [{ arrayOf: 'string' }, { enum: [null] }] },
+  releaseTimeoutSeconds: 'integer',
 };
 
 export const PROJECT: Shape = {

@@ -49,6 +49,11 @@ function database(id: string): ServiceRecord {
     framework: null,
     lastDeployedAt: null,
     createdAt: NOW,
+    volumes: [],
+    files: [],
+    deployStrategy: 'rolling',
+    releaseCommand: null,
+    releaseTimeoutSeconds: null,
     updatedAt: NOW,
   };
 }

@@ -74,6 +74,11 @@ function service(id: string): ServiceRecord {
     framework: null,
     lastDeployedAt: null,
     createdAt: NOW,
+    volumes: [],
+    files: [],
+    deployStrategy: 'rolling',
+    releaseCommand: null,
+    releaseTimeoutSeconds: null,
     updatedAt: NOW,
   };
 }

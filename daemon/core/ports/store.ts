@@ -1,7 +1,7 @@
 // The persistence interface core depends on. `daemon/store/` implements it over knex + sqlite3;
 // core never imports knex.
 import type { BackupsRepo } from './backups-repo.js';
-import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord } from '../records.js';
+import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, KeyRecord, LogLineRecord, ProjectRecord, ServiceRecord, VolumeRecord } from '../records.js';
 import type { AiProviderRepo } from './ai-provider-repo.js';
 import type { DnsProviderRepo } from './dns-provider-repo.js';
 import type { QuotaRepo } from './quota-repo.js';
@@ -46,9 +46,12 @@ export interface ServiceRepo {
   assignGeneratedLabel(serviceId: string, projectId: string, label: string, at: string): Promise<void>;
   /** Forgets a generated label's record (an all-projects key's decision): another project may get it then. */
   releaseGeneratedName(label: string): Promise<boolean>;
+  /** A patch with `volumes` makes them the service's mounts (detaching the ones left out); Conflict when another service mounts one. */
   update(id: string, patch: Partial<ServiceRecord>): Promise<void>;
-  /** Removes the service with its variables, domains, deployments and logs, atomically. */
-  deleteCascade(id: string): Promise<void>;
+  /** Every volume of the project: mounted ones and kept ones (no service). */
+  projectVolumes(projectId: string): Promise<VolumeRecord[]>;
+  /** Removes the service with its variables, domains, deployments and logs, atomically; its volume rows too unless `keepVolumes` (then they stay with no service). */
+  deleteCascade(id: string, keepVolumes?: boolean): Promise<void>;
 }
 
 export interface EnvRepo {

@@ -1,5 +1,5 @@
 // Projects: list, create, read (by id or slug), rename, delete, and the database variables its
-// services may reference.
+// services may reference, and its volumes.
 import { route } from '../route-table.js';
 import { projectCreate, projectPatch } from '../validate.js';
 
@@ -21,6 +21,10 @@ export const projectRoutes = {
   }),
   ...route('projects.delete', {
     handler: async ({ access, params }, { core }) => ({ ok: true, proxy: await core.projects.delete(access, params.projectId) }),
+  }),
+  // not cached: sizes change without a write to the store
+  ...route('volumes.list', {
+    handler: async ({ access, params }, { core }) => ({ volumes: await core.volumes.list(access, params.projectId) }),
   }),
   ...route('projects.database-variable-suggestions', {
     handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, async () => ({ suggestions: await core.projects.databaseVariableSuggestions(access, params.projectId) })),

@@ -1,5 +1,7 @@
 // Services: create (in a project), overview, change, move to another project, delete, and the
 // variable names its environment may reference.
+import { InvalidInput } from '../../core/errors.js';
+import { singleQuery } from '../query.js';
 import { route } from '../route-table.js';
 import { serviceCreate, servicePatch, transfer } from '../validate.js';
 
@@ -20,7 +22,11 @@ export const serviceRoutes = {
     handler: ({ access, params, body }, { core }) => core.services.transfer(access, params.serviceId, body.targetProjectId),
   }),
   ...route('services.delete', {
-    handler: async ({ access, params }, { core }) => ({ ok: true, proxy: await core.services.delete(access, params.serviceId) }),
+    handler: async ({ ctx, access, params }, { core }) => {
+      const { keepVolumes = 'false' } = singleQuery(ctx);
+      if (keepVolumes !== 'true' && keepVolumes !== 'false') throw new InvalidInput('keepVolumes must be true or false');
+      return { ok: true, proxy: await core.services.delete(access, params.serviceId, keepVolumes === 'true') };
+    },
   }),
   ...route('services.suggestion-keys', {
     handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, () => core.services.suggestionKeys(access, params.serviceId)),
