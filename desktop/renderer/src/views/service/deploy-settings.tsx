@@ -113,7 +113,7 @@ export function DeploySettings({ service: s }: { service: Service }) {
       </div>
       <div className="field narrow">
         <label htmlFor={`release-timeout-${s.id}`}>Release timeout (seconds)</label>
-        <input id={`release-timeout-${s.id}`} type="number" min={1} className="short" value={f.timeout} onChange={(e) => setF({ ...f, timeout: e.target.value })} />
+        <input id={`release-timeout-${s.id}`} type="number" className="short" value={f.timeout} onChange={(e) => setF({ ...f, timeout: e.target.value })} />
         <div className="hint">The deployment fails when the release command runs longer.</div>
         {errorBy('releaseTimeoutSeconds')}
       </div>

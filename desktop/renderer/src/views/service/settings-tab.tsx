@@ -32,7 +32,8 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
     success: 'Service moved',
   });
   const [keepVolumes, setKeepVolumes] = useState(false);
-  const remove = useAction<boolean>('DELETE', (keep) => apiPath('services.delete', { serviceId: s.id }, keep ? { keepVolumes: true } : undefined), {
+  // the checkbox goes in the query (a DELETE carries no body)
+  const remove = useAction('DELETE', () => apiPath('services.delete', { serviceId: s.id }, keepVolumes ? { keepVolumes: true } : undefined), {
     invalidate: [['projects'], ['project'], ['volumes', s.projectId]],
     success: `${s.name} deleted`,
     onSuccess: () => navigate('/'),
@@ -160,7 +161,7 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
             typed={s.name}
             confirmLabel="Delete service"
             busy={remove.isPending}
-            onConfirm={() => remove.mutate(keepVolumes)}
+            onConfirm={() => remove.mutate(undefined)}
           />
         </div>
       </div>
