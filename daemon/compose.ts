@@ -125,6 +125,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       reachFacts,
       buildCaFile: config.buildCaFile,
       buildsDir: join(config.dataDir, 'builds'),
+      filesDir: join(config.dataDir, 'files'),
       cloneLimits: config.cloneLimits,
       deployLimits: () => deployLimits.read(),
       healthTimeoutMs: config.healthTimeoutMs,

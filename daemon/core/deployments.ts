@@ -62,6 +62,7 @@ export class Deployments {
       commitSha: source.commitSha,
       branch: source.branch,
       buildMethod: source.buildMethod,
+      filesFrom: source.id,
     });
   }
 
@@ -98,14 +99,14 @@ export class Deployments {
     }
   }
 
-  private queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+  private queue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod' | 'filesFrom'>>): Promise<Deployment> {
     return this.admit(async () => {
       await this.requireQueueRoom(service);
       return this.insertAndEnqueue(service, fields);
     });
   }
 
-  private async insertAndEnqueue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod'>>): Promise<Deployment> {
+  private async insertAndEnqueue(service: ServiceRecord, fields: Partial<Pick<DeploymentRecord, 'trigger' | 'imageTag' | 'commitSha' | 'branch' | 'buildMethod' | 'filesFrom'>>): Promise<Deployment> {
     const record: DeploymentRecord = {
       id: newId(),
       serviceId: service.id,

@@ -69,7 +69,7 @@ export interface ServiceRecord {
   files: ConfigFileRecord[];
   deployStrategy: DeployStrategy;
   releaseCommand: string[] | null;
-  /** null: the default (DEFAULT_RELEASE_TIMEOUT_SECONDS in core/service-state-rules.ts). */
+  /** null: the default (600 s, core/service-state-rules.ts). */
   releaseTimeoutSeconds: number | null;
 }
 
@@ -134,6 +134,8 @@ export interface DeploymentRecord {
   /** The container's published port: Caddy routes a web service's host port and hostnames to it. */
   upstreamPort: number | null;
   buildMethod: 'dockerfile' | 'autobuild' | 'image' | null;
+  /** A rollback's source: the deployment whose config files it mounts (deploy/service-files.ts); null otherwise. */
+  filesFrom?: string | null;
 }
 
 export interface LogLineRecord {

@@ -6,8 +6,8 @@ import type { ConfigFileInput, DeployStrategy, NewServiceInput, ServicePatch, Se
 import { InvalidInput } from './errors.js';
 import type { ConfigFileRecord, ServiceKind, ServiceRecord, VolumeMount } from './records.js';
 
-export const DEFAULT_RELEASE_TIMEOUT_SECONDS = 600;
-export const STATE_LIMITS = {
+const DEFAULT_RELEASE_TIMEOUT_SECONDS = 600;
+const STATE_LIMITS = {
   volumesPerService: 10,
   filesPerService: 20,
   fileBytes: 64 * 1024,
@@ -17,19 +17,19 @@ export const STATE_LIMITS = {
   releaseTimeoutMax: 3600,
   pathChars: 1024,
 } as const;
-export const VOLUME_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
+const VOLUME_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 const FILE_MODE_PATTERN = /^0?[0-7]{3}$/;
 const DEFAULT_FILE_MODE = '0644';
 const KERNEL_TREES = ['/proc', '/sys', '/dev'];
 const DEPLOY_STRATEGIES: readonly DeployStrategy[] = ['rolling', 'recreate'];
 
 /** The fields of a service record these rules decide. */
-export type ServiceState = Pick<ServiceRecord, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds'>;
+type ServiceState = Pick<ServiceRecord, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds'>;
 
-export const EMPTY_STATE: ServiceState = { volumes: [], files: [], deployStrategy: 'rolling', releaseCommand: null, releaseTimeoutSeconds: null };
+const EMPTY_STATE: ServiceState = { volumes: [], files: [], deployStrategy: 'rolling', releaseCommand: null, releaseTimeoutSeconds: null };
 
 /** An absolute path inside a container, normalised: never `/`, never in the kernel's trees, no `..`. */
-export function checkContainerPath(what: string, raw: string): string {
+function checkContainerPath(what: string, raw: string): string {
   if (raw.length === 0 || raw.length > STATE_LIMITS.pathChars) throw new InvalidInput(`${what} must be 1 to ${STATE_LIMITS.pathChars} characters`);
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f]/.test(raw)) throw new InvalidInput(`${what} must not contain control characters`);
@@ -48,7 +48,7 @@ function overlaps(a: string, b: string): boolean {
   return a === b || a.startsWith(`${b}/`) || b.startsWith(`${a}/`);
 }
 
-export function checkVolumes(input: readonly ServiceVolumeInput[]): VolumeMount[] {
+function checkVolumes(input: readonly ServiceVolumeInput[]): VolumeMount[] {
   if (input.length > STATE_LIMITS.volumesPerService) throw new InvalidInput(`a service mounts at most ${STATE_LIMITS.volumesPerService} volumes`);
   const out: VolumeMount[] = [];
   for (const v of input) {
@@ -59,7 +59,7 @@ export function checkVolumes(input: readonly ServiceVolumeInput[]): VolumeMount[
   return out;
 }
 
-export function checkFiles(input: readonly ConfigFileInput[]): ConfigFileRecord[] {
+function checkFiles(input: readonly ConfigFileInput[]): ConfigFileRecord[] {
   if (input.length > STATE_LIMITS.filesPerService) throw new InvalidInput(`a service has at most ${STATE_LIMITS.filesPerService} config files`);
   const out: ConfigFileRecord[] = [];
   let total = 0;
@@ -77,7 +77,7 @@ export function checkFiles(input: readonly ConfigFileInput[]): ConfigFileRecord[
 }
 
 /** Mount paths must not overlap one another or a config file, nor config files one another. */
-export function checkNoOverlap(volumes: readonly VolumeMount[], files: readonly ConfigFileRecord[]): void {
+function checkNoOverlap(volumes: readonly VolumeMount[], files: readonly ConfigFileRecord[]): void {
   const targets = [...volumes.map((v) => ({ what: `volume ${v.name}`, path: v.mountPath })), ...files.map((f) => ({ what: `config file ${f.path}`, path: f.path }))];
   for (let i = 0; i < targets.length; i++) {
     for (let j = i + 1; j < targets.length; j++) {
@@ -88,7 +88,7 @@ export function checkNoOverlap(volumes: readonly VolumeMount[], files: readonly 
   }
 }
 
-export function checkReleaseCommand(input: readonly string[] | null): string[] | null {
+function checkReleaseCommand(input: readonly string[] | null): string[] | null {
   if (input === null || input.length === 0) return null;
   if (input.length > STATE_LIMITS.releaseArgs) throw new InvalidInput(`releaseCommand has at most ${STATE_LIMITS.releaseArgs} arguments`);
   for (const arg of input) {
@@ -99,7 +99,7 @@ export function checkReleaseCommand(input: readonly string[] | null): string[] |
   return [...input];
 }
 
-export function checkReleaseTimeout(input: number | null): number | null {
+function checkReleaseTimeout(input: number | null): number | null {
   if (input === null) return null;
   if (!Number.isInteger(input) || input < 1 || input > STATE_LIMITS.releaseTimeoutMax) {
     throw new InvalidInput(`releaseTimeoutSeconds must be a whole number from 1 to ${STATE_LIMITS.releaseTimeoutMax}`);

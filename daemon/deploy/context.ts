@@ -39,6 +39,8 @@ export interface DeployDeps {
   buildCaFile: string | null;
   /** Where checkouts live while they build (removed afterwards). */
   buildsDir: string;
+  /** Where each deployment's config files are written (deploy/service-files.ts): `<serviceId>/<deploymentId>/`. */
+  filesDir: string;
   /** Size a clone may take (its time: `deployLimits`). */
   cloneLimits: CloneLimits;
   /** Build, pull and clone time limits (system settings), read when a step starts. */

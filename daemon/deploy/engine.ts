@@ -11,7 +11,8 @@ import { imageExists, removeOwnedImage } from '../docker/images.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
-import { removeServiceVolume } from '../docker/volumes.js';
+import { removeProjectVolume, removeProjectVolumes, removeServiceVolume } from '../docker/volumes.js';
+import { removeServiceFiles } from './service-files.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
@@ -87,6 +88,7 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     this.d.ca.forget(service.id);
     // backup files on disk go with the service (their rows go by cascade); remote copies stay
     rmSync(join(this.d.backupsDir, service.id), { recursive: true, force: true });
+    removeServiceFiles(this.d, service.id);
     await this.whenDockerAnswers(`removing the containers of service ${service.id}`, () => this.removeDockerObjects(service));
   }
 
@@ -103,11 +105,15 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     await removeBuildLeftovers(this.d.docker, this.d.own, service.id, 0);
     // a database's data goes with the service, and only then (never on a redeploy)
     if (service.kind === 'database') await removeServiceVolume(this.d.docker, this.d.own, service.id);
+    // its project volumes, unless the delete kept them (then the record lists none)
+    for (const v of service.volumes) await removeProjectVolume(this.d.docker, this.d.own, service.projectId, v.name);
   }
 
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
     for (const s of services) await this.serviceDeleted(s);
     await this.whenDockerAnswers(`removing the network of project ${project.id}`, () => removeProjectNetwork(this.d.docker, this.d.own, project.id));
+    // kept volumes (no service) go with their project
+    await this.whenDockerAnswers(`removing the volumes of project ${project.id}`, async () => void (await removeProjectVolumes(this.d.docker, this.d.own, project.id)));
   }
 
   /**

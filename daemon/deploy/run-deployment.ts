@@ -8,7 +8,6 @@ import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { BuildError } from '../core/build-error.js';
 import { removeOwnedContainer, runContainer, containerState } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
-import { ensureProjectNetwork } from '../docker/networks.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
 import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from './database-run.js';
@@ -19,7 +18,9 @@ import { isRoutedWeb } from '../proxy/routing.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 import { produceImage, type Created } from './produce-image.js';
-import { serviceEnv } from './service-container.js';
+import { serviceContainerBase } from './service-container.js';
+import { recreateFailed, runReleaseCommand, sayDowntime, stopLiveForRecreate, type Recreated } from './release-and-recreate.js';
+import { pruneDeploymentFiles, removeDeploymentFiles, writeDeploymentFiles } from './service-files.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 /** How long an old container may keep finishing requests after a swap. */
@@ -34,6 +35,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
   const created: Created = { imageTag: null, builtImage: false, built: false, containerId: null };
   const workDir = join(d.buildsDir, dep.id);
   let stopped: DeploymentRecord[] = [];
+  let recreated: Recreated = { stoppedAt: null, stopped: [] };
 
   try {
     // another writer ended it since it was read (the table refuses the move): nothing to run
@@ -47,8 +49,14 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const image = await produceImage(d, service, dep, workDir, created, say, signal);
     if (signal.aborted) throw new BuildError('aborted');
 
-    const env = await serviceEnv(d, service);
-    const network = await ensureProjectNetwork(d.docker, d.own, service.projectId);
+    const app = service.kind !== 'database';
+    // env, network, volumes; this deployment's own snapshot of the config files
+    const base = await serviceContainerBase(d, service, []);
+    if (app) base.binds = await writeDeploymentFiles(d, service, dep, base.env, say);
+    const { env, network } = base;
+    if (app) await runReleaseCommand(d, service, dep, image, base, say, signal);
+    if (signal.aborted) throw new BuildError('aborted');
+    if (app && service.deployStrategy === 'recreate') recreated = await stopLiveForRecreate(d, service, dep, say);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
     const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
     if (service.kind === 'database') stopped = await stopLiveDatabase(d, service, dep, say);
@@ -64,6 +72,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       internalPort: service.internalPort,
       publish,
       limits: effectiveLimits(d.limits, service),
+      volumes: base.volumes,
+      binds: base.binds,
       ...database,
     }).catch((err: unknown) => {
       const message = (err as Error).message ?? String(err);
@@ -76,6 +86,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     await d.store.deployments.update(dep.id, { containerName: name, containerId: container.id, upstreamPort: container.upstreamPort });
 
     await waitForContainer(d, service, container, env, say, signal);
+    sayDowntime(recreated, say);
     await goLive(d, service, dep, container, say);
     created.containerId = null; // now the live container: never cleaned up as debris
   } catch (err) {
@@ -88,6 +99,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     }
     say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
     await cleanUp(d, service, created);
+    removeDeploymentFiles(d, service.id, dep.id);
+    await recreateFailed(d, recreated, say);
     if (stopped.length > 0) await restartStopped(d, service, stopped, say);
     // the service first (counting this deployment as ended), so no reader sees the deployment
     // failed while its service still says building
@@ -179,6 +192,7 @@ async function goLive(
   void retire(d, service.id, previous, routed !== null)
     .catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err))
     .then(() => pruneImages(d, service.id))
+    .then(() => pruneFiles(d, service.id))
     .catch((err: unknown) => d.log(`pruning old images of ${service.id}`, err));
 }
 
@@ -216,6 +230,18 @@ async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
     if (await removeOwnedImage(d.docker, d.own, tag, { serviceId }))
       d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
   }
+}
+
+/** Keeps the config file snapshots of the deployments that may run again (in progress, live, or among the last ones a rollback can go back to). */
+async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const ids = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
+  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  for (const x of wentLive.slice(0, keep)) ids.add(x.id);
+  pruneDeploymentFiles(d, serviceId, ids);
 }
 
 async function cleanUp(d: DeployDeps, service: ServiceRecord, created: Created): Promise<void> {

@@ -7,7 +7,10 @@ import { BuildError } from '../core/build-error.js';
 import { effectiveLimits } from '../core/limits.js';
 import type { ServiceRecord } from '../core/records.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
+import { ensureProjectVolume } from '../docker/volumes.js';
+import { liveDeployment } from '../core/deployment-states.js';
 import type { DeployDeps } from './context.js';
+import { deploymentBinds } from './service-files.js';
 
 export interface ServiceContainerBase {
   env: Record<string, string>;
@@ -19,7 +22,7 @@ export interface ServiceContainerBase {
   binds: { source: string; target: string }[];
 }
 
-type BaseDeps = Pick<DeployDeps, 'store' | 'docker' | 'own' | 'limits'>;
+type BaseDeps = Pick<DeployDeps, 'store' | 'docker' | 'own' | 'limits' | 'filesDir'>;
 
 /** The service's env as its containers get it: PORT, then its variables with references resolved (a bad reference fails with the variable's name). */
 export async function serviceEnv(d: Pick<DeployDeps, 'store'>, service: ServiceRecord): Promise<Record<string, string>> {
@@ -38,10 +41,25 @@ export async function serviceEnv(d: Pick<DeployDeps, 'store'>, service: ServiceR
   return out;
 }
 
-/** Everything but the image, command, name and labels of a container of `service`. */
-export async function serviceContainerBase(d: BaseDeps, service: ServiceRecord): Promise<ServiceContainerBase> {
+/** The service's volumes as Docker mounts, each created (with ownership labels) when it does not exist yet. */
+async function serviceVolumes(d: Pick<DeployDeps, 'docker' | 'own'>, service: ServiceRecord): Promise<ServiceContainerBase['volumes']> {
+  const out: ServiceContainerBase['volumes'] = [];
+  for (const v of service.volumes) out.push({ name: await ensureProjectVolume(d.docker, d.own, service.projectId, v.name), target: v.mountPath, readOnly: v.readOnly });
+  return out;
+}
+
+/**
+ * Everything but the image, command, name and labels of a container of `service`: its config
+ * files are those of the live deployment (`binds` gives a deployment's own instead).
+ */
+export async function serviceContainerBase(d: BaseDeps, service: ServiceRecord, binds?: ServiceContainerBase['binds']): Promise<ServiceContainerBase> {
   const env = await serviceEnv(d, service);
   const network = await ensureProjectNetwork(d.docker, d.own, service.projectId);
-  // volumes and config files: t28-state fills these in
-  return { env, network, limits: effectiveLimits(d.limits, service), volumes: [], binds: [] };
+  const volumes = await serviceVolumes(d, service);
+  let mounted = binds;
+  if (!mounted) {
+    const live = await liveDeployment(d.store, service.id);
+    mounted = live ? deploymentBinds(d, service.id, live.id) : [];
+  }
+  return { env, network, limits: effectiveLimits(d.limits, service), volumes, binds: mounted };
 }

@@ -20,7 +20,7 @@ export interface RunSpec {
    * the container, dockerd or the host, so Caddy's saved routes stay right without the daemon.
    */
   publish?: { hostIp: string; hostPort: number };
-  volumes?: { name: string; target: string }[];
+  volumes?: { name: string; target: string; readOnly?: boolean }[];
   /** Read-only bind mounts of host directories. */
   binds?: { source: string; target: string }[];
   entrypoint?: string[];
@@ -56,7 +56,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
       PortBindings: port ? { [port]: [{ HostIp: spec.publish?.hostIp ?? '127.0.0.1', HostPort: spec.publish ? String(spec.publish.hostPort) : '' }] } : {},
       NetworkMode: spec.network,
       Mounts: [
-        ...(spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target })),
+        ...(spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target, ReadOnly: v.readOnly ?? false })),
         ...(spec.binds ?? []).map((b) => ({ Type: 'bind' as const, Source: b.source, Target: b.target, ReadOnly: true })),
       ],
     },

@@ -53,3 +53,46 @@ export async function listOwnedVolumes(docker: Docker, own: Ownership): Promise<
 export function projectVolumeName(projectId: string, name: string): string {
   return `berth-vol-${projectId}-${name}`;
 }
+
+/** The label naming a project volume (with the project label, it proves which volume it is). */
+const LABEL_VOLUME = 'dev.berth.volume';
+
+/** Creates the project's volume `name` with ownership labels, or finds it (labels checked); its Docker name. */
+export async function ensureProjectVolume(docker: Docker, own: Ownership, projectId: string, name: string): Promise<string> {
+  const dockerName = projectVolumeName(projectId, name);
+  try {
+    const info = (await docker.getVolume(dockerName).inspect()) as { Labels?: Labels | null };
+    if (!own.owns(info.Labels, { projectId }) || info.Labels?.[LABEL_VOLUME] !== name) throw new Error(`volume ${dockerName} exists but Berth did not create it for this project`);
+    return dockerName;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode !== 404) throw err;
+  }
+  await docker.createVolume({ Name: dockerName, Labels: { ...own.labels({ projectId }), [LABEL_VOLUME]: name } });
+  return dockerName;
+}
+
+/** Removes the project's volume `name` when its labels prove it that one; false when there is none (or it is not ours). */
+export async function removeProjectVolume(docker: Docker, own: Ownership, projectId: string, name: string): Promise<boolean> {
+  const volume = docker.getVolume(projectVolumeName(projectId, name));
+  let info: { Labels?: Labels | null };
+  try {
+    info = (await volume.inspect()) as { Labels?: Labels | null };
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return false;
+    throw err;
+  }
+  if (!own.owns(info.Labels, { projectId }) || info.Labels?.[LABEL_VOLUME] !== name) return false;
+  await volume.remove();
+  return true;
+}
+
+/** Removes every volume of the project (labels checked): a deleted project's kept volumes go with it. */
+export async function removeProjectVolumes(docker: Docker, own: Ownership, projectId: string): Promise<number> {
+  const res = (await docker.listVolumes({ filters: { label: [...own.filter({ projectId }).label, LABEL_VOLUME] } })) as { Volumes?: { Name: string; Labels?: Labels | null }[] | null };
+  let removed = 0;
+  for (const v of res.Volumes ?? []) {
+    const name = v.Labels?.[LABEL_VOLUME];
+    if (name && v.Name === projectVolumeName(projectId, name) && (await removeProjectVolume(docker, own, projectId, name))) removed++;
+  }
+  return removed;
+}

@@ -6,7 +6,7 @@ const LIVE_CHUNK = 10_000;
 
 type Row = Record<string, unknown>;
 
-const COLUMN: { [K in keyof DeploymentRecord]: string } = {
+const COLUMN: { [K in keyof DeploymentRecord]-?: string } = {
   id: 'id',
   serviceId: 'service_id',
   commitSha: 'commit_sha',
@@ -21,6 +21,7 @@ const COLUMN: { [K in keyof DeploymentRecord]: string } = {
   containerId: 'container_id',
   upstreamPort: 'upstream_port',
   buildMethod: 'build_method',
+  filesFrom: 'files_from',
 };
 const FIELDS = Object.keys(COLUMN) as (keyof DeploymentRecord)[];
 

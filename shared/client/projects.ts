@@ -83,8 +83,9 @@ export class ProjectsClient extends ClientBase {
   transferService(serviceId: string, targetProjectId: string): Promise<TransferResult> {
     return this.api('services.transfer', { serviceId }, { targetProjectId });
   }
-  deleteService(serviceId: string): Promise<{ ok: true; proxy: ProxyResult }> {
-    return this.api('services.delete', { serviceId });
+  /** `keepVolumes`: the service's volumes stay the project's (no service) for another service to mount. */
+  deleteService(serviceId: string, opts: { keepVolumes?: boolean } = {}): Promise<{ ok: true; proxy: ProxyResult }> {
+    return this.api('services.delete', { serviceId }, undefined, { keepVolumes: opts.keepVolumes ? 'true' : undefined });
   }
   suggestionKeys(serviceId: string): Promise<{ suggestions: Suggestion[]; databaseVariables: DatabaseVariableSuggestion[] }> {
     return this.api('services.suggestion-keys', { serviceId });

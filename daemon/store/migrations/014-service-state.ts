@@ -27,8 +27,15 @@ export const serviceState: Migration = {
       t.text('release_command');
       t.integer('release_timeout_seconds');
     });
+    // a rollback's source deployment: the one whose config files it mounts
+    await knex.schema.alterTable('deployments', (t) => {
+      t.string('files_from');
+    });
   },
   async down(knex) {
+    await knex.schema.alterTable('deployments', (t) => {
+      t.dropColumn('files_from');
+    });
     await knex.schema.alterTable('services', (t) => {
       t.dropColumn('config_files');
       t.dropColumn('deploy_strategy');
