@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { BackupRunner } from './backups/backups.js';
 import type { BackupScheduler } from './backups/schedule.js';
+import type { VolumeBackupRunner } from './backups/volume-backups.js';
 import { composeDaemon, recoverBackups } from './compose.js';
 import type { Config } from './config.js';
 import type { Core } from './core/core.js';
@@ -32,6 +33,8 @@ export interface RunningDaemon {
   backups: BackupRunner;
   /** Scheduled backups; `tick(date)` runs what is due at that time (tests drive it). */
   backupScheduler: BackupScheduler;
+  /** Volume backups (tests wait on `settled()`). */
+  volumeBackups: VolumeBackupRunner;
   /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
   proxy: CaddyProxy;
   /** Open event streams per key (`count(keyId)`). */
@@ -120,6 +123,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     engine,
     backups,
     backupScheduler,
+    volumeBackups: composed.volumeBackups,
     proxy,
     sse,
     async stop() {

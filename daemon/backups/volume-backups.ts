@@ -111,7 +111,7 @@ export class VolumeBackupRunner implements VolumeBackupJobs {
         const live = await this.d.live(service.id);
         const helper = await this.helper(service, volume, live?.containerId ?? null);
         const noTool = await emptyingTool(this.d.docker, helper);
-        if (noTool) throw new Conflict(`the volume cannot be emptied before the restore: the service's image must have find (${noTool}); nothing was changed`, 'restore_unavailable');
+        if (noTool) throw new Conflict(`the volume cannot be emptied before the restore: the service's image must have find and rm (${noTool}); nothing was changed`, 'restore_unavailable');
         await this.replace(service, volume, helper, live?.containerId ?? null, path, say);
       } finally {
         if (temporary) await rm(path, { force: true });

@@ -24,7 +24,7 @@ function csvField(v: DbCell): string {
   return /[",\r\n]/.test(t) ? `"${t.replace(/"/g, '""')}"` : t;
 }
 
-function storageOption(v: string): BackupStorageKind {
+export function storageOption(v: string): BackupStorageKind {
   if (!(BACKUP_STORAGES as readonly string[]).includes(v)) throw usageError(`--storage must be one of ${BACKUP_STORAGES.join(', ')}`);
   return v as BackupStorageKind;
 }
@@ -33,7 +33,7 @@ function storageOption(v: string): BackupStorageKind {
  * Polls a background job (a backup, an import) until it is no longer `running`, backing off from
  * 250 ms to 2 s; `seen` gets each answer. Past `deadline` it gives up waiting (the job goes on).
  */
-async function waitForJob<T extends { status: JobStatus }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
+export async function waitForJob<T extends { status: JobStatus }>(what: string, read: () => Promise<T | undefined>, deadline: number, seen: (job: T) => void = () => undefined): Promise<T> {
   for (let delay = 250; ; delay = Math.min(delay * 2, 2000)) {
     const job = await read();
     if (!job) throw new CliError(`${what} disappeared`);
@@ -44,7 +44,7 @@ async function waitForJob<T extends { status: JobStatus }>(what: string, read: (
   }
 }
 
-const deadlineOf = (timeout: number | undefined) => (timeout === undefined ? Infinity : Date.now() + timeout);
+export const deadlineOf = (timeout: number | undefined) => (timeout === undefined ? Infinity : Date.now() + timeout);
 
 /** The import endpoint a source URL's scheme names. */
 function importSource(url: string): ImportSource {

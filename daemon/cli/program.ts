@@ -11,6 +11,7 @@ import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
+import { registerVolumeCommands } from './commands-volumes.js';
 import { describeError, EXIT, type ExitCode } from './exit-codes.js';
 import { Output } from './output.js';
 import { globalsOf, resolveTarget } from './session.js';
@@ -59,6 +60,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerDatabaseCommands(program);
   registerNotifyCommands(program);
   registerQuotaCommands(program);
+  registerVolumeCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

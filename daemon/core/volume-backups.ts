@@ -13,8 +13,8 @@ import type { ServiceRecord } from './records.js';
 import type { Store } from './ports/store.js';
 
 /** The volumes a service mounts (the volume model's `volumes`; none on a service that has none). */
-export function mountedVolumes(service: ServiceRecord): { name: string; mountPath: string; readOnly: boolean }[] {
-  return (service as ServiceRecord & { volumes?: { name: string; mountPath: string; readOnly: boolean }[] }).volumes ?? [];
+export function mountedVolumes(service: ServiceRecord): ServiceRecord['volumes'] {
+  return service.volumes;
 }
 
 export class VolumeBackups {

@@ -2,9 +2,10 @@
 // helper container (never started, role `one-off`, ownership labels) mounts the volume at
 // VOLUME_MOUNT; `getArchive` streams the tar out of it and `putArchive` extracts one into it.
 // Emptying a volume before a restore is the one step the archive API cannot do: a short helper
-// container runs `find <mount> -mindepth 1 -delete` (argv, no shell) from the service's image, as
-// root; `emptyingTool` checks beforehand, read-only, that the image has `find`, so a restore that
-// could not empty the volume is refused before the service is stopped.
+// container runs `find <mount> -mindepth 1 -maxdepth 1 -exec rm -rf -- {} +` (argv, no shell; not
+// `-delete`, which some busybox builds lack) from the service's image, as root; `emptyingTool`
+// checks beforehand, read-only, that the image's find and rm run that way, so a restore that could
+// not empty the volume is refused before the service is stopped.
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import { containerState } from './containers.js';
@@ -105,19 +106,19 @@ async function runHelper(docker: Docker, h: VolumeHelper, readOnly: boolean, arg
   }
 }
 
-/** Null when the image can empty the volume (it has `find`); else why not. Changes nothing. */
+/** Null when the image can empty the volume (its find runs rm through -exec); else why not. Changes nothing (the volume is mounted read-only, rm -f names a path that does not exist). */
 export async function emptyingTool(docker: Docker, h: VolumeHelper): Promise<string | null> {
   try {
-    const code = await runHelper(docker, h, true, ['find', VOLUME_MOUNT, '-maxdepth', '0'], 60_000);
-    return code === 0 ? null : `find exited ${code}`;
+    const code = await runHelper(docker, h, true, ['find', VOLUME_MOUNT, '-maxdepth', '0', '-exec', 'rm', '-rf', '--', '/berth-helper-no-such-path', ';'], 60_000);
+    return code === 0 ? null : `find and rm exited ${code}`;
   } catch (err) {
-    return `the image has no usable find (${err instanceof Error ? err.message : String(err)})`;
+    return `the image has no usable find and rm (${err instanceof Error ? err.message : String(err)})`;
   }
 }
 
 /** Removes everything inside the volume (the volume itself stays, with its labels). */
 export async function emptyVolume(docker: Docker, h: VolumeHelper, timeoutMs: number): Promise<void> {
-  const code = await runHelper(docker, h, false, ['find', VOLUME_MOUNT, '-mindepth', '1', '-delete'], timeoutMs);
+  const code = await runHelper(docker, h, false, ['find', VOLUME_MOUNT, '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '-rf', '--', '{}', '+'], timeoutMs);
   if (code !== 0) throw new Error(`emptying the volume failed (find exited ${code})`);
 }
 

@@ -55,8 +55,8 @@ export class Notifier {
       await this.notify('backup_failed', {
         event: 'backup_failed',
         at: e.at,
-        text: `Berth: backup of ${names.label} failed (backup ${e.data.backupId})`,
-        data: { ...names.data, backupId: e.data.backupId, status: e.data.status },
+        text: `Berth: backup of ${names.label}${e.data.volume ? ` (volume ${e.data.volume})` : ''} failed (backup ${e.data.backupId})`,
+        data: { ...names.data, backupId: e.data.backupId, status: e.data.status, ...(e.data.volume ? { volume: e.data.volume } : {}) },
       });
     }
   }
