@@ -185,6 +185,12 @@ describe('the desktop allow-list', () => {
     expect(isAllowedDownload('/api/services/s1/database/backups/b1/download')).to.equal(true);
     expect(isAllowedDownload('/api/services/s1/database/tls/ca')).to.equal(true);
   });
+
+  it("admits a volume backup's download as a download only (no JSON request, no query)", () => {
+    expect(isAllowedDownload('/api/services/s1/volumes/data/backups/b1/download')).to.equal(true);
+    expect(isAllowedRequest('GET', '/api/services/s1/volumes/data/backups/b1/download')).to.equal(false);
+    expect(isAllowedDownload('/api/services/s1/volumes/data/backups/b1/download?x=1')).to.equal(false);
+  });
 });
 
 describe('the clients call only routes of the table', () => {

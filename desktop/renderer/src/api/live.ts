@@ -31,9 +31,11 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['service', e.data.serviceId]];
     case 'backup':
       // the project's quota card counts its backups and their size
+      // (a volume's backups are kept under ['backups', serviceId, 'volume', name]); the project's volumes show sizes
       return [
         ['backups', e.data.serviceId],
         ['project-quotas', e.data.projectId],
+        ['volumes', e.data.projectId],
       ];
     case 'backup-settings':
       return [['backups', e.data.serviceId]];
@@ -50,8 +52,8 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       // the keys page names projects from ['projects']
       return [['projects'], ['project', e.data.slug]];
     case 'service-change':
-      // other services' reference suggestions name this one; the project's quota card counts its services
-      return [['projects'], ['project'], ['service', e.data.serviceId], ['suggestions'], ['project-quotas', e.data.projectId]];
+      // other services' reference suggestions name this one; the project's quota card counts its services; its volumes list says who mounts what
+      return [['projects'], ['project'], ['service', e.data.serviceId], ['suggestions'], ['project-quotas', e.data.projectId], ['volumes', e.data.projectId]];
     case 'env':
       // other services' suggestions offer this variable by name
       return [['service', e.data.serviceId], ['suggestions']];

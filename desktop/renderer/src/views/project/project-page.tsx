@@ -6,6 +6,7 @@ import { useAction, useGet } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal, Status, timeAgo } from '../../ui/kit';
 import { serviceKind, sourceLabel } from '../service/service-kind';
 import { QuotasCard } from './quotas-card';
+import { VolumesCard } from './volumes-card';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; canEditQuotas?: boolean }) {
@@ -97,6 +98,7 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
           </tbody>
         </table>
       )}
+      <VolumesCard project={p} />
       <QuotasCard projectId={p.id} canEdit={canEditQuotas} />
       <EditProject project={p} open={editing} onClose={() => setEditing(false)} />
     </div>

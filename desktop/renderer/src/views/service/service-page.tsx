@@ -1,5 +1,5 @@
 // One service: header with state and actions, then tabs for deployments, logs, variables,
-// domains, data and backups (databases) and settings.
+// domains, data and backups (databases), volumes and config files (the others) and settings.
 import { lazy, Suspense } from 'react';
 import { Link, useLocation } from 'wouter';
 import type { Deployment, Project, ServiceOverview } from '../../../../../shared/types.js';
@@ -15,8 +15,10 @@ import { apiPath } from '../../../../../shared/api-routes.js';
 
 const DataTab = lazy(() => import('../database/data-tab'));
 const BackupsTab = lazy(() => import('../database/backups-tab'));
+const VolumesTab = lazy(() => import('./volumes-tab'));
+const FilesTab = lazy(() => import('./files-tab'));
 
-type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'settings';
+type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -42,7 +44,10 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           { id: 'data' as Tab, label: 'Data' },
           { id: 'backups' as Tab, label: 'Backups' },
         ]
-      : []),
+      : [
+          { id: 'volumes' as Tab, label: 'Volumes' },
+          { id: 'files' as Tab, label: 'Files' },
+        ]),
     { id: 'settings', label: 'Settings' },
   ];
   const current = (tabs.find((t) => t.id === tab)?.id ?? 'deployments') as Tab;
@@ -85,6 +90,8 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           {current === 'domains' ? <DomainsTab overview={q.data} /> : null}
           {current === 'data' ? <DataTab service={s} /> : null}
           {current === 'backups' ? <BackupsTab service={s} /> : null}
+          {current === 'volumes' ? <VolumesTab service={s} /> : null}
+          {current === 'files' ? <FilesTab service={s} /> : null}
           {current === 'settings' ? <SettingsTab service={s} projects={projects.data?.projects ?? []} /> : null}
         </Suspense>
       </section>

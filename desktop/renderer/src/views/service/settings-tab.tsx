@@ -1,9 +1,10 @@
-// A service's build and run settings, moving it to another project, deleting it.
+// A service's build and run settings, how it deploys, moving it to another project, deleting it.
 import { useState } from 'react';
 import { useLocation } from 'wouter';
 import type { BuildMethod, Project, RuntimeMode, Service } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field } from '../../ui/kit';
+import { DeploySettings } from './deploy-settings';
 import { serviceKind } from './service-kind';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
@@ -30,7 +31,13 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
     invalidate: [['service', s.id], ['projects'], ['project']],
     success: 'Service moved',
   });
-  const remove = useAction('DELETE', apiPath('services.delete', { serviceId: s.id }), { invalidate: [['projects'], ['project']], success: `${s.name} deleted`, onSuccess: () => navigate('/') });
+  const [keepVolumes, setKeepVolumes] = useState(false);
+  // the checkbox goes in the query (a DELETE carries no body)
+  const remove = useAction('DELETE', () => apiPath('services.delete', { serviceId: s.id }, keepVolumes ? { keepVolumes: true } : undefined), {
+    invalidate: [['projects'], ['project'], ['volumes', s.projectId]],
+    success: `${s.name} deleted`,
+    onSuccess: () => navigate('/'),
+  });
   const git = kind === 'git' || kind === 'worker' || kind === 'static';
   return (
     <div className="stack">
@@ -99,6 +106,7 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
           </Button>
         </div>
       </form>
+      {kind !== 'database' ? <DeploySettings service={s} /> : null}
       <div className="card stack">
         <h2 className="h3">Move to another project</h2>
         <div className="row wrap align-end">
@@ -129,12 +137,27 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
       </div>
       <div className="card danger-zone stack">
         <h2 className="h3">Delete service</h2>
-        <p className="muted">Removes its containers, image, domains, variables and deployments{kind === 'database' ? ', and its data volume and backups' : ''}.</p>
+        <p className="muted">
+          Removes its containers, image, domains, variables and deployments{kind === 'database' ? ', and its data volume and backups' : ', and its volumes unless you keep them'}.
+        </p>
         <div>
           <ConfirmButton
             label="Delete service"
             title={`Delete ${s.name}?`}
-            message="This cannot be undone."
+            message={
+              kind === 'database' ? (
+                'This cannot be undone.'
+              ) : (
+                <div className="stack tight">
+                  <p>This cannot be undone.</p>
+                  <label className="check">
+                    <input type="checkbox" checked={keepVolumes} onChange={(e) => setKeepVolumes(e.target.checked)} /> Keep its volumes
+                    {s.volumes.length > 0 ? ` (${s.volumes.map((v) => v.name).join(', ')})` : ''}
+                  </label>
+                  <p className="hint">A kept volume stays in the project with its data, and another service of the project can mount it. Left unchecked, the volumes and their data are deleted.</p>
+                </div>
+              )
+            }
             typed={s.name}
             confirmLabel="Delete service"
             busy={remove.isPending}
