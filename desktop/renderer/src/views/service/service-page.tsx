@@ -15,8 +15,11 @@ import { apiPath } from '../../../../../shared/api-routes.js';
 
 const DataTab = lazy(() => import('../database/data-tab'));
 const BackupsTab = lazy(() => import('../database/backups-tab'));
+const JobsTab = lazy(() => import('./jobs-tab'));
+const ExecTab = lazy(() => import('./exec-tab'));
+const TerminalTab = lazy(() => import('./terminal-tab'));
 
-type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'settings';
+type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'jobs' | 'commands' | 'terminal' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -43,6 +46,9 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           { id: 'backups' as Tab, label: 'Backups' },
         ]
       : []),
+    ...(kind !== 'database' ? [{ id: 'jobs' as Tab, label: 'Jobs' }] : []),
+    { id: 'commands', label: 'Commands' },
+    { id: 'terminal', label: 'Terminal' },
     { id: 'settings', label: 'Settings' },
   ];
   const current = (tabs.find((t) => t.id === tab)?.id ?? 'deployments') as Tab;
@@ -85,6 +91,9 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           {current === 'domains' ? <DomainsTab overview={q.data} /> : null}
           {current === 'data' ? <DataTab service={s} /> : null}
           {current === 'backups' ? <BackupsTab service={s} /> : null}
+          {current === 'jobs' ? <JobsTab service={s} /> : null}
+          {current === 'commands' ? <ExecTab service={s} /> : null}
+          {current === 'terminal' ? <TerminalTab service={s} /> : null}
           {current === 'settings' ? <SettingsTab service={s} projects={projects.data?.projects ?? []} /> : null}
         </Suspense>
       </section>
