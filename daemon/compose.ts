@@ -47,6 +47,10 @@ import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
 import { openDataDir } from './runtime.js';
 import type { CachedStore } from './store/read-cache.js';
+import { cronRules } from './jobs/cron.js';
+import { JobRunner } from './jobs/runner.js';
+import { JobScheduler } from './jobs/scheduler.js';
+import { recoverJobRuns } from './jobs/recover.js';
 
 export interface Composed {
   core: Core;
@@ -59,6 +63,10 @@ export interface Composed {
   backupScheduler: BackupScheduler;
   notifier: Notifier;
   sse: SseStreams;
+  jobRunner: JobRunner;
+  jobScheduler: JobScheduler;
+  /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
+  recoverJobs: () => Promise<void>;
 }
 
 async function instanceId(store: Store): Promise<string> {
@@ -170,6 +178,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const notifyTargets = new NotifyTargets(store.settings, lookupAll, config.caddyAdmin);
   const sender = channelSender(log, undefined, (channel) => notifyTargets.check(channel.config, 'sending'));
   const scheduler = new BackupScheduler(store, backups, log, { quotas, disk });
+  // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
+  const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, clock, events: hub, log });
+  const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
     catalog,
@@ -208,6 +219,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     noticeSender: sender,
     quotas,
     disk,
+    jobRunner,
+    jobSchedule: jobScheduler,
+    cron: cronRules,
   });
   return {
     core,
@@ -220,6 +234,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     // Notification channels: failures (and, when chosen, successes) told where the team already talks.
     notifier: new Notifier({ store, clock, channels: core.notifications, sender, log }),
     sse: new SseStreams(store.version, log),
+    jobRunner,
+    jobScheduler,
+    recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };
 }
 

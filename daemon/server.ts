@@ -20,6 +20,8 @@ import type { CaddyProxy } from './proxy/caddy.js';
 import type { CachedStore } from './store/read-cache.js';
 import { VERSION } from './version.js';
 import { requestOrigin } from './http/request-origin.js';
+import type { JobRunner } from './jobs/runner.js';
+import type { JobScheduler } from './jobs/scheduler.js';
 
 export interface RunningDaemon {
   url: string;
@@ -36,6 +38,10 @@ export interface RunningDaemon {
   proxy: CaddyProxy;
   /** Open event streams per key (`count(keyId)`). */
   sse: SseStreams;
+  /** Job runs under way (`settled()` waits for them; tests use it). */
+  jobRunner: JobRunner;
+  /** Jobs' schedules; `fire(jobId)` takes the scheduled path now (the test hook). */
+  jobScheduler: JobScheduler;
   stop(): Promise<void>;
 }
 
@@ -45,7 +51,7 @@ const SSE_PING_MS = 15_000;
 
 export async function startDaemon(config: Config, log: Logger): Promise<RunningDaemon> {
   const composed = await composeDaemon(config, log);
-  const { core, store, hub, engine, proxy, backups, backupScheduler, notifier, sse } = composed;
+  const { core, store, hub, engine, proxy, backups, backupScheduler, notifier, sse, jobRunner, jobScheduler } = composed;
 
   if (config.bootstrapKey !== null) {
     for (const id of await core.keys.ensureBootstrap(config.bootstrapKey)) {
@@ -80,6 +86,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   notifier.start(hub);
   if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
   backupScheduler.start();
+  // job runs a crash left `running` end `failed` (and notify), their containers go; then the schedules arm
+  await composed.recoverJobs();
+  jobRunner.watch();
+  await jobScheduler.start();
   const app = createApp({
     core,
     version: VERSION,
@@ -122,10 +132,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     backupScheduler,
     proxy,
     sse,
+    jobRunner,
+    jobScheduler,
     async stop() {
       clearInterval(trimTimer);
       sse.closeAll();
       backupScheduler.stop();
+      jobScheduler.stop();
       proxy.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -133,6 +146,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       });
       await engine.shutdown();
       await backups.shutdown();
+      await jobRunner.shutdown();
       await notifier.stop();
       await store.close();
       Notifier.markStopped(config.dataDir);

@@ -44,6 +44,8 @@ import type { Store } from './ports/store.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
+import { Jobs } from './jobs.js';
+import type { CronPort, JobRunnerPort, JobSchedulePort } from './ports/jobs-repo.js';
 
 export interface CoreDeps {
   store: Store;
@@ -90,6 +92,10 @@ export interface CoreDeps {
   quotas: Quotas;
   /** The server's free disk and its threshold (likewise shared with the engine and the schedules). */
   disk: DiskSpace;
+  /** Scheduled jobs: the runner, the schedules and the cron rules (daemon/jobs/). */
+  jobRunner: JobRunnerPort;
+  jobSchedule: JobSchedulePort;
+  cron: CronPort;
 }
 
 export interface Core {
@@ -117,6 +123,7 @@ export interface Core {
   events: EventStreams;
   quotas: Quotas;
   disk: DiskSpace;
+  jobs: Jobs;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -159,5 +166,7 @@ export function buildCore(deps: CoreDeps): Core {
     events: new EventStreams(deps.events, keys),
     quotas: deps.quotas,
     disk: deps.disk,
+    // scheduled jobs: a command on a cron schedule in a one-off container from the live image
+    jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
   };
 }

@@ -17,6 +17,7 @@ import { apiPath } from '../../shared/api-routes.js';
 import { aiRoutes } from './routes/ai.js';
 import { backupStorageRoutes } from './routes/backup-storage.js';
 import { backupRoutes } from './routes/backups.js';
+import { jobRoutes } from './routes/jobs.js';
 import { buildPlanRoutes } from './routes/build-plan.js';
 import { databaseRoutes } from './routes/databases.js';
 import { deploymentRoutes } from './routes/deployments.js';
@@ -62,6 +63,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   databaseRoutes,
   backupStorageRoutes,
   backupRoutes,
+  jobRoutes,
   notificationRoutes,
   sessionRoutes,
 );

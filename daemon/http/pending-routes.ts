@@ -11,14 +11,6 @@ export const PENDING_ROUTES: ReadonlySet<string> = new Set([
   'volume-backups.restore',
   'volume-backups.download',
   'volume-backups.delete',
-  // t28-jobs
-  'jobs.list',
-  'jobs.create',
-  'jobs.patch',
-  'jobs.delete',
-  'jobs.run',
-  'jobs.runs',
-  'jobs.run-logs',
   // t28-exec
   'exec.start',
   'exec.list',

@@ -1,5 +1,5 @@
 // Turns what happens on the daemon into notices for the channels that asked for them: a failed
-// deployment, a deployment gone live (optional), a failed backup, and a restart after a crash (the
+// deployment, a deployment gone live (optional), a failed backup, a failed or timed-out job run, and a restart after a crash (the
 // data dir keeps a marker while the daemon runs; a clean stop removes it). Sending happens in the
 // background and never affects the event that caused it.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import type { Store } from '../core/ports/store.js';
 import type { EventHub } from '../events/hub.js';
 import type { NotificationChannels, NotifyEvent } from '../core/notification-channels.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';
+import { jobRunFailed } from '../../shared/statuses.js';
 
 const RUNNING_MARKER = 'daemon.running';
 
@@ -57,6 +58,17 @@ export class Notifier {
         at: e.at,
         text: `Berth: backup of ${names.label} failed (backup ${e.data.backupId})`,
         data: { ...names.data, backupId: e.data.backupId, status: e.data.status },
+      });
+    } else if (e.type === 'job' && jobRunFailed(e.data.status)) {
+      // one event per run's end, so one notice per failed or timed-out run
+      const names = await this.names(e.data.serviceId, e.data.projectId);
+      const job = await this.d.store.jobs.get(e.data.jobId).catch(() => null);
+      const how = e.data.status === 'timed_out' ? 'timed out' : 'failed';
+      await this.notify('job_failed', {
+        event: 'job_failed',
+        at: e.at,
+        text: `Berth: job ${job?.name ?? e.data.jobId} of ${names.label} ${how} (run ${e.data.runId})`,
+        data: { ...names.data, jobId: e.data.jobId, jobName: job?.name ?? null, runId: e.data.runId, status: e.data.status },
       });
     }
   }

@@ -20,6 +20,7 @@ import { dnsProviderRepo } from './dns-providers-repo.js';
 import { backupsRepo } from './backups-repo.js';
 import { webhookRepo } from './webhooks-repo.js';
 import { quotaRepo } from './quotas-repo.js';
+import { jobsRepo } from './jobs-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -94,6 +95,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     backups: guard(backupsRepo(knex)),
     webhooks: guard(webhookRepo(knex, box)),
     quotas: guard(quotaRepo(knex)),
+    jobs: guard(jobsRepo(knex)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

@@ -57,13 +57,6 @@ type Pending =
   | 'volume-backups.restore'
   | 'volume-backups.download'
   | 'volume-backups.delete'
-  | 'jobs.list'
-  | 'jobs.create'
-  | 'jobs.patch'
-  | 'jobs.delete'
-  | 'jobs.run'
-  | 'jobs.runs'
-  | 'jobs.run-logs'
   | 'exec.start'
   | 'exec.list'
   | 'terminal';
@@ -110,6 +103,14 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'backups.restore': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.download': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.delete': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  'jobs.list': { params: web },
+  'jobs.create': { params: web, body: () => ({ name: uniq('job'), schedule: '0 3 * * *', command: ['true'] }), allowed: [201] },
+  // No job of that id: allowed means past auth and scope, which answers 404.
+  'jobs.patch': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), body: () => ({ enabled: false }), allowed: [404] },
+  'jobs.delete': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.run': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.runs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
+  'jobs.run-logs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j'), runId: uniq('r') }), allowed: [404] },
   'imports.list': { params: db },
   'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).

@@ -5,6 +5,7 @@ import type { DeploymentRecord, DomainRecord, EnvRecord, GeneratedNameRecord, Ke
 import type { AiProviderRepo } from './ai-provider-repo.js';
 import type { DnsProviderRepo } from './dns-provider-repo.js';
 import type { QuotaRepo } from './quota-repo.js';
+import type { JobsRepo } from './jobs-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -204,6 +205,8 @@ export interface Store {
   webhooks: WebhookRepo;
   /** Per-project quota overrides (core/quotas.ts). Not cached. */
   quotas: QuotaRepo;
+  /** Scheduled jobs, their runs and the runs' output. Not cached: runs change while they run. */
+  jobs: JobsRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
