@@ -72,8 +72,13 @@ export function JobForm({ serviceId, job, onDone }: { serviceId: string; job?: J
       <Field label="Name">{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} placeholder="nightly-cleanup" autoComplete="off" required />}</Field>
       <div className="cols">
         <Field
-          label="Schedule (cron: minute hour day month weekday)"
-          hint={<span aria-live="polite">{words.ok ? <span className="strong">{`${words.words} (${timezone})`}</span> : <span className="tone-bad-text">{words.error}</span>}</span>}
+          label="Schedule"
+          hint={
+            <span aria-live="polite">
+              {words.ok ? <span className="strong">{`${words.words} (${timezone})`}</span> : <span className="tone-bad-text">{words.error}</span>}
+              <span className="block">Cron: minute hour day month weekday</span>
+            </span>
+          }
         >
           {(id) => <input id={id} className="mono" value={schedule} onChange={(e) => setSchedule(e.target.value)} autoComplete="off" spellCheck={false} required />}
         </Field>
@@ -96,7 +101,7 @@ export function JobForm({ serviceId, job, onDone }: { serviceId: string; job?: J
       </Field>
       <div className="cols">
         <Field label="Time limit (seconds)">{(id) => <input id={id} type="number" min={1} value={timeout} onChange={(e) => setTimeoutSeconds(e.target.value)} />}</Field>
-        <Field label="When a run is due while one is still running">
+        <Field label="If the last run is still running">
           {(id) => (
             <select id={id} value={concurrency} onChange={(e) => setConcurrency(e.target.value as JobConcurrency)}>
               <option value="forbid">Skip it (one run at a time)</option>

@@ -25,10 +25,10 @@ function NextRun({ job }: { job: Job }) {
   if (!job.enabled) return <span className="muted">Disabled</span>;
   if (!job.nextRunAt) return <span className="muted">—</span>;
   return (
-    <span>
-      {timeUntil(job.nextRunAt)}
+    <>
+      <span className="block">{timeUntil(job.nextRunAt)}</span>
       <span className="muted small block">{new Date(job.nextRunAt).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' })}</span>
-    </span>
+    </>
   );
 }
 
