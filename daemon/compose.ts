@@ -24,6 +24,7 @@ import type { Store } from './core/ports/store.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
+import { dockerExecRunner } from './deploy/exec-runner.js';
 import { DeployLimitSettings } from './core/deploy-limits.js';
 import { DaemonEvents } from './deploy/events.js';
 import { failureLogs } from './deploy/failure-logs.js';
@@ -222,6 +223,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobRunner,
     jobSchedule: jobScheduler,
     cron: cronRules,
+    execRunner: dockerExecRunner({ store, docker, own, limits: config.limits }),
+    execTimeoutMs: config.execLimits.timeoutMs,
   });
   return {
     core,

@@ -57,6 +57,8 @@ export interface Config {
   quotaDefaults: QuotaValues;
   /** New builds, deploys and backups wait while less is free on the data dir or Docker's root (BERTH_DISK_MIN_FREE_MB, default 2048). */
   diskMinFreeBytes: number;
+  /** How long a one-off command may run (BERTH_EXEC_TIMEOUT_SECONDS, default 900) and a terminal may sit idle (BERTH_TERMINAL_IDLE_SECONDS, default 900). */
+  execLimits: { timeoutMs: number; terminalIdleMs: number };
   /** How long a database import may run before it is stopped and recorded `failed`. */
   importTimeoutMs: number;
   /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
@@ -227,6 +229,10 @@ export function readConfig(env: Env = process.env): Config {
       maxImagesPerService: int('BERTH_KEEP_IMAGES', 3, 1, 100),
     },
     diskMinFreeBytes: int('BERTH_DISK_MIN_FREE_MB', 2048, 0, 1024 * 1024 * 1024) * 1024 * 1024,
+    execLimits: {
+      timeoutMs: int('BERTH_EXEC_TIMEOUT_SECONDS', 900, 1, 86_400) * 1000,
+      terminalIdleMs: int('BERTH_TERMINAL_IDLE_SECONDS', 900, 1, 86_400) * 1000,
+    },
     importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
     consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
   };

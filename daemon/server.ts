@@ -22,6 +22,7 @@ import { VERSION } from './version.js';
 import { requestOrigin } from './http/request-origin.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { JobScheduler } from './jobs/scheduler.js';
+import { terminalSockets } from './http/terminal-ws.js';
 
 export interface RunningDaemon {
   url: string;
@@ -83,6 +84,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   trimTimer.unref();
 
   await recoverBackups(composed, config);
+  // exec and terminal records a stopped daemon left running end without an exit code
+  await core.execs.recover().catch((err: unknown) => log('ending exec records left running', err));
   notifier.start(hub);
   if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
   backupScheduler.start();
@@ -111,6 +114,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     srv.once('error', reject);
   });
   server.keepAliveTimeout = 65_000;
+  // the terminal's WebSocket: the upgrade goes through the same app (key check, session, same-origin)
+  const terminals = terminalSockets(app, { idleMs: config.execLimits.terminalIdleMs, log });
+  server.on('upgrade', (req, socket, head) => terminals.onUpgrade(req, socket, head));
   const port = (server.address() as AddressInfo).port;
   const shownHost = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   proxy.setDashboardUpstream(`${shownHost.includes(':') ? `[${shownHost}]` : shownHost}:${port}`);
@@ -137,6 +143,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     async stop() {
       clearInterval(trimTimer);
       sse.closeAll();
+      terminals.closeAll();
       backupScheduler.stop();
       jobScheduler.stop();
       proxy.stop();

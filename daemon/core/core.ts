@@ -19,6 +19,8 @@ import type { DnsProviderFactory } from './ports/dns-provider-repo.js';
 import { Domains } from './domains.js';
 import { EnvVars } from './env-vars.js';
 import { EventStreams } from './event-streams.js';
+import { Execs } from './execs.js';
+import type { ExecRunner } from './ports/exec-runner.js';
 import type { EventFeed, EventSink } from './events.js';
 import { FailureExplainer } from './explain.js';
 import type { FailureLogs, ProviderRegistry } from './ports/explain-provider.js';
@@ -96,6 +98,9 @@ export interface CoreDeps {
   jobRunner: JobRunnerPort;
   jobSchedule: JobSchedulePort;
   cron: CronPort;
+  /** One-off commands and terminals in a service's containers, and how long a command may run. */
+  execRunner: ExecRunner;
+  execTimeoutMs: number;
 }
 
 export interface Core {
@@ -124,6 +129,7 @@ export interface Core {
   quotas: Quotas;
   disk: DiskSpace;
   jobs: Jobs;
+  execs: Execs;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -168,5 +174,7 @@ export function buildCore(deps: CoreDeps): Core {
     disk: deps.disk,
     // scheduled jobs: a command on a cron schedule in a one-off container from the live image
     jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
+    // one-off commands and terminals, recorded per service
+    execs: new Execs({ store, clock, runner: deps.execRunner, events: deps.events, timeoutMs: deps.execTimeoutMs }),
   };
 }

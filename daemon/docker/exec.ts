@@ -100,7 +100,7 @@ export async function execInContainer(docker: Docker, containerId: string, spec:
   return { stderrTail: stderr.text() };
 }
 
-const PID_WRAPPER = 'echo "berth-exec-pid $$" >&2; exec "$@"';
+export const PID_WRAPPER = 'echo "berth-exec-pid $$" >&2; exec "$@"';
 
 /** Strips the wrapper's first stderr line and keeps the pid it reports. */
 class PidLine {
@@ -124,7 +124,7 @@ class PidLine {
 }
 
 /** SIGTERM to the command's process group, inside the container (best effort: it may be gone). */
-async function killGroup(docker: Docker, containerId: string, pid: number): Promise<void> {
+export async function killGroup(docker: Docker, containerId: string, pid: number): Promise<void> {
   try {
     const exec = await docker.getContainer(containerId).exec({ Cmd: ['sh', '-c', 'kill -TERM "-$1" 2>/dev/null; exit 0', 'berth-kill', String(pid)], AttachStdout: false, AttachStderr: false });
     await exec.start({ Detach: true });
@@ -150,7 +150,7 @@ export async function execText(docker: Docker, containerId: string, spec: Omit<E
   return Buffer.concat(chunks).toString('utf8');
 }
 
-async function waitForExitCode(exec: Docker.Exec, waitMs: number): Promise<number | null> {
+export async function waitForExitCode(exec: Docker.Exec, waitMs: number): Promise<number | null> {
   const deadline = Date.now() + waitMs;
   for (;;) {
     let info: Docker.ExecInspectInfo;

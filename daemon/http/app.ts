@@ -23,6 +23,7 @@ import { databaseRoutes } from './routes/databases.js';
 import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
+import { execRoutes } from './routes/exec.js';
 import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -65,6 +66,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   backupRoutes,
   jobRoutes,
   notificationRoutes,
+  execRoutes,
   sessionRoutes,
 );
 

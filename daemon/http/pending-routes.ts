@@ -11,8 +11,4 @@ export const PENDING_ROUTES: ReadonlySet<string> = new Set([
   'volume-backups.restore',
   'volume-backups.download',
   'volume-backups.delete',
-  // t28-exec
-  'exec.start',
-  'exec.list',
-  'terminal',
 ]);

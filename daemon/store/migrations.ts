@@ -6,12 +6,13 @@ import type { Knex } from 'knex';
 import { aiProviders, backups, deploymentsRun, dnsProviders, initial } from './migrations/001-005.js';
 import { keyedKeyHashes, logBounds, namesAndHooks, projectQuotas, serviceLimits, sessions, webhooks } from './migrations/006-013.js';
 import { jobs } from './migrations/015-jobs.js';
+import { execs } from './migrations/016-execs.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
 
 export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Migration> {
-  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, projectQuotas, namesAndHooks, jobs];
+  const migrations: Migration[] = [initial, deploymentsRun, aiProviders, dnsProviders, backups, keyedKeyHashes(ctx), serviceLimits, sessions, webhooks, logBounds, projectQuotas, namesAndHooks, jobs, execs];
   return {
     getMigrations: async () => migrations,
     getMigrationName: (m) => m.name,

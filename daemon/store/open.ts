@@ -21,6 +21,7 @@ import { backupsRepo } from './backups-repo.js';
 import { webhookRepo } from './webhooks-repo.js';
 import { quotaRepo } from './quotas-repo.js';
 import { jobsRepo } from './jobs-repo.js';
+import { execRepo } from './execs-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -96,6 +97,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     webhooks: guard(webhookRepo(knex, box)),
     quotas: guard(quotaRepo(knex)),
     jobs: guard(jobsRepo(knex)),
+    execs: guard(execRepo(knex)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

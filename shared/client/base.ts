@@ -94,12 +94,16 @@ export class ClientBase {
     return res;
   }
 
-  /** Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts. */
-  async *stream(path: string, opts: { lastEventId?: string; signal?: AbortSignal } = {}): AsyncGenerator<SseEvent> {
+  /**
+   * Reads a Server-Sent Events endpoint; yields events until the server closes or `signal` aborts.
+   * A POST with a JSON `body` (a one-off command) is answered with a stream too.
+   */
+  async *stream(path: string, opts: { lastEventId?: string; signal?: AbortSignal; method?: 'GET' | 'POST'; body?: unknown } = {}): AsyncGenerator<SseEvent> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
     if (this.token !== null) headers.authorization = `Bearer ${this.token}`;
     if (opts.lastEventId !== undefined) headers['last-event-id'] = opts.lastEventId;
-    const res = await this.fetch(this.baseUrl + path, { headers, signal: opts.signal });
+    if (opts.body !== undefined) headers['content-type'] = 'application/json';
+    const res = await this.fetch(this.baseUrl + path, { method: opts.method ?? 'GET', headers, body: opts.body === undefined ? undefined : JSON.stringify(opts.body), signal: opts.signal });
     if (!res.ok || !res.body) {
       const text = await res.text();
       let code = 'http_error';

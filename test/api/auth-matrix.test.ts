@@ -56,10 +56,7 @@ type Pending =
   | 'volume-backups.settings.patch'
   | 'volume-backups.restore'
   | 'volume-backups.download'
-  | 'volume-backups.delete'
-  | 'exec.start'
-  | 'exec.list'
-  | 'terminal';
+  | 'volume-backups.delete';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -129,6 +126,11 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'webhooks.get': { params: web },
   'webhooks.delete': { params: web },
   'deployments.logs': { deployed: true, params: deployment },
+  // Not deployed: allowed means past auth and scope, which answers 409 (no live deployment) before any stream.
+  'exec.start': { params: web, body: () => ({ command: ['true'] }), allowed: [409] },
+  'exec.list': { params: web },
+  // A plain GET: allowed means past auth and scope, which answers 426 (the WebSocket upgrade is test/exec).
+  terminal: { params: web, allowed: [426] },
   'deployments.stream': { deployed: true, params: deployment },
   'services.runtime-logs': { params: web },
   'deployments.explain-failure': { deployed: true, params: deployment, body: () => ({ providerId: 'local' }) },

@@ -6,6 +6,7 @@ import type { AiProviderRepo } from './ai-provider-repo.js';
 import type { DnsProviderRepo } from './dns-provider-repo.js';
 import type { QuotaRepo } from './quota-repo.js';
 import type { JobsRepo } from './jobs-repo.js';
+import type { ExecRepo } from './exec-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -207,6 +208,8 @@ export interface Store {
   quotas: QuotaRepo;
   /** Scheduled jobs, their runs and the runs' output. Not cached: runs change while they run. */
   jobs: JobsRepo;
+  /** One-off commands and terminal sessions (core/execs.ts). Not cached. */
+  execs: ExecRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
