@@ -79,6 +79,8 @@ describe('console: jobs, commands and the terminal of a service (Chromium)', fun
   after(async () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
+    // the project's network and containers go with it: Docker's address pools are shared by every suite
+    if (project) await t.admin.deleteProject(project.id).catch(() => undefined);
     await t?.stop();
   });
   afterEach(async function () {
