@@ -80,7 +80,9 @@ function callsIn(file: string): Call[] {
     const line = argumentsBefore(text, m.index);
     const direct = /'(GET|POST|PUT|PATCH|DELETE)',\s*$/.exec(line)?.[1];
     const written = [...line.slice(-200).matchAll(/'(GET|POST|PUT|PATCH|DELETE)'/g)].map((x) => x[1]!);
-    const methods = direct !== undefined ? [direct] : written.length > 0 ? written : ['GET'];
+    // the transport's postStream is a POST whose answer is events (exec.start)
+    const postStream = /postStream\(\s*$/.test(text.slice(Math.max(0, m.index - 40), m.index));
+    const methods = postStream ? ['POST'] : direct !== undefined ? [direct] : written.length > 0 ? written : ['GET'];
     const where = `${relative(REPO_ROOT, file)}:${text.slice(0, m.index).split('\n').length}`;
     if (m[3] !== undefined) {
       calls.push({ where, methods, pattern: null, id: m[3] });
