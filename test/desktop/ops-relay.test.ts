@@ -60,8 +60,6 @@ describe('desktop relays: the terminal and one-off commands through the main pro
     projectId = project.id;
     const { service } = await t.admin.createService(project.id, { name: 'web', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 });
     serviceId = service.id;
-    const { deployment } = await t.admin.deploy(serviceId);
-    await waitForDeployment(t.admin, serviceId, deployment.id, ['running']);
     front = await startTlsFront(t.url);
     x = desktopApp();
     const added = await x.app.addServer({ name: 'pinned', url: front.url, key: token, fingerprint: front.fingerprint });
@@ -71,6 +69,10 @@ describe('desktop relays: the terminal and one-off commands through the main pro
     registerIpcHandlers(ipc.ipcMain, createBridgeHandlers(x.app, { appOrigin: APP_ORIGIN, trustedWebContents: new Set([7]) }));
     berth = ipc.window({ frameUrl: `${APP_ORIGIN}/`, webContentsId: 7 }).berth;
   });
+  /** The service's live container, deployed once by the first case that needs it. */
+  let deployed: Promise<unknown> | null = null;
+  const live = () => (deployed ??= t.admin.deploy(serviceId).then(({ deployment }) => waitForDeployment(t.admin, serviceId, deployment.id, ['running'])));
+
   after(async () => {
     x?.app.stop();
     await front?.stop();
@@ -80,6 +82,7 @@ describe('desktop relays: the terminal and one-off commands through the main pro
   });
 
   it('the terminal relay over the pinned connection: the window types echo hello and reads hello; exit ends it with the reason', async () => {
+    await live();
     const got: TerminalMessage[] = [];
     const term = berth.openTerminal(serverId, `/api/services/${serviceId}/terminal`, (m) => got.push(m));
     await until('the terminal to open', async () => got.some((m) => m.type === 'open'), 20_000, 50);
@@ -108,6 +111,7 @@ describe('desktop relays: the terminal and one-off commands through the main pro
   });
 
   it('a one-off command through the bridge streams stdout and stderr, then its exit code', async () => {
+    await live();
     const events: IpcStreamEvent[] = [];
     const states: string[] = [];
     berth.postStream(
