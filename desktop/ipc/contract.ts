@@ -15,6 +15,12 @@ export const IPC_CHANNELS = {
   unsubscribe: 'berth:unsubscribe',
   download: 'berth:download',
   stream: 'berth:stream',
+  postStream: 'berth:post-stream',
+  terminalOpen: 'berth:terminal-open',
+  terminalInput: 'berth:terminal-input',
+  terminalResize: 'berth:terminal-resize',
+  terminalClose: 'berth:terminal-close',
+  terminal: 'berth:terminal',
 } as const;
 
 export type IpcChannels = typeof IPC_CHANNELS;
@@ -38,6 +44,21 @@ export type IpcStreamState = 'open' | 'reconnecting' | 'closed';
 
 /** What main pushes on the `stream` channel for one subscription. */
 export type StreamMessage = { type: 'event'; event: IpcStreamEvent } | { type: 'state'; state: IpcStreamState };
+
+/**
+ * What main pushes on the `terminal` channel for one terminal: the WebSocket to the daemon opened,
+ * a frame of output (text or bytes, as the daemon sent it), or the end (the close code and the
+ * daemon's reason: idle timeout, cap reached, service not running).
+ */
+export type TerminalMessage = { type: 'open' } | { type: 'output'; data: string | Uint8Array } | { type: 'closed'; code: number; reason: string };
+
+/** The window's end of a terminal the main process relays (`openTerminal` of BerthApi). */
+export interface TerminalHandle {
+  /** Raw input (keystrokes, a paste). */
+  input(data: string): void;
+  resize(cols: number, rows: number): void;
+  close(): void;
+}
 
 /** A download's outcome: saved (where, how many bytes), cancelled in the dialog, or refused by the server. */
 export type DownloadResult = { saved: true; path: string; bytes: number } | { saved: false; failure?: BridgeResponse };
@@ -76,11 +97,19 @@ export interface IpcInvokeContract {
   unsubscribe: { args: [subscriptionId: string]; result: void };
   /** The main process asks for a file (save dialog) and streams the answer into it, adding the key itself. */
   download: { args: [serverId: string, path: string, suggestedName: string]; result: DownloadResult };
+  /** A POST whose answer is Server-Sent Events (a one-off command's output): pushed on `stream` as `subscribe` is; `unsubscribe` ends it. */
+  postStream: { args: [serverId: string, path: string, body: unknown, subscriptionId: string]; result: void };
+  /** Main opens the terminal WebSocket (`path`, the `terminal` route) with the key and pushes its messages on `terminal` with `terminalId`. */
+  terminalOpen: { args: [serverId: string, path: string, terminalId: string]; result: void };
+  terminalInput: { args: [terminalId: string, data: string]; result: void };
+  terminalResize: { args: [terminalId: string, cols: number, rows: number]; result: void };
+  terminalClose: { args: [terminalId: string]; result: void };
 }
 
 /** Each channel main sends on: its arguments. */
 export interface IpcPushContract {
   stream: { args: [subscriptionId: string, message: StreamMessage] };
+  terminal: { args: [terminalId: string, message: TerminalMessage] };
 }
 
 export type IpcInvokeName = keyof IpcInvokeContract;
@@ -129,4 +158,8 @@ export interface BerthApi {
   /** Saves a non-JSON answer (a backup, a CA certificate) to a file the user picks. */
   download(serverId: string, path: string, suggestedName: string): Promise<DownloadResult>;
   servers(): Promise<ServerSummary[]>;
+  /** A POST answered with Server-Sent Events (exec); returns the stop. */
+  postStream(serverId: string, path: string, body: unknown, onEvent: (e: IpcStreamEvent) => void, onState?: (s: IpcStreamState) => void): () => void;
+  /** A terminal (the `terminal` route's WebSocket, opened by the main process with the key). */
+  openTerminal(serverId: string, path: string, onMessage: (m: TerminalMessage) => void): TerminalHandle;
 }

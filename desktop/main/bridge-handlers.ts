@@ -1,12 +1,13 @@
 // What the preload's calls reach in the main process (the invoke channels of
 // desktop/ipc/contract.ts; ipc-main.ts registers them): `request(serverId, method, path, body)`,
-// `subscribe(serverId, stream)`, `download(serverId, path, suggestedName)` and `servers()`.
+// `subscribe(serverId, stream)`, `download(serverId, path, suggestedName)`, `servers()`,
+// `postStream(serverId, path, body)` (exec) and `terminal(serverId, path)` (a WebSocket relay).
 // Every call is checked first: the sender must be the
 // main frame of one of the app's own windows showing the app's own origin (GitHub Desktop's
 // isTrustedIPCSender is the model), the route must be on the allow-list; then the main process
 // adds the server's key. Keys never cross into the renderer.
-import { APP_SERVER_ID, type BridgeResponse, type DownloadResult, type ServerSummary, type StreamMessage } from '../ipc/contract.js';
-import { isAllowedDownload, isAllowedRequest, isAllowedStream } from './routes.js';
+import { APP_SERVER_ID, type BridgeResponse, type DownloadResult, type ServerSummary, type StreamMessage, type TerminalHandle, type TerminalMessage } from '../ipc/contract.js';
+import { isAllowedDownload, isAllowedPostStream, isAllowedRequest, isAllowedStream, isAllowedWebSocket } from './routes.js';
 
 export type { BridgeResponse, StreamMessage } from '../ipc/contract.js';
 
@@ -29,6 +30,10 @@ export interface BridgeBackend {
   open(serverId: string, stream: string, deliver: (m: StreamMessage) => void): () => void;
   /** Asks for a file (save dialog) and streams an allowed download into it with the key. */
   download(serverId: string, path: string, suggestedName: string): Promise<DownloadResult>;
+  /** Starts an allowed POST whose answer is events (exec) with the key; returns the stop. */
+  postStream(serverId: string, path: string, body: unknown, deliver: (m: StreamMessage) => void): () => void;
+  /** Opens an allowed WebSocket (a terminal) with the key and relays its frames. */
+  terminal(serverId: string, path: string, deliver: (m: TerminalMessage) => void): TerminalHandle;
   hasServer(serverId: string): boolean;
   serverSummaries(): ServerSummary[];
   /** The app's own routes (server id `app`, paths under /desktop/): managing the server list. */
@@ -84,6 +89,20 @@ export function createBridgeHandlers(backend: BridgeBackend, policy: TrustPolicy
       check(sender, serverId);
       if (typeof path !== 'string' || !isAllowedDownload(path)) throw new RefusedCallError(`refused: ${String(path)} is not a download the app offers`);
       return backend.download(serverId as string, path, typeof suggestedName === 'string' ? suggestedName : '');
+    },
+    postStream(sender: IpcSender, serverId: unknown, path: unknown, body: unknown, deliver: (m: StreamMessage) => void): () => void {
+      check(sender, serverId);
+      if (typeof path !== 'string' || !isAllowedPostStream(path)) throw new RefusedCallError(`refused: POST ${String(path)} is not a command stream the app uses`);
+      return backend.postStream(serverId as string, path, body, deliver);
+    },
+    terminal(sender: IpcSender, serverId: unknown, path: unknown, deliver: (m: TerminalMessage) => void): TerminalHandle {
+      check(sender, serverId);
+      if (typeof path !== 'string' || !isAllowedWebSocket(path)) throw new RefusedCallError(`refused: ${String(path)} is not a terminal the app opens`);
+      return backend.terminal(serverId as string, path, deliver);
+    },
+    /** Input, resize and close of an open terminal: only from the Berth window. */
+    checkSender(sender: IpcSender): void {
+      if (!isTrustedSender(sender, policy)) throw new RefusedCallError('refused: the call does not come from the Berth window');
     },
     servers(sender: IpcSender): ServerSummary[] {
       if (!isTrustedSender(sender, policy)) throw new RefusedCallError('refused: the call does not come from the Berth window');

@@ -6,7 +6,7 @@
 // Tray, powerMonitor and the save dialog only.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BridgeResponse, DownloadResult, ServerSummary, StreamMessage } from '../ipc/contract.js';
+import type { BridgeResponse, DownloadResult, ServerSummary, StreamMessage, TerminalHandle, TerminalMessage } from '../ipc/contract.js';
 import { answerAppRoute } from './app-routes.js';
 import type { BridgeBackend } from './bridge-handlers.js';
 import { fetchFor, testServer, type ServerTest } from './connection.js';
@@ -15,7 +15,8 @@ import { EventStream, type ConnectionState, type EventStreamOptions, type Stream
 import { Notifier, type NotificationLike, type NotifierOptions, type OpenTarget } from './notifier.js';
 import { SecretStore, WeakBackendError, type SafeStorageLike, type WeakBackendChoice } from './secret-store.js';
 import { ServerList, type ServerEntry } from './server-list.js';
-import { forwardRequest, openLogStream } from './server-requests.js';
+import { forwardRequest, openLogStream, openPostStream } from './server-requests.js';
+import { openTerminalRelay } from './terminal-relay.js';
 import { buildTrayMenu, trayTooltip, worstState, type MenuItem, type OverallState, type ServerView } from './tray-model.js';
 
 const NO_KEY: BridgeResponse = { status: 401, body: { error: { code: 'no_key', message: 'no key is stored for this server in the desktop app' } } };
@@ -209,10 +210,25 @@ export class DesktopApp implements BridgeBackend {
     return stream === '/api/events' ? this.joinEvents(serverId, deliver) : openLogStream(this.servers.get(serverId)!, this.secrets.get(serverId), stream, deliver);
   }
 
+  postStream(serverId: string, path: string, body: unknown, deliver: (m: StreamMessage) => void): () => void {
+    return openPostStream(this.servers.get(serverId)!, this.secrets.get(serverId), path, body, deliver);
+  }
+
+  terminal(serverId: string, path: string, deliver: (m: TerminalMessage) => void): TerminalHandle {
+    const s = this.servers.get(serverId)!;
+    const key = this.secrets.get(serverId);
+    if (!key) {
+      queueMicrotask(() => deliver({ type: 'closed', code: 4401, reason: 'no key is stored for this server in the desktop app' }));
+      return { input: () => undefined, resize: () => undefined, close: () => undefined };
+    }
+    return openTerminalRelay({ url: s.url, fingerprint: s.fingerprint, key, path }, deliver);
+  }
+
   /** A notification or tray item was clicked: show that deployment's log (or the backups, or the server). */
   openTarget(t: OpenTarget): void {
     if (t.kind === 'deployment') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}?d=${encodeURIComponent(t.deploymentId)}`);
     else if (t.kind === 'backup') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/backups`);
+    else if (t.kind === 'job') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/jobs?job=${encodeURIComponent(t.jobId)}`);
     else this.o.openInWindow(t.serverId, '/');
   }
 

@@ -1,8 +1,11 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
-// deployment, whatever reconnects and replays deliver), a failed backup, a server that stays
+// deployment, whatever reconnects and replays deliver), a failed backup, a failed or timed-out
+// job run (once per run), a server that stays
 // offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
 import type { EventPayloads } from '../../shared/events.js';
+import { jobRunFailed } from '../../shared/statuses.js';
+import type { JobRunStatus } from '../../shared/types/jobs.js';
 import type { ConnectionState, StreamEventMessage } from './event-stream.js';
 
 export interface NotificationLike {
@@ -18,6 +21,7 @@ export interface NotificationContent {
 export type OpenTarget =
   | { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string }
   | { serverId: string; kind: 'backup'; serviceId: string }
+  | { serverId: string; kind: 'job'; serviceId: string; jobId: string }
   | { serverId: string; kind: 'server' };
 
 export interface NotifierOptions {
@@ -63,6 +67,17 @@ export class Notifier {
         serverId,
         { title: `Backup failed on ${this.o.serverName(serverId)}`, body: "Click to see the database's backups." },
         { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') },
+      );
+    } else if (e.event === 'job') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['job'], unknown>>;
+      const known: readonly unknown[] = ['running', 'succeeded', 'failed', 'timed_out'] satisfies JobRunStatus[];
+      if (!known.includes(d.status) || !jobRunFailed(d.status as JobRunStatus) || typeof d.runId !== 'string') return;
+      if (!this.once(`${serverId}:job-run:${d.runId}`)) return;
+      const how = d.status === 'timed_out' ? 'timed out' : 'failed';
+      this.notify(
+        serverId,
+        { title: `A scheduled job ${how} on ${this.o.serverName(serverId)}`, body: "Click to see the job's runs and its log." },
+        { serverId, kind: 'job', serviceId: String(d.serviceId ?? ''), jobId: String(d.jobId ?? '') },
       );
     }
   }

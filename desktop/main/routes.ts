@@ -1,8 +1,9 @@
 // The allow-list of API routes the desktop window may reach through the main process: the routes
 // of the shared table (shared/api-routes.ts) marked for the desktop (all but signing in and out of
-// a console session and git hosts' deliveries), each by its kind: JSON requests, event streams and
-// file downloads. A path outside it (an unknown route, `..`, an encoded slash, an odd segment,
-// another origin, too long) is refused before any key is attached.
+// a console session and git hosts' deliveries), each by its kind: JSON requests, event streams,
+// file downloads, a POST answered with events (exec) and a WebSocket (the terminal). A path
+// outside it (an unknown route, `..`, an encoded slash, an odd segment, another origin, too long)
+// is refused before any key is attached.
 import { desktopReaches, matchRoute, type ApiRoute } from '../../shared/api-routes.js';
 
 const SEGMENT = /^[A-Za-z0-9._~@-]+$/;
@@ -36,17 +37,31 @@ function desktopRoute(method: string, path: string): ApiRoute | null {
 
 const isStream = (r: ApiRoute) => 'sse' in r && r.sse;
 const isDownload = (r: ApiRoute) => 'download' in r && r.download;
+const isWebSocket = (r: ApiRoute) => 'websocket' in r && r.websocket;
 
 /** A JSON request the window may make. */
 export function isAllowedRequest(method: string, path: string): boolean {
   const route = desktopRoute(method, path);
-  return route !== null && !isStream(route) && !isDownload(route);
+  return route !== null && !isStream(route) && !isDownload(route) && !isWebSocket(route);
 }
 
 /** A Server-Sent Events stream the window may subscribe to. */
 export function isAllowedStream(path: string): boolean {
   const route = desktopRoute('GET', path);
   return route !== null && isStream(route);
+}
+
+/** A POST answered with Server-Sent Events (a one-off command's output) the window may start. */
+export function isAllowedPostStream(path: string): boolean {
+  const route = desktopRoute('POST', path);
+  return route !== null && isStream(route);
+}
+
+/** A WebSocket (a service's terminal) the main process may open for the window; it takes no query. */
+export function isAllowedWebSocket(path: string): boolean {
+  if (typeof path !== 'string' || path.includes('?')) return false;
+  const route = desktopRoute('GET', path);
+  return route !== null && isWebSocket(route);
 }
 
 /** A file the window may save (a backup, the CA certificate): a GET of a download route. */

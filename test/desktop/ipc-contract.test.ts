@@ -24,6 +24,19 @@ function quietBackend(): BridgeBackend {
       return () => undefined;
     },
     download: () => Promise.resolve({ saved: false }),
+    postStream: (_serverId, _path, body, deliver) => {
+      deliver({ type: 'state', state: 'open' });
+      deliver({ type: 'event', event: { event: 'exit', data: { exitCode: 0, body } } });
+      return () => undefined;
+    },
+    terminal: (_serverId, _path, deliver) => {
+      deliver({ type: 'open' });
+      return {
+        input: (data) => deliver({ type: 'output', data: `echo:${data}` }),
+        resize: (cols, rows) => deliver({ type: 'output', data: `size:${cols}x${rows}` }),
+        close: () => deliver({ type: 'closed', code: 1000, reason: 'closed by the user' }),
+      };
+    },
     hasServer: (id) => id === 'one',
     serverSummaries: () => [],
     local: () => Promise.resolve({ status: 200, body: {} }),
@@ -31,10 +44,10 @@ function quietBackend(): BridgeBackend {
 }
 
 describe('desktop IPC contract', () => {
-  const INVOKE: (keyof IpcInvokeContract)[] = ['request', 'servers', 'subscribe', 'unsubscribe', 'download'];
+  const INVOKE: (keyof IpcInvokeContract)[] = ['request', 'servers', 'subscribe', 'unsubscribe', 'download', 'postStream', 'terminalOpen', 'terminalInput', 'terminalResize', 'terminalClose'];
 
-  it('names every invoke channel of IpcInvokeContract and the stream channel, all distinct', () => {
-    expect(Object.keys(IPC_CHANNELS).sort()).to.deep.equal([...INVOKE, 'stream'].sort());
+  it('names every invoke channel of IpcInvokeContract and the push channels, all distinct', () => {
+    expect(Object.keys(IPC_CHANNELS).sort()).to.deep.equal([...INVOKE, 'stream', 'terminal'].sort());
     expect(new Set(Object.values(IPC_CHANNELS)).size).to.equal(Object.keys(IPC_CHANNELS).length);
   });
 
@@ -45,8 +58,8 @@ describe('desktop IPC contract', () => {
     expect([...ipc.channels.handled].sort(), 'main handles').to.deep.equal(INVOKE.map((n) => IPC_CHANNELS[n]).sort());
 
     const { berth } = ipc.window({ frameUrl: `${APP_ORIGIN}/`, webContentsId: 1 });
-    expect(Object.keys(berth).sort(), 'window.berth').to.deep.equal(['download', 'request', 'servers', 'subscribe']);
-    expect(ipc.channels.listened, 'the preload listens').to.deep.equal([IPC_CHANNELS.stream]);
+    expect(Object.keys(berth).sort(), 'window.berth').to.deep.equal(['download', 'openTerminal', 'postStream', 'request', 'servers', 'subscribe']);
+    expect(ipc.channels.listened, 'the preload listens').to.deep.equal([IPC_CHANNELS.stream, IPC_CHANNELS.terminal]);
 
     const used = (from: number) => ipc.channels.invoked.slice(from);
     let n = ipc.channels.invoked.length;
@@ -73,6 +86,33 @@ describe('desktop IPC contract', () => {
     stop();
     await new Promise((r) => setTimeout(r, 20));
     expect(used(n)).to.deep.equal([IPC_CHANNELS.subscribe, IPC_CHANNELS.unsubscribe]);
+
+    n = ipc.channels.invoked.length;
+    const execGot: unknown[] = [];
+    const stopExec = berth.postStream(
+      'one',
+      '/api/services/s1/exec',
+      { command: ['true'] },
+      (e) => execGot.push(e),
+      (s) => execGot.push(s),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    expect(execGot).to.deep.equal(['open', { event: 'exit', data: { exitCode: 0, body: { command: ['true'] } } }]);
+    stopExec();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(used(n)).to.deep.equal([IPC_CHANNELS.postStream, IPC_CHANNELS.unsubscribe]);
+
+    n = ipc.channels.invoked.length;
+    const termGot: unknown[] = [];
+    const term = berth.openTerminal('one', '/api/services/s1/terminal', (m) => termGot.push(m));
+    await new Promise((r) => setTimeout(r, 20));
+    term.input('ls\r');
+    term.resize(100, 30);
+    await new Promise((r) => setTimeout(r, 20));
+    term.close();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(termGot).to.deep.equal([{ type: 'open' }, { type: 'output', data: 'echo:ls\r' }, { type: 'output', data: 'size:100x30' }]);
+    expect(used(n)).to.deep.equal([IPC_CHANNELS.terminalOpen, IPC_CHANNELS.terminalInput, IPC_CHANNELS.terminalResize, IPC_CHANNELS.terminalClose]);
   });
 
   it('the renderer names no channel and takes window.berth from the contract', () => {

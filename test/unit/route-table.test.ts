@@ -13,7 +13,7 @@ import { registerRoutes, tableMismatches, type RouteHandlers } from '../../daemo
 import type { AppServices } from '../../daemon/http/route-module.js';
 import type { Core } from '../../daemon/core/core.js';
 import { SseStreams } from '../../daemon/http/sse-streams.js';
-import { isAllowedDownload, isAllowedRequest, isAllowedStream } from '../../desktop/main/routes.js';
+import { isAllowedDownload, isAllowedPostStream, isAllowedRequest, isAllowedStream, isAllowedWebSocket } from '../../desktop/main/routes.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
@@ -74,7 +74,9 @@ function callsIn(file: string): Call[] {
     const line = argumentsBefore(text, m.index);
     const direct = /'(GET|POST|PUT|PATCH|DELETE)',\s*$/.exec(line)?.[1];
     const written = [...line.slice(-200).matchAll(/'(GET|POST|PUT|PATCH|DELETE)'/g)].map((x) => x[1]!);
-    const methods = direct !== undefined ? [direct] : written.length > 0 ? written : ['GET'];
+    // the transport's postStream is a POST whose answer is events (exec.start)
+    const postStream = /postStream\(\s*$/.test(text.slice(Math.max(0, m.index - 40), m.index));
+    const methods = postStream ? ['POST'] : direct !== undefined ? [direct] : written.length > 0 ? written : ['GET'];
     const where = `${relative(REPO_ROOT, file)}:${text.slice(0, m.index).split('\n').length}`;
     if (m[3] !== undefined) {
       calls.push({ where, methods, pattern: null, id: m[3] });
@@ -145,12 +147,30 @@ describe('the desktop allow-list', () => {
       const desktop = desktopReaches(r);
       const sse = 'sse' in r && r.sse === true;
       const download = 'download' in r && r.download === true;
-      expect(isAllowedRequest(r.method, path), `request ${r.id}`).to.equal(desktop && !sse && !download);
+      const websocket = 'websocket' in r && r.websocket === true;
+      expect(isAllowedRequest(r.method, path), `request ${r.id}`).to.equal(desktop && !sse && !download && !websocket);
       if (r.method === 'GET') {
         expect(isAllowedStream(path), `stream ${r.id}`).to.equal(desktop && sse);
         expect(isAllowedDownload(path), `download ${r.id}`).to.equal(desktop && download);
+        expect(isAllowedWebSocket(path), `websocket ${r.id}`).to.equal(desktop && websocket);
       }
+      if (r.method === 'POST') expect(isAllowedPostStream(path), `POST stream ${r.id}`).to.equal(desktop && sse);
     }
+  });
+
+  it('admits exec.start as the one POST stream and the terminal as the one websocket, nothing else of either kind', () => {
+    const postStreams = API_ROUTES.filter((r) => r.method === 'POST' && isAllowedPostStream(concrete(r.path))).map((r) => r.id);
+    const websockets = API_ROUTES.filter((r) => r.method === 'GET' && isAllowedWebSocket(concrete(r.path))).map((r) => r.id);
+    expect(postStreams).to.deep.equal(['exec.start']);
+    expect(websockets).to.deep.equal(['terminal']);
+    expect(isAllowedRequest('GET', '/api/services/s1/terminal'), 'the terminal is no JSON request').to.equal(false);
+    expect(isAllowedRequest('POST', '/api/services/s1/exec'), 'exec.start is no JSON request').to.equal(false);
+    expect(isAllowedStream('/api/services/s1/exec'), 'exec.start is no GET stream').to.equal(false);
+    expect(isAllowedWebSocket('/api/services/s1/terminal?x=1')).to.equal(false);
+    expect(isAllowedWebSocket('/api/services/../terminal')).to.equal(false);
+    expect(isAllowedWebSocket('/api/services/s1/exec')).to.equal(false);
+    expect(isAllowedPostStream('/api/services/s1/terminal')).to.equal(false);
+    expect(isAllowedPostStream('/api/events')).to.equal(false);
   });
 
   it('admits nothing else: no other method on a table path, no phantom route, no odd path', () => {

@@ -2,7 +2,8 @@
 // contract (desktop/ipc/contract.ts). The main process holds the keys, checks each call against
 // the API's routes and adds the key; the renderer only names a server and a path.
 import type { BerthApi } from '../../../ipc/contract';
-import { toApiError, type Method, type StreamListener, type Transport } from './transport';
+import { toApiError, type Method, type StreamListener, type TerminalConnection, type TerminalEvent, type Transport } from './transport';
+import { apiPath } from '../../../../shared/api-routes.js';
 
 /** What the preload exposes; nothing else crosses into the renderer. */
 export type BerthBridge = BerthApi;
@@ -34,6 +35,21 @@ export class BridgeTransport implements Transport {
       (e) => listener.onEvent(e),
       (s) => listener.onState?.(s),
     );
+  }
+
+  postStream(path: string, body: unknown, listener: StreamListener): () => void {
+    return this.bridge.postStream(
+      this.serverId,
+      path,
+      body,
+      (e) => listener.onEvent(e),
+      (s) => listener.onState?.(s),
+    );
+  }
+
+  /** The main process opens the WebSocket with the key (the window never holds it) and relays its frames. */
+  openTerminal(serviceId: string, onEvent: (e: TerminalEvent) => void): TerminalConnection {
+    return this.bridge.openTerminal(this.serverId, apiPath('terminal', { serviceId }), onEvent);
   }
 
   /** The main process asks where to save (a cancelled dialog is not an error) and streams the file there. */

@@ -17,8 +17,11 @@ const DataTab = lazy(() => import('../database/data-tab'));
 const BackupsTab = lazy(() => import('../database/backups-tab'));
 const VolumesTab = lazy(() => import('./volumes-tab'));
 const FilesTab = lazy(() => import('./files-tab'));
+const JobsTab = lazy(() => import('./jobs-tab'));
+const ExecTab = lazy(() => import('./exec-tab'));
+const TerminalTab = lazy(() => import('./terminal-tab'));
 
-type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'settings';
+type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'commands' | 'terminal' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -48,6 +51,9 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           { id: 'volumes' as Tab, label: 'Volumes' },
           { id: 'files' as Tab, label: 'Files' },
         ]),
+    ...(kind !== 'database' ? [{ id: 'jobs' as Tab, label: 'Jobs' }] : []),
+    { id: 'commands', label: 'Commands' },
+    { id: 'terminal', label: 'Terminal' },
     { id: 'settings', label: 'Settings' },
   ];
   const current = (tabs.find((t) => t.id === tab)?.id ?? 'deployments') as Tab;
@@ -92,6 +98,9 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           {current === 'backups' ? <BackupsTab service={s} /> : null}
           {current === 'volumes' ? <VolumesTab service={s} /> : null}
           {current === 'files' ? <FilesTab service={s} /> : null}
+          {current === 'jobs' ? <JobsTab service={s} /> : null}
+          {current === 'commands' ? <ExecTab service={s} /> : null}
+          {current === 'terminal' ? <TerminalTab service={s} /> : null}
           {current === 'settings' ? <SettingsTab service={s} projects={projects.data?.projects ?? []} /> : null}
         </Suspense>
       </section>
