@@ -26,7 +26,7 @@ export const RUN_TRANSITIONS: { readonly [From in JobRunStatus]: readonly JobRun
 const RUN_STATUSES = Object.keys(RUN_TRANSITIONS) as JobRunStatus[];
 
 /** The statuses from which a run may move to `to`. */
-export function runPredecessorsOf(to: JobRunStatus): JobRunStatus[] {
+function runPredecessorsOf(to: JobRunStatus): JobRunStatus[] {
   return RUN_STATUSES.filter((from) => RUN_TRANSITIONS[from].includes(to));
 }
 

@@ -26,7 +26,7 @@ const RUNS_PAGE_DEFAULT = 20;
 export const RUNS_PAGE_MAX = 100;
 export const RUN_LOG_PAGE_MAX = 5000;
 
-export function runView(r: JobRunRecord): JobRun {
+function runView(r: JobRunRecord): JobRun {
   return { id: r.id, jobId: r.jobId, status: r.status, exitCode: r.exitCode, trigger: r.trigger, startedAt: r.startedAt, finishedAt: r.finishedAt, error: r.error };
 }
 

@@ -25,7 +25,7 @@ export interface ServiceContainerBase {
 type BaseDeps = Pick<DeployDeps, 'store' | 'docker' | 'own' | 'limits' | 'filesDir'>;
 
 /** The service's env as its containers get it: PORT, then its variables with references resolved (a bad reference fails with the variable's name). */
-export async function serviceEnv(d: Pick<DeployDeps, 'store'>, service: ServiceRecord): Promise<Record<string, string>> {
+async function serviceEnv(d: Pick<DeployDeps, 'store'>, service: ServiceRecord): Promise<Record<string, string>> {
   const services = await d.store.services.list([service.projectId]);
   const env = await d.store.env.listByServices(services.map((s) => s.id));
   const resolver = new EnvResolver(services, env);

@@ -151,13 +151,11 @@ export async function openTtyExec(docker: Docker, containerId: string, shell: st
     hangUp: async () => {
       if (pid === null) return;
       try {
-        const kill = await docker
-          .getContainer(containerId)
-          .exec({
-            Cmd: ['/bin/sh', '-c', 'kill -HUP "-$1" "$1" 2>/dev/null; sleep 1; kill -KILL "-$1" "$1" 2>/dev/null; exit 0', 'berth-hangup', String(pid)],
-            AttachStdout: false,
-            AttachStderr: false,
-          });
+        const kill = await docker.getContainer(containerId).exec({
+          Cmd: ['/bin/sh', '-c', 'kill -HUP "-$1" "$1" 2>/dev/null; sleep 1; kill -KILL "-$1" "$1" 2>/dev/null; exit 0', 'berth-hangup', String(pid)],
+          AttachStdout: false,
+          AttachStderr: false,
+        });
         await kill.start({ Detach: true });
       } catch {
         // the container stopped: so did the shell

@@ -13,7 +13,7 @@ import type { Labels, Ownership } from './labels.js';
 import { BOUNDED_LOG_CONFIG } from './log-config.js';
 import { LABEL_ROLE, ONE_OFF_ROLE } from './one-off.js';
 
-export const VOLUME_MOUNT = '/berth-volume';
+const VOLUME_MOUNT = '/berth-volume';
 
 export interface VolumeHelper {
   /** The volume's Docker name. */

@@ -22,7 +22,7 @@ const MAX_FRAME_BYTES = 1024 * 1024;
 const HIGH_WATER_BYTES = 1024 * 1024;
 const PING_MS = 30_000;
 
-export interface TerminalGuard {
+interface TerminalGuard {
   /** Terminals count against the key's open streams and end with its revocation or its session's sign-out. */
   streams: SseStreams;
   keyId: string;

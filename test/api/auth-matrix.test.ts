@@ -47,7 +47,6 @@ const ELSEWHERE = {
   'system.disk': 'every key: test/security/disk-threshold',
 } as const satisfies Partial<Record<RouteId, string>>;
 
-
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
 
 const none = () => ({});

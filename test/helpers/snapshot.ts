@@ -20,6 +20,11 @@ const TABLES = [
   'imports',
   'service_webhooks',
   'webhook_deliveries',
+  'volumes',
+  'jobs',
+  'job_runs',
+  'job_run_logs',
+  'execs',
 ];
 
 export async function snapshotStore(dataDir: string): Promise<Record<string, unknown[]>> {

@@ -16,7 +16,7 @@ export interface ExecOutcome {
   error?: string;
 }
 
-export interface ExecRunOptions {
+interface ExecRunOptions {
   timeoutMs: number;
   /** Aborted when the client goes away: a `run` container is stopped, an `attach` command is ended. */
   signal: AbortSignal;

@@ -11,7 +11,7 @@ import { Button, Field } from '../../ui/kit';
 import { joinArgv, splitArgv } from './argv';
 
 /** The schedule in words, or why it is not a schedule (five fields: minute hour day-of-month month day-of-week). */
-export function describeSchedule(schedule: string): { ok: true; words: string } | { ok: false; error: string } {
+function describeSchedule(schedule: string): { ok: true; words: string } | { ok: false; error: string } {
   const fields = schedule.trim().split(/\s+/).filter(Boolean);
   if (fields.length !== 5) return { ok: false, error: `a schedule has five fields (minute hour day month weekday); this has ${fields.length}` };
   try {

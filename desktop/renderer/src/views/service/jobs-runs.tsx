@@ -11,7 +11,7 @@ import { Empty, ErrorNote, Loading, Status, timeAgo } from '../../ui/kit';
 import { LogView } from './log-view';
 import type { LogLine } from './use-log-stream';
 
-export function runDuration(r: Pick<JobRun, 'startedAt' | 'finishedAt'>): string {
+function runDuration(r: Pick<JobRun, 'startedAt' | 'finishedAt'>): string {
   const ms = Date.parse(r.finishedAt ?? new Date().toISOString()) - Date.parse(r.startedAt);
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s} s` : s < 3600 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${Math.floor(s / 3600)} h ${Math.round((s % 3600) / 60)} min`;

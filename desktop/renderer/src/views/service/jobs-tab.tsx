@@ -13,7 +13,7 @@ import { JobRuns } from './jobs-runs';
 import './ops.css';
 
 /** "in 5 h", "in 3 min", "now" (a time in the future; a past one says "due"). */
-export function timeUntil(iso: string): string {
+function timeUntil(iso: string): string {
   const s = Math.round((Date.parse(iso) - Date.now()) / 1000);
   if (s < 30) return s < -60 ? 'due' : 'now';
   if (s < 3600) return `in ${Math.max(1, Math.round(s / 60))} min`;
