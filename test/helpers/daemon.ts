@@ -1,5 +1,7 @@
 // Starts the real daemon in-process on a free loopback port with a temporary data dir, and hands
 // out clients with keys of every kind. Every API suite goes through this.
+import { removeInstanceObjects } from './docker.js';
+import { withKnex } from './snapshot.js';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,6 +88,8 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     async stop() {
       await t.daemon.stop();
       await caddy?.dispose();
+      const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
+      if (instance) removeInstanceObjects(instance);
       rmSync(dataDir, { recursive: true, force: true });
       // the error funnel logs every 500 as "<METHOD> <path> failed"
       const internal = logs.filter((l) => /^[A-Z]+ \S+ failed/.test(l));

@@ -50,3 +50,31 @@ export function danglingImages(): string[] {
   const out = docker('images', '-q', '-a', '--filter', 'dangling=true');
   return out ? out.split('\n').sort() : [];
 }
+
+/**
+ * Removes every container, network and volume one daemon instance created, best effort (no Docker
+ * at all is fine). A stopped test daemon's apps keep running by design; left alone, each suite's
+ * project networks would use up Docker's address pools (about 30 networks) over a whole run.
+ */
+export function removeInstanceObjects(instanceId: string): void {
+  const filter = `label=dev.berth.instance=${instanceId}`;
+  const run = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const ids = (...args: string[]) => {
+    try {
+      return run(...args, '--filter', filter).split('\n').filter(Boolean);
+    } catch {
+      return [];
+    }
+  };
+  const remove = (args: string[], found: string[]) => {
+    if (found.length === 0) return;
+    try {
+      run(...args, ...found);
+    } catch {
+      // one of them is gone already, or still in use: the next suite's cleanup does not depend on it
+    }
+  };
+  remove(['rm', '-f', '-v'], ids('ps', '-a', '-q'));
+  remove(['network', 'rm'], ids('network', 'ls', '-q'));
+  remove(['volume', 'rm', '-f'], ids('volume', 'ls', '-q'));
+}
