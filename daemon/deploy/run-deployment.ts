@@ -74,9 +74,12 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       limits: effectiveLimits(d.limits, service),
       volumes: base.volumes,
       binds: base.binds,
+      // an image service's startCommand replaces the image's CMD, as a Dockerfile's shell-form CMD would
+      ...(service.kind === 'image' && service.startCommand ? { cmd: ['sh', '-c', service.startCommand] } : {}),
       ...database,
     }).catch((err: unknown) => {
       const message = (err as Error).message ?? String(err);
+      if (/no command specified/i.test(message)) throw new BuildError(`the image ${image} has no command to run (no CMD or ENTRYPOINT): set the service's startCommand`);
       if (publish && /address already in use|port is already allocated/i.test(message)) {
         throw new BuildError(`port ${publish.hostIp}:${publish.hostPort} is in use by another program: ${message}`);
       }
