@@ -61,7 +61,9 @@ export function removeInstanceObjects(instanceId: string): void {
   const run = (...args: string[]) => execFileSync('docker', args, { encoding: 'utf8', timeout: 60_000, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   const ids = (...args: string[]) => {
     try {
-      return run(...args, '--filter', filter).split('\n').filter(Boolean);
+      return run(...args, '--filter', filter)
+        .split('\n')
+        .filter(Boolean);
     } catch {
       return [];
     }
