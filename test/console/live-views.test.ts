@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Project, Service } from '../../shared/types.js';
-import { launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
+import { launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
@@ -26,17 +26,7 @@ describe('console views stay live in Chromium: changes made elsewhere show withi
   let web: Service;
   const pageErrors: string[] = [];
 
-  async function signedIn(name: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(`${name}: ${e.message}`));
-    await page.goto(t.url);
-    await page.getByLabel('API key', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
-    return page;
-  }
+  const signedIn = (name: string): Promise<Page> => signedInPage(browser, { url: t.url, token, name, pageErrors, contexts });
 
   const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
 

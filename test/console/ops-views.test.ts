@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Job } from '../../shared/types/jobs.js';
 import type { Project, Service } from '../../shared/types.js';
-import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
+import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -28,17 +28,7 @@ describe('console: jobs, commands and the terminal of a service (Chromium)', fun
   let svc: Service;
   const pageErrors: string[] = [];
 
-  async function signedIn(name: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(`${name}: ${e.message}`));
-    await page.goto(t.url);
-    await page.getByLabel('API key', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
-    return page;
-  }
+  const signedIn = (name: string): Promise<Page> => signedInPage(browser, { url: t.url, token, name, pageErrors, contexts, height: 900 });
 
   async function openTab(page: Page, tab: string): Promise<void> {
     await page.goto(`${t.url}/services/${svc.id}/${tab.toLowerCase()}`);

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Backup, Project, ProjectVolume, Service } from '../../shared/types.js';
-import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot } from '../helpers/browser.js';
+import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -26,17 +26,7 @@ describe('console views for volumes, config files, deploy strategy, release comm
   let app: Service;
   const pageErrors: string[] = [];
 
-  async function signedIn(name: string): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light', acceptDownloads: true });
-    contexts.push(context);
-    const page = await context.newPage();
-    page.on('pageerror', (e) => pageErrors.push(`${name}: ${e.message}`));
-    await page.goto(t.url);
-    await page.getByLabel('API key', { exact: true }).fill(token);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
-    return page;
-  }
+  const signedIn = (name: string): Promise<Page> => signedInPage(browser, { url: t.url, token, name, pageErrors, contexts, acceptDownloads: true });
 
   /** Opens a service tab by the console's own navigation, and waits until it has settled. */
   async function openTab(page: Page, serviceId: string, tab: string): Promise<void> {

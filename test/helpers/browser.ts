@@ -4,7 +4,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { REPO_ROOT } from './repo-root.js';
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -43,4 +43,23 @@ export async function accessibilityProblems(page: Page): Promise<string[]> {
           .map((n) => n.target.join(' '))
           .join(' | ')})`,
     );
+}
+
+/**
+ * A new browser context signed in to the console at `url` with `token` (a light 1280-wide window),
+ * its page errors collected in `pageErrors` under `name`; `contexts` gets the context to close.
+ */
+export async function signedInPage(
+  browser: Browser,
+  opts: { url: string; token: string; name: string; pageErrors: string[]; contexts: BrowserContext[]; height?: number; acceptDownloads?: boolean },
+): Promise<Page> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: opts.height ?? 860 }, colorScheme: 'light', ...(opts.acceptDownloads ? { acceptDownloads: true } : {}) });
+  opts.contexts.push(context);
+  const page = await context.newPage();
+  page.on('pageerror', (e) => opts.pageErrors.push(`${opts.name}: ${e.message}`));
+  await page.goto(opts.url);
+  await page.getByLabel('API key', { exact: true }).fill(opts.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
+  return page;
 }
