@@ -5,9 +5,10 @@ import { BACKUP_STORAGES } from '../../core/ports/backups-repo.js';
 import type { AppServices } from '../route-module.js';
 import { route } from '../route-table.js';
 
-const storageBody = z.object({ storage: z.enum(BACKUP_STORAGES).default('disk') });
+/** A backup's body and the settings PATCH, the same for a database's backups and a volume's (routes/volume-backups.ts). */
+export const storageBody = z.object({ storage: z.enum(BACKUP_STORAGES).default('disk') });
 const keep = z.number().int('must be an integer').min(1).max(1000).optional();
-const settingsPatch = z.strictObject({
+export const settingsPatch = z.strictObject({
   storage: z.enum(BACKUP_STORAGES).optional(),
   automaticEnabled: z.boolean().optional(),
   dailyEnabled: z.boolean().optional(),

@@ -1,21 +1,7 @@
 // Backups of a service's volumes (issue 28): the database backups' shapes and verbs under
 // /api/services/:serviceId/volumes/:volumeName/backups.
-import { z } from 'zod';
-import { BACKUP_STORAGES } from '../../core/ports/backups-repo.js';
 import { route } from '../route-table.js';
-
-const storageBody = z.object({ storage: z.enum(BACKUP_STORAGES).default('disk') });
-const keep = z.number().int('must be an integer').min(1).max(1000).optional();
-const settingsPatch = z.strictObject({
-  storage: z.enum(BACKUP_STORAGES).optional(),
-  automaticEnabled: z.boolean().optional(),
-  dailyEnabled: z.boolean().optional(),
-  weeklyEnabled: z.boolean().optional(),
-  monthlyEnabled: z.boolean().optional(),
-  keepDaily: keep,
-  keepWeekly: keep,
-  keepMonthly: keep,
-});
+import { settingsPatch, storageBody } from './backups.js';
 
 export const volumeBackupRoutes = {
   ...route('volume-backups.list', { handler: ({ access, params }, { core }) => core.volumeBackups.list(access, params.serviceId, params.volumeName) }),
