@@ -109,10 +109,13 @@ export class VolumeBackupRunner implements VolumeBackupJobs {
         const actual = await checksumOf(path);
         if (actual !== backup.checksum) throw new Conflict(`the backup file does not match its checksum (${actual} instead of ${backup.checksum}); nothing was restored`, 'checksum_mismatch');
         const live = await this.d.live(service.id);
-        const helper = await this.helper(service, volume, live?.containerId ?? null);
+        // emptying the volume runs find and rm from an image: only the service's own (its live
+        // container's), never another image this Docker holds, which could be another tenant's
+        if (!live?.containerId) throw new Conflict("a restore empties the volume with the tools of the service's own image: deploy the service first; nothing was changed", 'restore_unavailable');
+        const helper = await this.helper(service, volume, live.containerId);
         const noTool = await emptyingTool(this.d.docker, helper);
         if (noTool) throw new Conflict(`the volume cannot be emptied before the restore: the service's image must have find and rm (${noTool}); nothing was changed`, 'restore_unavailable');
-        await this.replace(service, volume, helper, live?.containerId ?? null, path, say);
+        await this.replace(service, volume, helper, live.containerId, path, say);
       } finally {
         if (temporary) await rm(path, { force: true });
       }
