@@ -2,7 +2,7 @@
 // storage choice, the list with restore (asks first), download and delete, and the schedule with
 // retention. Which routes they call comes in as `BackupRoutes` (the database's or a volume's route
 // ids with their parameters), so both views are the same code.
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { QueryKey } from '@tanstack/react-query';
 import { routePath, type RouteId } from '../../../../../shared/api-routes.js';
 import { jobInProgress } from '../../../../../shared/statuses.js';
@@ -10,6 +10,7 @@ import type { Backup, BackupSettings, BackupStorageKind } from '../../../../../s
 import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Status, bytes, timeAgo } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
+import { useSyncedForm } from '../../ui/synced-form';
 
 export interface BackupsAnswer {
   backups: Backup[];
@@ -150,8 +151,8 @@ function BackupRow({ backup: b, routes: r }: { backup: Backup; routes: BackupRou
 }
 
 function Schedule({ routes: r, settings, remote }: { routes: BackupRoutes; settings: BackupSettings; remote: boolean }) {
-  const [f, setF] = useState(settings);
-  useEffect(() => setF(settings), [settings]);
+  // a change from elsewhere shows here too, unless the user is editing
+  const [f, setF] = useSyncedForm(() => settings, JSON.stringify(settings));
   const save = useAction<Partial<BackupSettings>>('PATCH', path(r, r.ids.settings), { invalidate: [r.key], success: 'Schedule saved' });
   const Heading = r.nested ? 'h3' : 'h2';
   const check = (k: 'dailyEnabled' | 'weeklyEnabled' | 'monthlyEnabled', label: string, keep: 'keepDaily' | 'keepWeekly' | 'keepMonthly') => (

@@ -1,12 +1,13 @@
 // How a service's deployments go live: the strategy (rolling or recreate) and the release command
 // run before the swap, with its time limit. The command is typed as a command line and sent as the
 // argv shown under it (shared/command-line.ts splits it; nothing is ever run through a shell).
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { joinCommandLine, splitCommandLine } from '../../../../../shared/command-line.js';
 import type { DeployStrategy, Service } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
 import { errorMessage } from '../../transport/transport';
 import { Button, ErrorNote } from '../../ui/kit';
+import { useSyncedForm } from '../../ui/synced-form';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 type Body = { deployStrategy?: DeployStrategy; releaseCommand?: string[] | null; releaseTimeoutSeconds?: number | null };
@@ -30,11 +31,12 @@ function changes(s: Service, body: Body): string[] {
 }
 
 export function DeploySettings({ service: s }: { service: Service }) {
-  const initial = () => ({ strategy: s.deployStrategy, line: s.releaseCommand ? joinCommandLine(s.releaseCommand) : '', timeout: String(s.releaseTimeoutSeconds) });
-  const [f, setF] = useState(initial);
+  // another client's change (a live event re-read the service) shows here too, unless the user is editing
+  const [f, setF] = useSyncedForm(
+    () => ({ strategy: s.deployStrategy, line: s.releaseCommand ? joinCommandLine(s.releaseCommand) : '', timeout: String(s.releaseTimeoutSeconds) }),
+    JSON.stringify([s.deployStrategy, s.releaseCommand, s.releaseTimeoutSeconds]),
+  );
   const [saved, setSaved] = useState<string[] | null>(null);
-  // another client's change (a live event re-read the service) shows here too
-  useEffect(() => setF(initial()), [s.deployStrategy, s.releaseCommand?.join('\u0000'), s.releaseTimeoutSeconds]); // eslint-disable-line react-hooks/exhaustive-deps
   const split = splitCommandLine(f.line);
   const argv = 'argv' in split ? split.argv : null;
   const save = useAction<Body, { service: Service }>('PATCH', apiPath('services.patch', { serviceId: s.id }), {
