@@ -133,6 +133,9 @@ export const API_ROUTES = [
   { id: 'exec.start', method: 'POST', path: `${S}/exec`, access: 'write', sse: true },
   { id: 'exec.list', method: 'GET', path: `${S}/exec`, access: 'read' },
   { id: 'terminal', method: 'GET', path: `${S}/terminal`, access: 'write', websocket: true },
+  // a compose file (or a template of the gallery) imported into a project; the gallery
+  { id: 'compose.import', method: 'POST', path: '/api/projects/:projectId/compose', access: 'write' },
+  { id: 'templates.list', method: 'GET', path: '/api/templates', access: 'read' },
   { id: 'notifications.list', method: 'GET', path: '/api/system/notifications', access: 'all-projects-read', action: 'reading notification channels' },
   { id: 'notifications.create', method: 'POST', path: '/api/system/notifications', access: 'all-projects-write', action: 'changing notification channels' },
   { id: 'notifications.patch', method: 'PATCH', path: '/api/system/notifications/:channelId', access: 'all-projects-write', action: 'changing notification channels' },

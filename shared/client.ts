@@ -1,12 +1,12 @@
 // A typed client for the Berth API over fetch. Tests, the desktop app and scripts all use it.
 // Every call names a route of the shared table (shared/api-routes.ts), which gives its method and
 // path; the calls live by area under shared/client/.
-import { ExecClient } from './client/exec.js';
+import { ComposeClient } from './client/compose.js';
 
 export { ApiError, type ClientOptions, type RawResponse, type RequestOptions } from './client/base.js';
 export type { CreateServiceInput, PatchServiceInput } from './client/projects.js';
 
-export class BerthClient extends ExecClient {
+export class BerthClient extends ComposeClient {
   withToken(token: string | null): BerthClient {
     return new BerthClient(this.baseUrl, token, this.options);
   }
