@@ -60,6 +60,8 @@ export interface ComposeImportInput {
   compose?: string;
   /** A .env file's text, for `${VAR}` interpolation. */
   env?: string;
+  /** Contents of the files the compose file bind-mounts (`./nginx.conf:/etc/nginx/nginx.conf:ro`), by the path as written in it: they become config files. */
+  files?: Record<string, string>;
   /** Only answer the plan; create nothing. */
   dryRun?: boolean;
   /** Where `build:` services come from: they become git services of this repository (`context` -> rootDir). */
