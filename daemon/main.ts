@@ -1,5 +1,6 @@
 // The composition root: read config once, start the daemon, stop cleanly on a signal.
 import { ConfigError, readConfig } from './config.js';
+import { reloadResetWarning } from './proxy/reload-safety.js';
 import { startDaemon } from './server.js';
 import { VERSION } from './version.js';
 
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   }
   const daemon = await startDaemon(config, log);
   log(`${VERSION} listening on ${config.host}:${daemon.port} (data in ${config.dataDir})`);
+  const warning = reloadResetWarning();
+  if (warning) log(`WARNING: ${warning}`);
   const stop = (signal: string) => {
     log(`${signal} received, stopping`);
     daemon.stop().then(

@@ -25,6 +25,7 @@ readonly LOG=/var/log/berth-install.log
 readonly SUPERVISOR_LOGS=/var/log/berth
 readonly UNIT=/etc/systemd/system/berth.service
 readonly CADDY_DROPIN=/etc/systemd/system/caddy.service.d/berth.conf
+readonly SYSCTL_FILE=/etc/sysctl.d/60-berth.conf
 readonly CLI_LINK=/usr/local/bin/berth
 readonly DAEMON_PORT=4311
 readonly API_TLS_PORT=4310
@@ -551,6 +552,13 @@ apply_firewall() {
     bash "$OPT/current/installers/berth-firewall.sh" apply
 }
 
+# Caddy reloads (every deploy's swap) hand queued connections to the new listener instead of
+# resetting them: installers/tune-kernel.sh says why. Now and at every boot; idempotent.
+tune_kernel() {
+  step "kernel setting for Caddy reloads (net.ipv4.tcp_migrate_req)"
+  run bash "$OPT/current/installers/tune-kernel.sh" apply "$SYSCTL_FILE"
+}
+
 supervisor_alive() { [ -f "$RUN_DIR/$1.pid" ] && kill -0 "$(cat "$RUN_DIR/$1.pid")" 2>/dev/null; }
 
 start_supervised() {
@@ -758,6 +766,7 @@ do_install() {
   write_entrypoints
   write_units
   apply_firewall
+  tune_kernel
   ensure_caddy
   if [ "$action" = fresh ] || [ "$action" = reinstall ] || [ "$action" = repair ] || ! daemon_running; then
     stop_daemon
@@ -834,7 +843,7 @@ do_uninstall() {
   fi
 
   step "remove $OPT"
-  rm -f "$UNIT"
+  rm -f "$UNIT" "$SYSCTL_FILE"
   [ "$(readlink "$CLI_LINK" 2>/dev/null)" = "$OPT/current/bin/berth" ] && rm -f "$CLI_LINK"
   rm -rf "$OPT"
   rm -rf "$RUN_DIR"

@@ -24,6 +24,8 @@ need_pkg() {
 
 need_pkg /bin/busybox:busybox-static git:git ip:iproute2 openssl:openssl caddy:caddy
 bash installers/ensure-docker.sh
+# Caddy reloads hand queued connections to the new listener (the zero-failed-requests tests rely on it)
+bash installers/tune-kernel.sh apply
 
 # busybox: a 2 MB image with sh, httpd (CGI too) and nc; enough for the deploy fixtures.
 busybox_hash=$(sha256sum /bin/busybox | cut -c1-12)
