@@ -62,6 +62,15 @@ export function memoryInUse(memory: NonNullable<DockerStats['memory_stats']>): n
   return inactive < usage ? usage - inactive : usage;
 }
 
+type CompleteStats = DockerStats & {
+  cpu_stats: { cpu_usage: { total_usage: number }; system_cpu_usage: number };
+  memory_stats: { usage: number };
+};
+
+function complete(stats: DockerStats): stats is CompleteStats {
+  return stats.memory_stats?.usage !== undefined && stats.cpu_stats?.cpu_usage?.total_usage !== undefined && stats.cpu_stats.system_cpu_usage !== undefined;
+}
+
 export class ContainerSampler {
   private previous = new Map<string, CpuSample>();
 
@@ -97,13 +106,27 @@ export class ContainerSampler {
   }
 
   private async sampleOne(id: string, containerName: string, serviceId: string, labelProjectId: string, deploymentId: string): Promise<ContainerMetrics | null> {
+    const container = this.docker.getContainer(id);
     // dockerode sends these as the query string; abortSignal is taken out of it first
-    const options = { stream: false as const, 'one-shot': true, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
-    const stats: DockerStats = await this.docker.getContainer(id).stats(options);
+    const oneShot = { stream: false as const, 'one-shot': true, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
+    let stats: DockerStats = await container.stats(oneShot);
+    // Empty sections: a container on its way out, or an Engine whose one-shot answer lacked a part.
+    // The collector's answer (two samples, a second or two) settles which; a running container is
+    // never left out silently.
+    if (!complete(stats)) {
+      const settled = { stream: false as const, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
+      stats = await container.stats(settled);
+      if (!complete(stats)) {
+        const running = await container.inspect().then(
+          (info) => info.State.Running,
+          () => false,
+        );
+        if (!running) return null;
+        throw new Error('the Engine gave no CPU or memory figures for this running container (is the memory cgroup controller enabled?)');
+      }
+    }
     const cpu = stats.cpu_stats;
     const memory = stats.memory_stats;
-    // a container on its way out answers with empty sections
-    if (memory?.usage === undefined || cpu?.cpu_usage?.total_usage === undefined || cpu.system_cpu_usage === undefined) return null;
     const next: CpuSample = { total: cpu.cpu_usage.total_usage, system: cpu.system_cpu_usage };
     const onlineCpus = cpu.online_cpus ?? cpu.cpu_usage.percpu_usage?.length ?? 1;
     const percent = cpuPercent(this.previous.get(id), next, onlineCpus);

@@ -34,6 +34,11 @@ describe('system metrics with running containers', function () {
     return { service, deployment: await waitForDeployment(t.admin, service.id, deployment.id, ['running']) };
   }
 
+  /** What Docker says of a service's containers, for a failure's message. */
+  function containersOf(serviceId: string): string {
+    return execFileSync('docker', ['ps', '-a', '--filter', `label=dev.berth.service=${serviceId}`, '--format', '{{.Names}} {{.State}} {{.Status}}'], { encoding: 'utf8' }).trim() || 'none';
+  }
+
   function entryOf(metrics: SystemMetrics, serviceId: string): ServiceContainerMetrics | undefined {
     return metrics.services?.find((s) => s.serviceId === serviceId);
   }
@@ -103,7 +108,7 @@ describe('system metrics with running containers', function () {
     const m = await t.admin.systemMetrics();
     for (const { service, deployment } of live) {
       const entry = entryOf(m, service.id);
-      expect(entry, `an entry for ${service.name}`).to.not.equal(undefined);
+      expect(entry, `an entry for ${service.name} in ${JSON.stringify({ services: m.services, errors: m.errors })}; Docker has ${containersOf(service.id)}`).to.not.equal(undefined);
       expect(entry).to.include({ projectId: service.projectId, deploymentId: deployment.id, containerName: deployment.containerName });
       expect(entry!.memoryBytes).to.be.greaterThan(0);
       expect(entry!.memoryBytes).to.be.lessThan(entry!.memoryLimitBytes);
