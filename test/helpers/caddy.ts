@@ -8,12 +8,34 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { until } from './wait.js';
 
-export async function freePort(): Promise<number> {
+/**
+ * Ports the tests listen on themselves (Caddy's admin and proxy addresses, daemons' API ports):
+ * below the kernel's ephemeral range (32768-60999) and beside the daemons' host-port ranges
+ * (port-ranges.ts). A port from listen(0) is an ephemeral one: once closed, it can become the local
+ * end of any outgoing connection, and a Caddy switched to HTTPS later could not listen on it (a
+ * run failed with "Caddy cannot listen on 127.0.0.1:39051: address already in use"). Handed out in
+ * turn from a random start, so a port reserved but not yet listened on is not handed out again.
+ */
+const OWN_PORTS = { from: 30300, to: 32767 } as const;
+let nextOwnPort = Math.floor(Math.random() * (OWN_PORTS.to - OWN_PORTS.from + 1));
+
+async function canListen(port: number): Promise<boolean> {
   const srv = createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const { port } = srv.address() as { port: number };
-  await new Promise((r) => srv.close(r));
-  return port;
+  const ok = await new Promise<boolean>((resolve) => {
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => resolve(true));
+  });
+  if (ok) await new Promise((r) => srv.close(r));
+  return ok;
+}
+
+export async function freePort(): Promise<number> {
+  const size = OWN_PORTS.to - OWN_PORTS.from + 1;
+  for (let tried = 0; tried < size; tried++) {
+    const port = OWN_PORTS.from + (nextOwnPort++ % size);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${OWN_PORTS.from}-${OWN_PORTS.to}`);
 }
 
 export class TestCaddy {

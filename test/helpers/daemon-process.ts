@@ -1,7 +1,7 @@
 // The daemon as a real process (`node dist/daemon/main.js`, as systemd runs it), for the suites that
-// kill and restart it. Its port is one the kernel has just handed out free: a fixed port in the
-// ephemeral range (32768-60999) can be the local end of any outgoing connection of the moment, and
-// then the daemon cannot listen (EADDRINUSE). Its stderr is kept, and a start fails at once, with
+// kill and restart it. Its port comes from freePort (caddy.ts): below the ephemeral range
+// (32768-60999), whose ports can be the local end of any outgoing connection of the moment, and
+// then the daemon could not listen again after a restart (EADDRINUSE). Its stderr is kept, and a start fails at once, with
 // what the daemon wrote, when the process exits instead of answering.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';

@@ -23,3 +23,4 @@ export const PORT_RANGES = {
   dbBench: '30100-30199',
   backupBench: '30200-30299',
 } as const;
+// 30300-32767: the ports tests listen on themselves (caddy.ts freePort).
