@@ -225,8 +225,11 @@ preflight_install() {
   command -v caddy >/dev/null 2>&1 || need_packages+=(caddy)
   command -v curl >/dev/null 2>&1 || need_packages+=(curl)
   command -v openssl >/dev/null 2>&1 || need_packages+=(openssl)
-  if [[ " ${need_packages[*]} " == *" caddy "* ]] && [[ "$(apt-cache policy caddy 2>/dev/null)" != *"Candidate: "[0-9]* ]]; then
-    die "this distribution has no caddy package (Ubuntu 22.04): add Caddy's own apt repository as docs/install.md says, then run this again"
+  if [[ " ${need_packages[*]} " == *" caddy "* ]]; then
+    caddy_candidate() { [[ "$(apt-cache policy caddy 2>/dev/null)" == *"Candidate: "[0-9]* ]]; }
+    # a fresh image often has no package lists yet: read them before saying caddy is not packaged
+    if ! caddy_candidate; then apt-get update -q >/dev/null 2>&1 || true; fi
+    caddy_candidate || die "this distribution has no caddy package (Ubuntu 22.04 has none, for example): add Caddy's own apt repository as docs/install.md says, then run this again"
   fi
 
   # What is installed now, and the options it was installed with.
