@@ -64,14 +64,14 @@ describe('compose mapping rules', () => {
   });
 
   it('environment (list or map) and env_file with its content become variables, environment winning', () => {
-    const p = one('image: a\nenv_file: [./app.env, ./missing.env]\nenvironment: [A=1, "B=two words"]', { files: { './app.env': 'A=from-file\nC=3\n' } });
+    const p = one('image: app\nenv_file: [./app.env, ./missing.env]\nenvironment: [A=1, "B=two words"]', { files: { './app.env': 'A=from-file\nC=3\n' } });
     expect(p.services[0]!.berthService!.env).to.deep.equal([
       { key: 'C', value: '3' },
       { key: 'A', value: '1' },
       { key: 'B', value: 'two words' },
     ]);
     expect(why(p, 'env_file[1]')).to.include('./missing.env');
-    expect(why(one('image: a\nenvironment: { lower: 1 }'), 'environment.lower')).to.include('upper-case');
+    expect(why(one('image: app\nenvironment: { lower: 1 }'), 'environment.lower')).to.include('upper-case');
   });
 
   it('known database images become managed databases with their variables, unless kept as plain images', () => {
@@ -92,7 +92,7 @@ describe('compose mapping rules', () => {
       [
         'services:',
         '  web:',
-        '    image: a',
+        '    image: app',
         '    container_name: web-1',
         '    environment:',
         '      DATABASE_URL: postgres://u:pw@db:5432/x',
@@ -106,7 +106,7 @@ describe('compose mapping rules', () => {
         '  cache:',
         '    image: redis',
         '  worker:',
-        '    image: b',
+        '    image: img2',
         '    environment: { API: "http://web-1:3000/api" }',
       ].join('\n'),
     );
@@ -121,7 +121,7 @@ describe('compose mapping rules', () => {
   });
 
   it('named volumes become Berth volumes, anonymous ones named, bind-mounted files with content config files; the rest listed', () => {
-    const p = one('image: a\nvolumes: [data:/data:ro, /cache, ./nginx.conf:/etc/nginx/nginx.conf:ro, ./site:/srv, /etc/passwd:/x, /var/run/docker.sock:/var/run/docker.sock, "Bad_Name:/b", "v:/proc/x"]', {
+    const p = one('image: app\nvolumes: [data:/data:ro, /cache, ./nginx.conf:/etc/nginx/nginx.conf:ro, ./site:/srv, /etc/passwd:/x, /var/run/docker.sock:/var/run/docker.sock, "Bad_Name:/b", "v:/proc/x"]', {
       files: { './nginx.conf': 'events {}' },
     });
     const input = p.services[0]!.berthService!.input;
@@ -139,70 +139,70 @@ describe('compose mapping rules', () => {
   });
 
   it('privileged, host namespaces, devices, cap_add, security_opt and sysctls are refused with the security reason', () => {
-    const p = one('image: a\nprivileged: true\nnetwork_mode: host\npid: host\nipc: host\ndevices: [/dev/kvm]\ncap_add: [NET_ADMIN]\nsecurity_opt: [seccomp:unconfined]\nsysctls: { a: 1 }');
+    const p = one('image: app\nprivileged: true\nnetwork_mode: host\npid: host\nipc: host\ndevices: [/dev/kvm]\ncap_add: [NET_ADMIN]\nsecurity_opt: [seccomp:unconfined]\nsysctls: { a: 1 }');
     for (const key of ['privileged', 'network_mode', 'pid', 'ipc', 'devices', 'cap_add', 'security_opt', 'sysctls']) expect(why(p, key), key).to.not.equal('');
     expect(p.services[0]!.mapped).to.deep.equal(['image']);
     expect(why(p, 'privileged')).to.include('never');
   });
 
   it('command becomes the startCommand (argv quoted for sh -c); entrypoint and entrypoint arguments are listed', () => {
-    expect(one('image: a\ncommand: ["redis-server", "--save", ""]').services[0]!.berthService!.input.startCommand).to.equal("redis-server --save ''");
-    expect(why(one('image: a\ncommand: ["--port", "80"]'), 'command')).to.include('entrypoint');
-    expect(why(one('image: a\nentrypoint: /bin/sh'), 'entrypoint')).to.include('entrypoint');
+    expect(one('image: app\ncommand: ["redis-server", "--save", ""]').services[0]!.berthService!.input.startCommand).to.equal("redis-server --save ''");
+    expect(why(one('image: app\ncommand: ["--port", "80"]'), 'command')).to.include('entrypoint');
+    expect(why(one('image: app\nentrypoint: /bin/sh'), 'entrypoint')).to.include('entrypoint');
     expect(why(one('image: postgres\ncommand: postgres -c x=1'), 'command')).to.include('managed database');
   });
 
   it('healthcheck becomes argv with durations in seconds; restart is mapped, restart no warned', () => {
-    const cmd = one('image: a\nhealthcheck: { test: ["CMD", "curl", "-f", "http://localhost"], interval: 1m30s, timeout: 5s, retries: 2, start_period: 10s }');
+    const cmd = one('image: app\nhealthcheck: { test: ["CMD", "curl", "-f", "http://localhost"], interval: 1m30s, timeout: 5s, retries: 2, start_period: 10s }');
     expect(cmd.services[0]!.berthService!.healthcheck).to.deep.equal({ command: ['curl', '-f', 'http://localhost'], intervalSeconds: 90, timeoutSeconds: 5, retries: 2, startPeriodSeconds: 10 });
-    expect(one('image: a\nhealthcheck: { test: "pg_isready" }').services[0]!.berthService!.healthcheck!.command).to.deep.equal(['sh', '-c', 'pg_isready']);
-    expect(one('image: a\nhealthcheck: { test: ["CMD-SHELL", "a && b"] }').services[0]!.berthService!.healthcheck!.command).to.deep.equal(['sh', '-c', 'a && b']);
-    expect(one('image: a\nhealthcheck: { disable: true }').services[0]!.berthService!.healthcheck).to.equal(null);
-    expect(why(one('image: a\nhealthcheck: { interval: 5s }'), 'healthcheck')).to.include('test');
-    const restart = one('image: a\nrestart: "no"');
+    expect(one('image: app\nhealthcheck: { test: "pg_isready" }').services[0]!.berthService!.healthcheck!.command).to.deep.equal(['sh', '-c', 'pg_isready']);
+    expect(one('image: app\nhealthcheck: { test: ["CMD-SHELL", "a && b"] }').services[0]!.berthService!.healthcheck!.command).to.deep.equal(['sh', '-c', 'a && b']);
+    expect(one('image: app\nhealthcheck: { disable: true }').services[0]!.berthService!.healthcheck).to.equal(null);
+    expect(why(one('image: app\nhealthcheck: { interval: 5s }'), 'healthcheck')).to.include('test');
+    const restart = one('image: app\nrestart: "no"');
     expect(restart.services[0]!.mapped).to.include('restart');
     expect(restart.warnings.join('\n')).to.include('restart: no');
   });
 
   it('deploy.resources.limits and mem_limit/cpus become limits; replicas > 1 and other Swarm settings are listed', () => {
-    const p = one('image: a\ndeploy:\n  replicas: 3\n  resources: { limits: { memory: 1g, cpus: "0.5", pids: 100 }, reservations: { memory: 1g } }\n  placement: { constraints: [x] }');
+    const p = one('image: app\ndeploy:\n  replicas: 3\n  resources: { limits: { memory: 1g, cpus: "0.5", pids: 100 }, reservations: { memory: 1g } }\n  placement: { constraints: [x] }');
     expect(p.services[0]!.berthService!.limits).to.deep.equal({ memoryMb: 1024, cpus: 0.5, pids: 100 });
     expect(why(p, 'deploy.replicas')).to.include('Swarm');
     expect(why(p, 'deploy.resources.reservations')).to.include('reserve');
     expect(why(p, 'deploy.placement')).to.include('Swarm');
-    expect(one('image: a\nmem_limit: 256m\ncpus: 2').services[0]!.berthService!.limits).to.deep.equal({ memoryMb: 256, cpus: 2 });
+    expect(one('image: app\nmem_limit: 256m\ncpus: 2').services[0]!.berthService!.limits).to.deep.equal({ memoryMb: 256, cpus: 2 });
   });
 
   it('labels, logging, user, working_dir and unknown keys are listed with a plain reason; x- keys as ignored extensions', () => {
-    const p = one('image: a\nlabels: [a=b]\nlogging: { driver: syslog }\nuser: "1000"\nworking_dir: /app\nnonsense: 1\nx-mine: 1');
+    const p = one('image: app\nlabels: [a=b]\nlogging: { driver: syslog }\nuser: "1000"\nworking_dir: /app\nnonsense: 1\nx-mine: 1');
     expect(why(p, 'labels')).to.include('domain');
     expect(why(p, 'nonsense')).to.include('not a key of the Compose Specification');
     expect(why(p, 'x-mine')).to.equal('extension, ignored');
   });
 
   it('top level: name and version mapped, networks/configs/secrets listed, volume drivers and external volumes listed', () => {
-    const p = plan('name: x\nversion: "3.8"\nservices:\n  a:\n    image: a\nnetworks: { n: {} }\nconfigs: { c: { file: ./c } }\nsecrets: { s: { file: ./s } }\nvolumes:\n  v: { external: true }\n  w: {}\nx-top: 1\n');
+    const p = plan('name: x\nversion: "3.8"\nservices:\n  a:\n    image: app\nnetworks: { n: {} }\nconfigs: { c: { file: ./c } }\nsecrets: { s: { file: ./s } }\nvolumes:\n  v: { external: true }\n  w: {}\nx-top: 1\n');
     expect(p.mapped).to.deep.equal(['name', 'version', 'services', 'volumes']);
     expect(p.unsupported.filter((u) => u.service === null).map((u) => u.key)).to.deep.equal(['networks', 'configs', 'secrets', 'volumes.v.external', 'x-top']);
   });
 
   it('depends_on orders creation (databases first); a cycle and an unknown service are refused naming them', () => {
-    const p = plan('services:\n  web:\n    image: a\n    depends_on: [api]\n  api:\n    image: b\n    depends_on: { db: { condition: service_healthy } }\n  db:\n    image: postgres\n');
+    const p = plan('services:\n  web:\n    image: app\n    depends_on: [api]\n  api:\n    image: img2\n    depends_on: { db: { condition: service_healthy } }\n  db:\n    image: postgres\n');
     expect(p.order).to.deep.equal(['db', 'api', 'web']);
     expect(p.services[1]!.berthService!.dependsOn).to.deep.equal([{ service: 'db', condition: 'service_healthy' }]);
-    expect(refused(() => plan('services:\n  a:\n    image: a\n    depends_on: [b]\n  b:\n    image: b\n    depends_on: [a]\n'))).to.include('a -> b -> a');
-    expect(refused(() => plan('services:\n  a:\n    image: a\n    depends_on: [ghost]\n'))).to.include('ghost');
+    expect(refused(() => plan('services:\n  a:\n    image: app\n    depends_on: [b]\n  b:\n    image: img2\n    depends_on: [a]\n'))).to.include('a -> b -> a');
+    expect(refused(() => plan('services:\n  a:\n    image: app\n    depends_on: [ghost]\n'))).to.include('ghost');
   });
 
   it('a name with a dot or taken in the project gets another Berth name, with a warning', () => {
-    const p = plan('services:\n  web.app:\n    image: a\n  db:\n    image: b\n  other:\n    image: c\n    environment: { H: web.app }\n', { existing: ['db'] });
+    const p = plan('services:\n  web.app:\n    image: app\n  db:\n    image: img2\n  other:\n    image: img3\n    environment: { H: web.app }\n', { existing: ['db'] });
     expect(p.services.map((s) => s.berthService!.name)).to.deep.equal(['web-app', 'db-2', 'other']);
     expect(p.services[2]!.berthService!.env).to.deep.equal([{ key: 'H', value: '${web-app.PRIVATE_HOST}' }]);
     expect(p.warnings.join('\n')).to.include('db-2');
   });
 
   it('refuses a service name Compose would refuse, and a file without services', () => {
-    expect(refused(() => plan('services:\n  "a b":\n    image: a\n'))).to.include('a b');
+    expect(refused(() => plan('services:\n  "a b":\n    image: app\n'))).to.include('a b');
     expect(refused(() => plan('services: {}\n'))).to.include('no service');
   });
 });
