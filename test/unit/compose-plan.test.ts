@@ -100,6 +100,8 @@ describe('compose mapping rules', () => {
         '      CACHE: cache:6379',
         '      HOSTS: db,cache',
         '      NOT_A_HOST: database',
+        '      DB_USER: db',
+        '      LOGIN: u:pw@db',
         '  db:',
         '    image: postgres',
         '    environment: { POSTGRES_USER: u, POSTGRES_PASSWORD: pw, POSTGRES_DB: x }',
@@ -116,6 +118,9 @@ describe('compose mapping rules', () => {
       { key: 'CACHE', value: '${cache.PRIVATE_HOST}:6379' },
       { key: 'HOSTS', value: '${db.PRIVATE_HOST},${cache.PRIVATE_HOST}' },
       { key: 'NOT_A_HOST', value: 'database' },
+      // a bare name is a host only in a host key; userinfo is never a host
+      { key: 'DB_USER', value: 'db' },
+      { key: 'LOGIN', value: 'u:pw@db' },
     ]);
     expect(p.services[3]!.berthService!.env).to.deep.equal([{ key: 'API', value: 'http://${web.PRIVATE_HOST}:3000/api' }]);
   });
@@ -195,9 +200,9 @@ describe('compose mapping rules', () => {
   });
 
   it('a name with a dot or taken in the project gets another Berth name, with a warning', () => {
-    const p = plan('services:\n  web.app:\n    image: app\n  db:\n    image: img2\n  other:\n    image: img3\n    environment: { H: web.app }\n', { existing: ['db'] });
+    const p = plan('services:\n  web.app:\n    image: app\n  db:\n    image: img2\n  other:\n    image: img3\n    environment: { API_HOST: web.app }\n', { existing: ['db'] });
     expect(p.services.map((s) => s.berthService!.name)).to.deep.equal(['web-app', 'db-2', 'other']);
-    expect(p.services[2]!.berthService!.env).to.deep.equal([{ key: 'H', value: '${web-app.PRIVATE_HOST}' }]);
+    expect(p.services[2]!.berthService!.env).to.deep.equal([{ key: 'API_HOST', value: '${web-app.PRIVATE_HOST}' }]);
     expect(p.warnings.join('\n')).to.include('db-2');
   });
 
