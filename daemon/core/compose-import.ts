@@ -81,7 +81,7 @@ export class ComposeImport {
   private source(input: ComposeImportInput): { compose: string; vars: Map<string, string>; templateFiles: Record<string, string> } {
     if (input.template !== undefined) {
       if (input.compose !== undefined) throw new InvalidInput('give either compose or template, not both');
-      if (input.env !== undefined) throw new InvalidInput("a template takes variables, not an env text");
+      if (input.env !== undefined) throw new InvalidInput('a template takes variables, not an env text');
       const template = this.d.templates.find((t) => t.id === input.template);
       if (!template) throw new NotFound(`no template named ${input.template.slice(0, 100)}`);
       return { compose: template.compose, vars: templateVariables(template, input.variables ?? {}, this.d.random ?? randomBytes), templateFiles: template.files ?? {} };
@@ -120,7 +120,7 @@ export class ComposeImport {
 }
 
 /** A template's variables: the given ones, else the default, else a generated secret; unknown or missing required ones refused. */
-export function templateVariables(template: ComposeTemplate, given: Record<string, string>, random: (size: number) => Buffer): Map<string, string> {
+function templateVariables(template: ComposeTemplate, given: Record<string, string>, random: (size: number) => Buffer): Map<string, string> {
   const out = new Map<string, string>();
   for (const key of Object.keys(given)) {
     if (!template.variables.some((v) => v.name === key)) throw new InvalidInput(`variables.${key.slice(0, 100)}: the template ${template.id} has no such variable`);
