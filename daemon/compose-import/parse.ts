@@ -17,6 +17,16 @@ function checkSize(text: string, what: string): void {
 
 function parseComposeText(text: string, vars: ReadonlyMap<string, string>): ParsedCompose {
   checkSize(text, 'the compose file');
+  try {
+    return readCompose(text, vars);
+  } catch (err) {
+    // a document nested thousands deep (`[[[[...`, `${A:-${B:-...`) runs out of stack: refused, not a 500
+    if (err instanceof RangeError) throw new InvalidInput('the compose file is nested too deeply', 'invalid_yaml');
+    throw err;
+  }
+}
+
+function readCompose(text: string, vars: ReadonlyMap<string, string>): ParsedCompose {
   const doc = parseDocument(text, { merge: true, uniqueKeys: true });
   const problem = doc.errors[0];
   if (problem) {

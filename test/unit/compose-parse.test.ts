@@ -110,6 +110,11 @@ describe('the compose reader', () => {
     expect(() => composeParser.parse(lines.join('\n'), new Map())).to.throw(InvalidInput);
   });
 
+  it('refuses a document nested thousands deep (YAML or interpolation) with a 400, not a crash', () => {
+    expect(() => composeParser.parse(`services: ${'['.repeat(20000)}${']'.repeat(20000)}`, new Map())).to.throw(InvalidInput);
+    expect(() => composeParser.parse(`services:\n  a:\n    image: "${'${A:-'.repeat(20000)}x${'}'.repeat(20000)}"\n`, new Map())).to.throw(InvalidInput, 'nested too deeply');
+  });
+
   it('keeps a __proto__ key a plain key: no prototype is changed', () => {
     const { document } = composeParser.parse('services:\n  web:\n    image: a\n    environment:\n      __proto__: { polluted: 1 }\n', new Map());
     const env = (document.services as Record<string, Record<string, unknown>>).web!.environment as object;
