@@ -3,19 +3,10 @@
 // the services all or nothing (the quota is checked for the whole plan first, a failure half-way
 // removes what was created).
 import { expect } from 'chai';
-import { ApiError } from '../../shared/client.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { uniq } from '../helpers/fixtures.js';
+import { refusal } from '../helpers/hostile-checks.js';
 import { snapshotStore } from '../helpers/snapshot.js';
-
-async function refusal(p: Promise<unknown>): Promise<ApiError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err, 'the request should have failed').to.be.instanceOf(ApiError);
-  return err as ApiError;
-}
 
 const APP = `
 services:
