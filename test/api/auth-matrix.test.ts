@@ -45,6 +45,7 @@ const ELSEWHERE = {
   'services.transfer': 'needs both projects visible (below)',
   'system.metrics': 'every key, scoped per project: test/api/shapes',
   'system.disk': 'every key: test/security/disk-threshold',
+  'templates.list': 'every key, no project: test/api/compose-templates',
 } as const satisfies Partial<Record<RouteId, string>>;
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
@@ -72,7 +73,6 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },
   'compose.import': { params: project, body: () => ({ compose: 'services:\n  app:\n    image: nginx:1.27\n', dryRun: true }) }, // a dry run: the plan only
-  'templates.list': { params: none },
   // The fixtures' git host (port 9) refuses connections: allowed means past auth and scope, which answers 502 with git's reason.
   'services.build-plan': { params: web, allowed: [502] },
   // The fixtures' database is never deployed: allowed means past auth and scope, which answers 409 (not running).

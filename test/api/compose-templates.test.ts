@@ -38,6 +38,16 @@ describe('the template gallery', () => {
     }
   });
 
+  it("any key lists the gallery (it is no project's): a read key and a selected-projects key alike; no key gets 401", async () => {
+    const reader = await t.clientWith('read', [projectId]);
+    expect((await reader.listTemplates()).templates.map((x) => x.id)).to.deep.equal(EXPECTED);
+    const err = await t.anonymous.listTemplates().then(
+      () => null,
+      (e: { status: number }) => e,
+    );
+    expect(err?.status).to.equal(401);
+  });
+
   for (const id of EXPECTED) {
     it(`${id}: the dry-run plan maps every key, with no unsupported one, and stores nothing`, async () => {
       const tpl = templates.find((x) => x.id === id)!;
