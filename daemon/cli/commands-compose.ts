@@ -40,7 +40,7 @@ async function importInto(s: Session, input: ComposeImportInput): Promise<void> 
   const result: ComposeImportResult = await s.client.importCompose(project.id, input);
   s.out.result(result, () => planText(result));
   if (input.dryRun) s.out.info(`dry run: nothing was created in ${project.slug}`);
-  else s.out.success(`created ${result.created?.length ?? 0} services in ${project.slug}`);
+  else s.out.success(`imported into ${project.slug}; follow the deployments with berth services --project ${project.slug}`);
 }
 
 interface ComposeOptions {

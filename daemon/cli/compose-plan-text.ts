@@ -48,7 +48,7 @@ export function planText(r: ComposeImportResult): string {
   } else parts.push('', 'Every key is mapped: nothing is left out.');
   if (r.warnings.length > 0) parts.push('', 'Warnings:', ...r.warnings.map((w) => `- ${w}`));
   if (r.created) {
-    parts.push('', `Created ${r.created.length} services (first deployments started, in this order):`);
+    parts.push('', `Created ${r.created.length} service${r.created.length === 1 ? '' : 's'} (first deployments started, in this order):`);
     parts.push(
       table(
         ['NAME', 'ID', 'STATUS'],
