@@ -91,7 +91,7 @@ function ServiceRow({ s, choice }: { s: ComposeServicePlan; choice: ReactNode })
         {choice}
       </td>
       <td className="strong">{b?.name ?? '—'}</td>
-      <td className="mono small break">{b ? sourceText(b) : '—'}</td>
+      <td className="mono small break source">{b ? sourceText(b) : '—'}</td>
       <td className="small">{b ? portText(b) : '—'}</td>
       <td>{b ? <Storage b={b} /> : '—'}</td>
       <td>{b ? <DependsOn b={b} /> : '—'}</td>
