@@ -8,7 +8,7 @@ import type { DatabaseEngine } from '../../../../../shared/types.js';
 import { ENGINE_CAPABILITIES } from '../../../../../shared/engines.js';
 import './compose.css';
 
-export function becomesLabel(target: ComposeTarget): string {
+function becomesLabel(target: ComposeTarget): string {
   if (target === 'image') return 'Image service';
   if (target === 'git') return 'Git service (built)';
   if (target === 'skipped') return 'Skipped';
