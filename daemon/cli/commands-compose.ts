@@ -44,7 +44,7 @@ async function importInto(s: Session, input: ComposeImportInput): Promise<void> 
 }
 
 interface ComposeOptions {
-  envFile?: string;
+  env?: string;
   file?: string[];
   repository?: string;
   branch?: string;
@@ -58,7 +58,10 @@ export function registerComposeCommands(program: Command): void {
     .command('import')
     .description('import a compose file (- for stdin) into the project: each compose service becomes a Berth service; prints the plan, what was not imported and why')
     .argument('<file>')
-    .option('--env-file <file>', 'a .env file for ${VARIABLE} interpolation')
+    // not --env-file: Node 20 takes `--env-file <path>` anywhere in argv as its own option (it loads
+    // that file into berth's own environment, where BERTH_TOKEN or NODE_OPTIONS would apply, and
+    // exits 9 when it is missing)
+    .option('--env <file>', 'a .env file for ${VARIABLE} interpolation')
     .option('--file <composePath=localPath>', 'the content of a file the compose file bind-mounts, by its path as written there (repeatable); it becomes a config file', collect)
     .option('--repository <url>', 'the git repository build: services come from')
     .option('--branch <branch>', 'its branch (with --repository)')
@@ -69,7 +72,7 @@ export function registerComposeCommands(program: Command): void {
       const files = Object.fromEntries(Object.entries(pairs(o.file ?? [], '--file')).map(([composePath, local]) => [composePath, readText(local, `the file for ${composePath}`)]));
       const input: ComposeImportInput = {
         compose: readText(file, 'the compose file'),
-        ...(o.envFile ? { env: readText(o.envFile, 'the env file') } : {}),
+        ...(o.env ? { env: readText(o.env, 'the env file') } : {}),
         ...(Object.keys(files).length > 0 ? { files } : {}),
         ...(o.repository ? { repository: { url: o.repository, ...(o.branch ? { branch: o.branch } : {}) } } : {}),
         ...(o.plainImage?.length ? { plainImages: o.plainImage } : {}),

@@ -81,7 +81,7 @@ export class ComposeImport {
   private source(input: ComposeImportInput): { compose: string; vars: Map<string, string>; templateFiles: Record<string, string> } {
     if (input.template !== undefined) {
       if (input.compose !== undefined) throw new InvalidInput('give either compose or template, not both');
-      if (input.env !== undefined) throw new InvalidInput("a template takes variables, not an env text");
+      if (input.env !== undefined) throw new InvalidInput('a template takes variables, not an env text');
       const template = this.d.templates.find((t) => t.id === input.template);
       if (!template) throw new NotFound(`no template named ${input.template.slice(0, 100)}`);
       return { compose: template.compose, vars: templateVariables(template, input.variables ?? {}, this.d.random ?? randomBytes), templateFiles: template.files ?? {} };

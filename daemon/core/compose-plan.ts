@@ -82,7 +82,14 @@ function creationOrder(drafts: ServiceDraft[]): string[] {
   const order: string[] = [];
   while (order.length < live.length) {
     const ready = live.filter((d) => !placed.has(d.berth.name) && d.berth.dependsOn.every((dep) => placed.has(dep.service)));
-    if (ready.length === 0) throw new InvalidInput(`depends_on has a cycle: ${cycleOf(live.filter((d) => !placed.has(d.berth.name)), byName)}`, 'dependency_cycle');
+    if (ready.length === 0)
+      throw new InvalidInput(
+        `depends_on has a cycle: ${cycleOf(
+          live.filter((d) => !placed.has(d.berth.name)),
+          byName,
+        )}`,
+        'dependency_cycle',
+      );
     const next = ready.find((d) => d.engine) ?? ready[0]!;
     placed.add(next.berth.name);
     order.push(next.service);

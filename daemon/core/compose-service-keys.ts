@@ -17,7 +17,7 @@ function unsupported(d: ServiceDraft, key: string, why: string): void {
 
 export function mapPorts(value: unknown, d: ServiceDraft, key: 'ports' | 'expose'): KeyResult {
   if (d.engine) {
-    return key === 'expose' ? true : "a managed database is private to its project; turn on its public access (databasePublicEnabled) to reach it from outside";
+    return key === 'expose' ? true : 'a managed database is private to its project; turn on its public access (databasePublicEnabled) to reach it from outside';
   }
   if (!Array.isArray(value)) return `${key} must be a list`;
   const input = d.berth.input;

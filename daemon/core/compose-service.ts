@@ -55,7 +55,7 @@ const SECURITY: Record<string, string> = {
 };
 
 const OTHER: Record<string, string> = {
-  labels: "Berth sets its own container labels; routing labels (Traefik, Caddy) do not apply: add a domain to the service instead",
+  labels: 'Berth sets its own container labels; routing labels (Traefik, Caddy) do not apply: add a domain to the service instead',
   logging: "Berth collects each container's output in its own log (berth logs); log drivers are not configured",
   user: "Berth runs the image's own user; the user cannot be set yet",
   working_dir: "Berth runs in the image's working directory; it cannot be set yet",
@@ -100,7 +100,7 @@ const OTHER: Record<string, string> = {
   develop: 'development watch rules do not apply to a deployed service',
   post_start: 'lifecycle hooks are not supported yet',
   pre_stop: 'lifecycle hooks are not supported yet',
-  label_file: "Berth sets its own container labels",
+  label_file: 'Berth sets its own container labels',
   use_api_socket: 'the Docker socket is never given to a service',
   models: 'model runners are not supported',
   provider: 'provider services are not supported',
@@ -165,14 +165,19 @@ function limitsOf(d: ServiceDraft): NonNullable<ComposeBerthService['limits']> {
 const HANDLERS: Record<string, Handler> = {
   image: (_v, d) => (d.becomes === 'git' ? 'the service is built from the repository; the image name it would be tagged with is not used' : true),
   build: (v, d) => {
-    if (d.becomes !== 'git') return d.becomes === 'skipped' ? 'building needs the repository the file belongs to (give repository with the file)' : 'no repository was given: the image is pulled instead of built';
+    if (d.becomes !== 'git')
+      return d.becomes === 'skipped' ? 'building needs the repository the file belongs to (give repository with the file)' : 'no repository was given: the image is pulled instead of built';
     const build = typeof v === 'string' ? { context: v } : isMap(v) ? v : null;
     if (!build) return 'build must be a path or a mapping';
     const input = berthInput(d);
     for (const [key, value] of Object.entries(build)) {
       if (key === 'context') {
-        const context = scalarText(value)?.replace(/^\.\/?/, '').replace(/\/$/, '') ?? '';
-        if (/^[a-z]+:\/\//i.test(context)) d.unsupported.push({ service: d.service, key: 'build.context', why: 'a remote build context is not supported: the repository given with the file is built' });
+        const context =
+          scalarText(value)
+            ?.replace(/^\.\/?/, '')
+            .replace(/\/$/, '') ?? '';
+        if (/^[a-z]+:\/\//i.test(context))
+          d.unsupported.push({ service: d.service, key: 'build.context', why: 'a remote build context is not supported: the repository given with the file is built' });
         else input.rootDir = context === '' ? null : context;
       } else if (key === 'dockerfile') input.dockerfilePath = scalarText(value);
       else if (key === 'args') d.unsupported.push({ service: d.service, key: 'build.args', why: 'Berth builds without build arguments: give them defaults in the Dockerfile (ARG NAME=value)' });
@@ -253,7 +258,8 @@ const HANDLERS: Record<string, Handler> = {
       if (condition !== 'service_started' && condition !== 'service_healthy' && condition !== 'service_completed_successfully') {
         throw new InvalidInput(`services.${d.service}.depends_on.${service}: condition must be service_started, service_healthy or service_completed_successfully`);
       }
-      if (condition === 'service_completed_successfully') d.warnings.push(`${d.service}: ${service} is waited for until its deployment is live (Berth has no run-once services; service_completed_successfully waits like service_started)`);
+      if (condition === 'service_completed_successfully')
+        d.warnings.push(`${d.service}: ${service} is waited for until its deployment is live (Berth has no run-once services; service_completed_successfully waits like service_started)`);
       d.dependsOn.push({ service, condition });
     }
     return true;
@@ -302,7 +308,11 @@ export function berthName(composeName: string, taken: Set<string>, warnings: str
 function targetOf(composeName: string, raw: Plain, ctx: ComposeContext): { becomes: ComposeTarget; engine: DatabaseEngine | null; input: NewServiceInput } {
   const image = typeof raw.image === 'string' ? raw.image : null;
   if (raw.build !== undefined && ctx.repository) {
-    return { becomes: 'git', engine: null, input: { name: '', repoUrl: ctx.repository.url, branch: ctx.repository.branch ?? 'main', buildMethod: 'dockerfile', runtimeMode: 'worker', internalPort: null } };
+    return {
+      becomes: 'git',
+      engine: null,
+      input: { name: '', repoUrl: ctx.repository.url, branch: ctx.repository.branch ?? 'main', buildMethod: 'dockerfile', runtimeMode: 'worker', internalPort: null },
+    };
   }
   if (!image) return { becomes: 'skipped', engine: null, input: { name: '' } };
   const engine = ctx.plainImages.has(composeName) ? null : databaseEngineOf(image);
@@ -323,7 +333,8 @@ export function planService(composeName: string, raw: Plain, name: string, ctx: 
     aliases: [],
     dependsOn: [],
   };
-  if (target.engine && typeof raw.image === 'string') d.warnings.push(`${composeName}: the image ${raw.image} becomes a managed ${target.engine} database (list it in plainImages to keep the image as it is)`);
+  if (target.engine && typeof raw.image === 'string')
+    d.warnings.push(`${composeName}: the image ${raw.image} becomes a managed ${target.engine} database (list it in plainImages to keep the image as it is)`);
   // env_file first, then environment (whose values win), then the rest in the file's order
   const keys = Object.keys(raw).sort((a, b) => rank(a) - rank(b));
   for (const key of keys) {

@@ -47,7 +47,7 @@ describe('berth compose import and berth templates', function () {
   });
 
   it('--dry-run --json prints the plan (with the .env interpolated) and creates nothing', async () => {
-    const run = await cli.run(['--json', '--project', slug, 'compose', 'import', 'docker-compose.yml', '--env-file', '.env', '--dry-run'], { env: writer });
+    const run = await cli.run(['--json', '--project', slug, 'compose', 'import', 'docker-compose.yml', '--env', '.env', '--dry-run'], { env: writer });
     expect(run.code, run.stderr).to.equal(0);
     const [plan] = run.json<ComposeImportResult>();
     expect(plan!.services.map((s) => [s.service, s.becomes])).to.deep.equal([['web', 'image']]);
@@ -72,7 +72,7 @@ describe('berth compose import and berth templates', function () {
     const missing = await cli.run(['--project', slug, 'compose', 'import', 'nope.yml', '--dry-run'], { env: writer });
     expect(missing.code).to.equal(2);
     expect(missing.stderr).to.match(/cannot read the compose file nope\.yml: no such file/);
-    const env = await cli.run(['--project', slug, 'compose', 'import', 'docker-compose.yml', '--env-file', 'missing.env'], { env: writer });
+    const env = await cli.run(['--project', slug, 'compose', 'import', 'docker-compose.yml', '--env', 'missing.env'], { env: writer });
     expect(env.code).to.equal(2);
     expect(env.stderr).to.match(/missing\.env/);
     const badVar = await cli.run(['--project', slug, 'templates', 'import', 'any', '--var', 'NOEQUALS'], { env: writer });
@@ -101,7 +101,7 @@ describe('berth compose import and berth templates', function () {
   });
 
   it('an import creates the services and prints them', async () => {
-    const run = await cli.run(['--project', slug, 'compose', 'import', 'docker-compose.yml', '--env-file', '.env'], { env: writer });
+    const run = await cli.run(['--project', slug, 'compose', 'import', 'docker-compose.yml', '--env', '.env'], { env: writer });
     expect(run.code, run.stderr).to.equal(0);
     expect(run.stdout)
       .to.match(/Created 1 service \(/)

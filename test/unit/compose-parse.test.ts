@@ -59,9 +59,7 @@ describe('compose interpolation', () => {
 
 describe('.env texts', () => {
   it('reads KEY=VALUE, export, comments, quotes and escapes', () => {
-    const env = parseDotEnv(
-      ['# comment', 'A=1', 'export B = two ', 'C="x # not a comment\\n"', "D='$literal \\n'", 'E=v # comment', 'F=', 'G', 'H="multi', 'line"'].join('\n'),
-    );
+    const env = parseDotEnv(['# comment', 'A=1', 'export B = two ', 'C="x # not a comment\\n"', "D='$literal \\n'", 'E=v # comment', 'F=', 'G', 'H="multi', 'line"'].join('\n'));
     expect([...env]).to.deep.equal([
       ['A', '1'],
       ['B', 'two'],
@@ -102,7 +100,12 @@ describe('the compose reader', () => {
 
   it('refuses a billion-laughs document (too many aliases)', () => {
     const lines = ['a: &a ["x","x","x","x","x","x","x","x","x"]'];
-    for (let i = 1; i < 9; i++) lines.push(`${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9).fill(`*${String.fromCharCode(96 + i)}`).join(',')}]`);
+    for (let i = 1; i < 9; i++)
+      lines.push(
+        `${String.fromCharCode(97 + i)}: &${String.fromCharCode(97 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(96 + i)}`)
+          .join(',')}]`,
+      );
     lines.push('services: {}');
     expect(() => composeParser.parse(lines.join('\n'), new Map())).to.throw(InvalidInput);
   });
@@ -144,8 +147,18 @@ describe('compose value formats', () => {
   });
 
   it('knows the database images Berth manages, from any registry and tag', () => {
-    expect(['postgres:16', 'docker.io/library/postgres', 'postgis/postgis:16-3.4', 'mariadb:11', 'bitnami/redis:7', 'mongo', 'clickhouse/clickhouse-server:24', 'timescale/timescaledb-ha:pg16', 'nginx'].map(databaseEngineOf)).to.deep.equal(
-      ['postgres', 'postgres', 'postgres', 'mysql', 'redis', 'mongodb', 'clickhouse', 'timescale', null],
-    );
+    expect(
+      [
+        'postgres:16',
+        'docker.io/library/postgres',
+        'postgis/postgis:16-3.4',
+        'mariadb:11',
+        'bitnami/redis:7',
+        'mongo',
+        'clickhouse/clickhouse-server:24',
+        'timescale/timescaledb-ha:pg16',
+        'nginx',
+      ].map(databaseEngineOf),
+    ).to.deep.equal(['postgres', 'postgres', 'postgres', 'mysql', 'redis', 'mongodb', 'clickhouse', 'timescale', null]);
   });
 });

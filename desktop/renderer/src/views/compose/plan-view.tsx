@@ -142,6 +142,11 @@ export function PlanView({ plan, plainImages, onPlainImagesChange, busy }: PlanV
         </table>
       </div>
       {plan.order.length > 1 ? <p className="muted small">Created and first deployed in this order: {plan.order.join(' → ')}.</p> : null}
+      {plan.mapped && plan.mapped.length > 0 ? (
+        <p className="muted small">
+          Top-level keys taken: <span className="mono">{plan.mapped.join(', ')}</span>.
+        </p>
+      ) : null}
       <NotImported plan={plan} />
       <Warnings warnings={plan.warnings} />
     </section>
