@@ -27,12 +27,13 @@ const keyOf = (input: ComposeImportInput) => JSON.stringify({ ...input, dryRun: 
 export function useComposeImport(project: Project, current: ComposeImportInput): ComposeImport {
   const [, navigate] = useLocation();
   const [plan, setPlan] = useState<{ key: string; result: ComposeImportResult } | null>(null);
-  const preview = useAction<ComposeImportInput, ComposeImportResult>('POST', apiPath('compose.import', { projectId: project.id }));
+  const preview = useAction<ComposeImportInput, ComposeImportResult>('POST', apiPath('compose.import', { projectId: project.id }), { notifyErrors: false });
   const create = useAction<ComposeImportInput, ComposeImportResult>('POST', apiPath('compose.import', { projectId: project.id }), {
     // the services, the project's volumes and its quota usage changed (the live events say so too)
     invalidate: [['projects'], ['project', project.slug], ['volumes', project.id], ['project-quotas', project.id]],
     success: (r) => `Created ${r.created?.length ?? 0} services in ${project.name}; their first deployments are starting`,
     onSuccess: () => navigate(`/projects/${project.slug}`),
+    notifyErrors: false,
   });
   const lastError = create.error ?? preview.error;
   return {
