@@ -15,7 +15,8 @@ function hintOf(v: ComposeTemplateVariable) {
       : v.default !== undefined
         ? `Default: ${v.default}`
         : '';
-  return [v.description, note].filter(Boolean).join(' ');
+  const description = v.description && !/[.!?]$/.test(v.description) ? `${v.description}.` : v.description;
+  return [description, note].filter(Boolean).join(' ');
 }
 
 export function TemplateForm({ project, template }: { project: Project; template: ComposeTemplate }) {
