@@ -1,6 +1,6 @@
 // Variables that name another compose service's host become Berth env references: a managed
 // database's own URL -> `${db.DATABASE_URL}` (or POSTGRES_URL, REDIS_URL...), a host in a URL or a
-// `host:port` or a bare host -> `${<service>.PRIVATE_HOST}`. Pure.
+// `host:port`, or a bare host in a host key (DB_HOST) -> `${<service>.PRIVATE_HOST}`. Pure.
 import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
 import type { ServiceDraft } from './compose-service.js';
 import { ENGINES } from './engines.js';
@@ -29,40 +29,43 @@ function databaseUrlVariable(target: ServiceDraft, host: string, value: string, 
   return matching.includes(preferred) ? preferred : matching.includes('DATABASE_URL') ? 'DATABASE_URL' : matching[0]!;
 }
 
+/** A key whose value is a host name (DB_HOST, REDIS_SERVER, SMTP_ADDR...): only there is a bare name read as a host. */
+const HOST_KEY = /(HOST|HOSTNAME|SERVER|ADDR|ADDRESS|ENDPOINT)S?$/;
+
 export function rewriteReferences(drafts: ServiceDraft[]): void {
   const byName = new Map<string, ServiceDraft>();
   for (const d of drafts) if (d.becomes !== 'skipped') for (const name of [d.service, ...d.aliases]) if (!byName.has(name)) byName.set(name, d);
   if (byName.size === 0) return;
   const names = [...byName.keys()].sort((a, b) => b.length - a.length).map(escape);
-  // a host: at the start, after `//`, `@` or `,` (host lists), and ending the value or before `:`, `/`, `,` or `?`
-  const host = new RegExp(`(^|//|@|,)(${names.join('|')})(?=$|[:/,?])`, 'g');
+  // outside URLs: `host:port`, and in a host key also a bare host or a comma-separated list of them
+  const hostPort = new RegExp(`(^|,)(${names.join('|')})(?=:\\d+(?:$|,))`, 'g');
+  const bare = new RegExp(`(^|,)(${names.join('|')})(?=$|,|:\\d+(?:$|,))`, 'g');
   for (const d of drafts) {
-    if (d.becomes === 'skipped') continue;
+    // a managed database's own variables (its user, its database's name) are never hosts
+    if (d.becomes === 'skipped' || d.engine) continue;
     const own = new Set([d.service, ...d.aliases]);
     for (const e of d.berth.env) {
       const before = e.value;
-      const whole = byName.get(e.value);
-      if (whole && !own.has(e.value)) {
-        e.value = `\${${whole.berth.name}.PRIVATE_HOST}`;
-      } else {
-        e.value = rewriteValue(e.key, e.value, byName, own, host);
-      }
+      e.value = rewriteValue(e.key, e.value, byName, own, HOST_KEY.test(e.key) ? bare : hostPort);
       if (e.value !== before) d.warnings.push(`${d.service}: ${e.key} now references ${e.value.match(/\$\{([^}.]+)\./)?.[1] ?? 'another service'} (${e.value.slice(0, 200)})`);
     }
   }
 }
 
-function rewriteValue(key: string, value: string, byName: Map<string, ServiceDraft>, own: Set<string>, host: RegExp): string {
-  const url = /^([a-z][a-z0-9+.-]*):\/\/(?:[^@/]*@)?([^:/?#,]+)/i.exec(value);
-  const target = url ? byName.get(url[2]!) : undefined;
-  if (url && target && !own.has(url[2]!)) {
-    const variable = databaseUrlVariable(target, url[2]!, value, key);
+function rewriteValue(key: string, value: string, byName: Map<string, ServiceDraft>, own: Set<string>, hosts: RegExp): string {
+  const url = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^:/?#,@]+)(.*)$/is.exec(value);
+  if (url) {
+    const [, scheme, userinfo = '', host, rest] = url as unknown as [string, string, string | undefined, string, string];
+    const target = byName.get(host);
+    if (!target || own.has(host)) return value;
+    const variable = databaseUrlVariable(target, host, value, key);
     if (variable) return `\${${target.berth.name}.${variable}}`;
     // a managed Redis requires its password: a redis:// URL without one gets the service's own URL
-    const redis = /^rediss?:\/\/([^:/@]+)(?::\d+)?(\/\d+)?$/i.exec(value);
-    if (target.engine === 'redis' && redis) return `\${${target.berth.name}.REDIS_URL}${redis[2] ?? ''}`;
+    const redis = /^(?::\d+)?(\/\d+)?$/.exec(rest);
+    if (target.engine === 'redis' && userinfo === '' && /^rediss?:/i.test(scheme) && redis) return `\${${target.berth.name}.REDIS_URL}${redis[1] ?? ''}`;
+    return `${scheme}${userinfo}\${${target.berth.name}.PRIVATE_HOST}${rest}`;
   }
-  return value.replace(host, (whole, before: string, name: string) => {
+  return value.replace(hosts, (whole, before: string, name: string) => {
     const to = byName.get(name);
     return to && !own.has(name) ? `${before}\${${to.berth.name}.PRIVATE_HOST}` : whole;
   });

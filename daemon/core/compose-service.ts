@@ -7,6 +7,7 @@ import type { ComposeBerthService, ComposeDependencyCondition, ComposeTarget, Co
 import { mapDeploy, mapHealthcheck, mapMounts, mapPorts } from './compose-service-keys.js';
 import { commandOf, databaseEngineOf, databaseVariableName, isMap, scalarText, shellJoin, sizeMb, type Plain } from './compose-values.js';
 import { InvalidInput } from './errors.js';
+import { imageRefProblem } from './image-refs.js';
 
 export interface ComposeContext {
   /** Contents of bind-mounted files and env_files, by the path as written. */
@@ -315,6 +316,8 @@ function targetOf(composeName: string, raw: Plain, ctx: ComposeContext): { becom
     };
   }
   if (!image) return { becomes: 'skipped', engine: null, input: { name: '' } };
+  const problem = imageRefProblem(image);
+  if (problem) throw new InvalidInput(`services.${composeName}.image "${image.slice(0, 80)}" ${problem}`, 'invalid_image_reference');
   const engine = ctx.plainImages.has(composeName) ? null : databaseEngineOf(image);
   if (engine) return { becomes: `database:${engine}`, engine, input: { name: '', repoFullName: `database:${engine}`, repoUrl: REPO_URL_DATABASE } };
   return { becomes: 'image', engine: null, input: { name: '', repoUrl: REPO_URL_IMAGE, dockerImage: image, runtimeMode: 'worker', internalPort: null } };

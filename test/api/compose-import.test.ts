@@ -94,4 +94,61 @@ describe('compose import (API)', () => {
       expect(tpl.variables).to.be.an('array');
     }
   });
+
+  describe('bad input: a 4xx naming what is wrong, and nothing changed', () => {
+    const cases: { name: string; body: Record<string, unknown>; status: number; names: string }[] = [
+      { name: 'invalid YAML', body: { compose: 'services:\n  web:\n    image: [a\n' }, status: 400, names: 'line' },
+      { name: 'a depends_on cycle', body: { compose: 'services:\n  a:\n    image: app\n    depends_on: [b]\n  b:\n    image: img2\n    depends_on: [a]\n' }, status: 400, names: 'a -> b -> a' },
+      { name: 'a file over the cap', body: { compose: `services: {}\n#${'x'.repeat(300 * 1024)}` }, status: 400, names: '256 KiB' },
+      { name: 'a required variable not set', body: { compose: 'services:\n  a:\n    image: app\n    environment: { K: "${SECRET:?set SECRET}" }\n' }, status: 400, names: 'SECRET' },
+      { name: 'an image named by its ID', body: { compose: 'services:\n  a:\n    image: abc123\n' }, status: 400, names: 'services.a.image' },
+      { name: 'no services', body: { compose: 'volumes: {}\n' }, status: 400, names: 'services' },
+      { name: 'an unknown template', body: { template: 'no-such-app' }, status: 404, names: 'no-such-app' },
+      { name: "a template's required variable missing", body: { template: 'plausible' }, status: 400, names: 'BASE_URL' },
+      { name: 'a variable the template does not have', body: { template: 'umami', variables: { NOPE: '1' } }, status: 400, names: 'NOPE' },
+      { name: 'both compose and template', body: { template: 'umami', compose: 'services: {}' }, status: 400, names: 'template' },
+      { name: 'neither compose nor template', body: {}, status: 400, names: 'compose' },
+      { name: 'a wrong type', body: { compose: 12 }, status: 400, names: 'compose' },
+    ];
+    for (const c of cases) {
+      it(`${c.name}: ${c.status}`, async () => {
+        const before = await snapshotStore(t.dataDir);
+        const err = await refusal(t.admin.importCompose(projectId, c.body as never));
+        expect(err.status).to.equal(c.status);
+        expect(err.message).to.include(c.names);
+        expect(await snapshotStore(t.dataDir)).to.deep.equal(before);
+      });
+    }
+  });
+
+  it('a read key gets 403 and a key outside the project 404, even for a dry run', async () => {
+    const reader = await t.clientWith('read', 'all');
+    expect((await refusal(reader.importCompose(projectId, { compose: APP, dryRun: true }))).status).to.equal(403);
+    const other = (await t.admin.createProject({ name: uniq('other'), description: '' })).project.id;
+    const outsider = await t.clientWith('write', [other]);
+    expect((await refusal(outsider.importCompose(projectId, { compose: APP, dryRun: true }))).status).to.equal(404);
+  });
+
+  it('a failure half-way removes the services the import had created and answers the error', async () => {
+    const project = (await t.admin.createProject({ name: uniq('halfway'), description: '' })).project.id;
+    const before = await snapshotStore(t.dataDir);
+    // the database is created first; the app's CPU limit passes the plan and is refused by the service rules
+    const compose = 'services:\n  app:\n    image: app\n    depends_on: [db]\n    cpus: 100000\n  db:\n    image: postgres:16\n';
+    const err = await refusal(t.admin.importCompose(project, { compose }));
+    expect(err.status).to.equal(400);
+    expect(err.message).to.include('stopped at app').and.include('cpus').and.include('were removed');
+    expect((await t.admin.getProject(project)).project.services).to.deep.equal([]);
+    const after = await snapshotStore(t.dataDir);
+    expect(after.services).to.deep.equal(before.services);
+    expect(after.env_vars).to.deep.equal(before.env_vars);
+  });
+
+  it('the whole plan must fit the project quota: 409 quota_exceeded and nothing created', async () => {
+    const project = (await t.admin.createProject({ name: uniq('quota'), description: '' })).project.id;
+    await t.admin.patchProjectQuotas(project, { maxServices: 2 });
+    const err = await refusal(t.admin.importCompose(project, { compose: APP }));
+    expect(err.status).to.equal(409);
+    expect(err.code).to.equal('quota_exceeded');
+    expect((await t.admin.getProject(project)).project.services).to.deep.equal([]);
+  });
 });
