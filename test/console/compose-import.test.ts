@@ -1,7 +1,7 @@
 // The console's compose import and template gallery (issue 33), in Chromium against the real
 // daemon and Docker: a pasted compose file's plan says what each service becomes and lists what
 // was not imported with the daemon's reason; the database choice re-plans; the import creates the
-// services, which a second page open on the project shows without a reload; a refused file shows
+// services (with a bind-mounted file's content supplied), which a second page open on the project shows without a reload; a refused file shows
 // the daemon's message beside the form; the gallery filters, and a template's plan maps every key.
 // Screenshots: .berth-test/screenshots/compose-*.png; each view is checked with axe.
 import { expect } from 'chai';
@@ -23,6 +23,8 @@ const COMPOSE = `services:
       - "8080:8080"
     cap_add:
       - NET_ADMIN
+    volumes:
+      - ./site.conf:/etc/site.conf:ro
     environment:
       DATABASE_URL: postgres://app:secret@db:5432/app
     depends_on:
@@ -126,11 +128,24 @@ describe('console compose import and template gallery (Chromium)', function () {
     await screenshot(a, 'compose-01-plan');
     await expectAccessible(a, 'the compose plan');
 
+    // the bind-mounted file the daemon asks for: its content makes it a config file of web
+    const siteConf = expected.unsupported.find((u) => u.service === 'web' && u.why.includes('./site.conf'));
+    expect(siteConf, 'the daemon asks for ./site.conf').to.not.equal(undefined);
+    await notImported.getByRole('button', { name: 'Supply the content of ./site.conf' }).click();
+    await form.getByRole('textbox', { name: 'Content of ./site.conf' }).fill('listen 8080\n');
+    await form.getByText('The form changed since this plan').waitFor();
+    expect(await form.getByRole('button', { name: 'Create 2 services' }).isDisabled()).to.equal(true);
+    await form.getByRole('button', { name: 'Preview again' }).click();
+    await planRow(a, 'web').getByText('file /etc/site.conf').waitFor();
+    await notImported.getByRole('cell', { name: siteConf!.key, exact: true }).waitFor({ state: 'detached' });
+    await screenshot(a, 'compose-02-file-supplied');
+    await expectAccessible(a, 'the plan with the file supplied');
+
     // keep the database a plain image: the plan is made again with plainImages
     await planRow(a, 'db').getByRole('radio', { name: 'Keep as plain image' }).check();
     await planRow(a, 'db').getByText('Image service').waitFor();
     await planRow(a, 'db').getByText('postgres:16').waitFor();
-    await screenshot(a, 'compose-02-plain-image');
+    await screenshot(a, 'compose-03-plain-image');
     // and back to a managed database
     await planRow(a, 'db').getByRole('radio', { name: 'Managed database' }).check();
     await planRow(a, 'db').getByText('Managed PostgreSQL database').waitFor();
@@ -148,9 +163,11 @@ describe('console compose import and template gallery (Chromium)', function () {
       await services.getByRole('link', { name: 'web', exact: true }).waitFor({ timeout });
       await services.getByRole('link', { name: 'db', exact: true }).waitFor({ timeout });
     }
-    const names = (await t.admin.getProject(project.slug)).project.services.map((s) => s.name).sort();
-    expect(names).to.deep.equal(['db', 'web']);
-    await screenshot(b, 'compose-03-project-after-import');
+    const { services } = (await t.admin.getProject(project.slug)).project;
+    expect(services.map((s) => s.name).sort()).to.deep.equal(['db', 'web']);
+    const web = (await t.admin.overview(services.find((s) => s.name === 'web')!.id)).service;
+    expect(web.files.map((f) => [f.path, f.content])).to.deep.equal([['/etc/site.conf', 'listen 8080\n']]);
+    await screenshot(b, 'compose-04-project-after-import');
     await expectAccessible(b, 'the project page after the import');
   });
 
@@ -165,7 +182,7 @@ describe('console compose import and template gallery (Chromium)', function () {
       .getByRole('listitem')
       .nth(templates.length - 1)
       .waitFor();
-    await screenshot(a, 'compose-04-gallery');
+    await screenshot(a, 'compose-05-gallery');
     await expectAccessible(a, 'the template gallery');
 
     // one that asks for a generated secret, when the gallery has one
@@ -190,7 +207,7 @@ describe('console compose import and template gallery (Chromium)', function () {
     await form.getByRole('button', { name: 'Preview plan' }).click();
     await form.getByText('Every key of the file is mapped: nothing is left out.').waitFor();
     expect(await a.getByRole('table', { name: 'Not imported' }).count()).to.equal(0);
-    await screenshot(a, 'compose-05-template-plan');
+    await screenshot(a, 'compose-06-template-plan');
     await expectAccessible(a, 'a template plan');
   });
 

@@ -24,5 +24,8 @@ export function expectEveryKeyAccounted(document: Record<string, unknown>, plan:
   for (const s of plan.services) {
     checkKeys(`service ${s.service}`, Object.keys(services[s.service] ?? {}), s.mapped, unsupportedOf(s.service));
   }
-  for (const u of plan.unsupported) expect(u.why, `${u.service ?? 'top level'} ${u.key}`).to.be.a('string').with.length.above(5);
+  for (const u of plan.unsupported)
+    expect(u.why, `${u.service ?? 'top level'} ${u.key}`)
+      .to.be.a('string')
+      .with.length.above(5);
 }

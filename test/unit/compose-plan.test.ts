@@ -54,7 +54,13 @@ describe('compose mapping rules', () => {
   it('build becomes a git service of the given repository (context, dockerfile), args listed; without a repository it is listed', () => {
     const git = one('build:\n  context: ./api\n  dockerfile: Dockerfile.prod\n  args: { A: 1 }\nimage: mine/api', { repository: { url: 'https://git.example.com/a/b.git', branch: 'dev' } });
     expect(git.services[0]!.becomes).to.equal('git');
-    expect(git.services[0]!.berthService!.input).to.include({ repoUrl: 'https://git.example.com/a/b.git', branch: 'dev', rootDir: 'api', dockerfilePath: 'Dockerfile.prod', buildMethod: 'dockerfile' });
+    expect(git.services[0]!.berthService!.input).to.include({
+      repoUrl: 'https://git.example.com/a/b.git',
+      branch: 'dev',
+      rootDir: 'api',
+      dockerfilePath: 'Dockerfile.prod',
+      buildMethod: 'dockerfile',
+    });
     expect(why(git, 'build.args')).to.include('ARG');
     expect(why(git, 'image')).to.include('built from the repository');
     const none = one('build: .');
@@ -75,7 +81,9 @@ describe('compose mapping rules', () => {
   });
 
   it('known database images become managed databases with their variables, unless kept as plain images', () => {
-    const p = plan('services:\n  db:\n    image: mariadb:11\n    environment: { MARIADB_DATABASE: app, MARIADB_PASSWORD: pw }\n  pg:\n    image: postgres:16\n    environment: { POSTGRES_PASSWORD: pw }\n');
+    const p = plan(
+      'services:\n  db:\n    image: mariadb:11\n    environment: { MARIADB_DATABASE: app, MARIADB_PASSWORD: pw }\n  pg:\n    image: postgres:16\n    environment: { POSTGRES_PASSWORD: pw }\n',
+    );
     expect(p.services[0]!.becomes).to.equal('database:mysql');
     expect(p.services[0]!.berthService!.input).to.include({ repoFullName: 'database:mysql', repoUrl: 'database' });
     expect(p.services[0]!.berthService!.env).to.deep.equal([
@@ -126,9 +134,12 @@ describe('compose mapping rules', () => {
   });
 
   it('named volumes become Berth volumes, anonymous ones named, bind-mounted files with content config files; the rest listed', () => {
-    const p = one('image: app\nvolumes: [data:/data:ro, /cache, ./nginx.conf:/etc/nginx/nginx.conf:ro, ./site:/srv, /etc/passwd:/x, /var/run/docker.sock:/var/run/docker.sock, "Bad_Name:/b", "v:/proc/x"]', {
-      files: { './nginx.conf': 'events {}' },
-    });
+    const p = one(
+      'image: app\nvolumes: [data:/data:ro, /cache, ./nginx.conf:/etc/nginx/nginx.conf:ro, ./site:/srv, /etc/passwd:/x, /var/run/docker.sock:/var/run/docker.sock, "Bad_Name:/b", "v:/proc/x"]',
+      {
+        files: { './nginx.conf': 'events {}' },
+      },
+    );
     const input = p.services[0]!.berthService!.input;
     expect(input.volumes).to.deep.equal([
       { name: 'data', mountPath: '/data', readOnly: true },
@@ -186,7 +197,9 @@ describe('compose mapping rules', () => {
   });
 
   it('top level: name and version mapped, networks/configs/secrets listed, volume drivers and external volumes listed', () => {
-    const p = plan('name: x\nversion: "3.8"\nservices:\n  a:\n    image: app\nnetworks: { n: {} }\nconfigs: { c: { file: ./c } }\nsecrets: { s: { file: ./s } }\nvolumes:\n  v: { external: true }\n  w: {}\nx-top: 1\n');
+    const p = plan(
+      'name: x\nversion: "3.8"\nservices:\n  a:\n    image: app\nnetworks: { n: {} }\nconfigs: { c: { file: ./c } }\nsecrets: { s: { file: ./s } }\nvolumes:\n  v: { external: true }\n  w: {}\nx-top: 1\n',
+    );
     expect(p.mapped).to.deep.equal(['name', 'version', 'services', 'volumes']);
     expect(p.unsupported.filter((u) => u.service === null).map((u) => u.key)).to.deep.equal(['networks', 'configs', 'secrets', 'volumes.v.external', 'x-top']);
   });

@@ -29,7 +29,7 @@ export function BoundFiles({ files, onChange }: { files: Record<string, string>;
               Remove
             </Button>
           </div>
-          <textarea aria-label={`Content of ${path}`} className="mono" value={content} onChange={(e) => set(path, e.target.value)} rows={4} spellCheck={false} />
+          <textarea data-file={path} aria-label={`Content of ${path}`} className="mono" value={content} onChange={(e) => set(path, e.target.value)} rows={4} spellCheck={false} />
         </div>
       ))}
       <NewFile onAdd={(path) => set(path, '')} taken={(p) => p in files} />

@@ -101,7 +101,17 @@ function ComposeForm({ project }: { project: Project }) {
         <Field label="Branch">{(id) => <input id={id} value={branch} onChange={(e) => setBranch(e.target.value)} placeholder="main" disabled={!repoUrl.trim()} />}</Field>
       </div>
       <BoundFiles files={files} onChange={setFiles} />
-      <ImportActions imp={imp} input={input} ready={compose.trim() !== ''} onPlainImagesChange={setPlainImages} />
+      <ImportActions
+        imp={imp}
+        input={input}
+        ready={compose.trim() !== ''}
+        onPlainImagesChange={setPlainImages}
+        onSupplyFile={(path) => {
+          if (!(path in files)) setFiles({ ...files, [path]: '' });
+          // the content field is where the user goes next
+          requestAnimationFrame(() => document.querySelector<HTMLTextAreaElement>(`textarea[data-file="${CSS.escape(path)}"]`)?.focus());
+        }}
+      />
     </form>
   );
 }

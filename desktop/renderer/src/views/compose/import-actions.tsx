@@ -10,12 +10,14 @@ export function ImportActions({
   input,
   ready,
   onPlainImagesChange,
+  onSupplyFile,
 }: {
   imp: ComposeImport;
   input: ComposeImportInput;
   /** False while the form lacks what the daemon needs (an empty file). */
   ready: boolean;
   onPlainImagesChange?: (next: string[]) => void;
+  onSupplyFile?: (path: string) => void;
 }) {
   const plan = imp.plan;
   const count = plan ? createdCount(plan) : 0;
@@ -37,6 +39,7 @@ export function ImportActions({
           plan={plan}
           plainImages={input.plainImages ?? []}
           busy={busy}
+          onSupplyFile={onSupplyFile}
           onPlainImagesChange={
             onPlainImagesChange
               ? (next) => {

@@ -106,10 +106,12 @@ export interface PlanViewProps {
   plainImages: string[];
   /** Absent where there is no choice (nothing to re-preview). */
   onPlainImagesChange?: (next: string[]) => void;
+  /** Absent where files cannot be supplied (a template brings its own). */
+  onSupplyFile?: (path: string) => void;
   busy: boolean;
 }
 
-export function PlanView({ plan, plainImages, onPlainImagesChange, busy }: PlanViewProps) {
+export function PlanView({ plan, plainImages, onPlainImagesChange, onSupplyFile, busy }: PlanViewProps) {
   const choosable = (s: ComposeServicePlan) => s.becomes.startsWith('database:') || plainImages.includes(s.service);
   const toggle = (service: string, plain: boolean) => onPlainImagesChange?.(plain ? [...plainImages.filter((x) => x !== service), service] : plainImages.filter((x) => x !== service));
   return (
@@ -147,13 +149,18 @@ export function PlanView({ plan, plainImages, onPlainImagesChange, busy }: PlanV
           Top-level keys taken: <span className="mono">{plan.mapped.join(', ')}</span>.
         </p>
       ) : null}
-      <NotImported plan={plan} />
+      <NotImported plan={plan} onSupplyFile={onSupplyFile} />
       <Warnings warnings={plan.warnings} />
     </section>
   );
 }
 
-function NotImported({ plan }: { plan: ComposeImportResult }) {
+/** The path of a bind-mounted file whose content the daemon asks for (its reason names it), or null. */
+function missingFile(why: string): string | null {
+  return /^the content of (\S+) was not supplied/.exec(why)?.[1] ?? null;
+}
+
+function NotImported({ plan, onSupplyFile }: { plan: ComposeImportResult; onSupplyFile?: (path: string) => void }) {
   if (plan.unsupported.length === 0) return <p className="note note-ok">Every key of the file is mapped: nothing is left out.</p>;
   return (
     <section className="stack-tight" aria-label="Not imported">
@@ -173,12 +180,26 @@ function NotImported({ plan }: { plan: ComposeImportResult }) {
             <tr key={`${u.service ?? ''}:${u.key}:${i}`}>
               <td>{u.service ?? <span className="muted">(top level)</span>}</td>
               <td className="mono">{u.key}</td>
-              <td>{u.why}</td>
+              <td>
+                {u.why}
+                <SupplyFile path={missingFile(u.why)} onSupplyFile={onSupplyFile} />
+              </td>
             </tr>
           ))}
         </tbody>
       </table>
     </section>
+  );
+}
+
+function SupplyFile({ path, onSupplyFile }: { path: string | null; onSupplyFile?: (path: string) => void }) {
+  if (!path || !onSupplyFile) return null;
+  return (
+    <div>
+      <button type="button" className="btn btn-small" onClick={() => onSupplyFile(path)}>
+        Supply the content of {path}
+      </button>
+    </div>
   );
 }
 
