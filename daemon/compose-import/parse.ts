@@ -15,7 +15,7 @@ function checkSize(text: string, what: string): void {
   if (Buffer.byteLength(text, 'utf8') > MAX_COMPOSE_BYTES) throw new InvalidInput(`${what} is larger than ${MAX_COMPOSE_BYTES / 1024} KiB (the cap on ${what})`, 'too_large');
 }
 
-export function parseComposeText(text: string, vars: ReadonlyMap<string, string>): ParsedCompose {
+function parseComposeText(text: string, vars: ReadonlyMap<string, string>): ParsedCompose {
   checkSize(text, 'the compose file');
   const doc = parseDocument(text, { merge: true, uniqueKeys: true });
   const problem = doc.errors[0];

@@ -120,7 +120,7 @@ export class ComposeImport {
 }
 
 /** A template's variables: the given ones, else the default, else a generated secret; unknown or missing required ones refused. */
-export function templateVariables(template: ComposeTemplate, given: Record<string, string>, random: (size: number) => Buffer): Map<string, string> {
+function templateVariables(template: ComposeTemplate, given: Record<string, string>, random: (size: number) => Buffer): Map<string, string> {
   const out = new Map<string, string>();
   for (const key of Object.keys(given)) {
     if (!template.variables.some((v) => v.name === key)) throw new InvalidInput(`variables.${key.slice(0, 100)}: the template ${template.id} has no such variable`);

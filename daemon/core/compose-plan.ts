@@ -4,7 +4,8 @@
 // as plain objects (daemon/compose-import/ parses the YAML), nothing is stored.
 import type { ComposeDependencyCondition, ComposePlan, ComposeUnsupported } from '../../shared/types.js';
 import { officialDatabaseDefaults, rewriteReferences } from './compose-references.js';
-import { berthName, planService, type ComposeContext, type ServiceDraft } from './compose-service.js';
+import type { ComposeContext, ServiceDraft } from './compose-draft.js';
+import { berthName, planService } from './compose-service.js';
 import { isMap, type Plain } from './compose-values.js';
 import { InvalidInput } from './errors.js';
 

@@ -2,7 +2,7 @@
 // database's own URL -> `${db.DATABASE_URL}` (or POSTGRES_URL, REDIS_URL...), a host in a URL or a
 // `host:port`, or a bare host in a host key (DB_HOST) -> `${<service>.PRIVATE_HOST}`. Pure.
 import { ENGINE_CAPABILITIES } from '../../shared/engines.js';
-import type { ServiceDraft } from './compose-service.js';
+import type { ServiceDraft } from './compose-draft.js';
 import { ENGINES } from './engines.js';
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,7 +1,7 @@
 // The compose service keys whose entries map one by one (ports, volumes, healthcheck, deploy):
 // each entry is either taken or listed unsupported under its own key (`ports[1]`,
 // `deploy.replicas`). Pure; the volume and file rules are core's (service-state-rules.ts).
-import type { ComposeContext, ServiceDraft } from './compose-service.js';
+import type { ComposeContext, ServiceDraft } from './compose-draft.js';
 import { commandOf, durationSeconds, isMap, mountSpec, portSpec, scalarText, sizeMb } from './compose-values.js';
 import { stateOf } from './service-state-rules.js';
 

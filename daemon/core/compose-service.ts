@@ -3,36 +3,12 @@
 // (nothing is dropped silently). References between services are rewritten afterwards
 // (core/compose-references.ts), since they need every service's Berth name. Pure.
 import { ENV_KEY_PATTERN, REPO_URL_DATABASE, REPO_URL_IMAGE } from '../../shared/constants.js';
-import type { ComposeBerthService, ComposeDependencyCondition, ComposeTarget, ComposeUnsupported, DatabaseEngine, NewServiceInput } from '../../shared/types.js';
+import type { ComposeBerthService, ComposeTarget, DatabaseEngine, NewServiceInput } from '../../shared/types.js';
+import type { ComposeContext, ServiceDraft } from './compose-draft.js';
 import { mapDeploy, mapHealthcheck, mapMounts, mapPorts } from './compose-service-keys.js';
 import { commandOf, databaseEngineOf, databaseVariableName, isMap, scalarText, shellJoin, sizeMb, type Plain } from './compose-values.js';
 import { InvalidInput } from './errors.js';
 import { imageRefProblem } from './image-refs.js';
-
-export interface ComposeContext {
-  /** Contents of bind-mounted files and env_files, by the path as written. */
-  files: ReadonlyMap<string, string>;
-  plainImages: ReadonlySet<string>;
-  repository: { url: string; branch?: string | undefined } | null;
-  /** The .env variables (a bare `environment` name takes its value from them). */
-  vars: ReadonlyMap<string, string>;
-  parseEnv: (text: string, what: string) => Map<string, string>;
-}
-
-/** A compose service on its way to a plan entry. */
-export interface ServiceDraft {
-  service: string;
-  becomes: ComposeTarget;
-  engine: DatabaseEngine | null;
-  berth: ComposeBerthService;
-  mapped: string[];
-  unsupported: ComposeUnsupported[];
-  warnings: string[];
-  /** Other names this service answers to on the network (container_name, hostname, aliases). */
-  aliases: string[];
-  /** depends_on and links, by compose name. */
-  dependsOn: { service: string; condition: ComposeDependencyCondition }[];
-}
 
 const SECURITY: Record<string, string> = {
   privileged: 'a privileged container gets every capability and the host devices: Berth never runs one',

@@ -111,7 +111,7 @@ export function commandOf(v: unknown): string[] | string | null {
 }
 
 /** The image's repository without registry, tag or digest (`docker.io/library/postgres:16` -> `postgres`). */
-export function imageRepository(image: string): string {
+function imageRepository(image: string): string {
   let name = image.split('@')[0]!;
   const lastSlash = name.lastIndexOf('/');
   const colon = name.lastIndexOf(':');

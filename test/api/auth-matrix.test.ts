@@ -71,8 +71,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },
-  // A dry run: the plan, nothing created (test/api/compose-import.test.ts proves it)
-  'compose.import': { params: project, body: () => ({ compose: 'services:\n  app:\n    image: nginx:1.27\n', dryRun: true }) },
+  'compose.import': { params: project, body: () => ({ compose: 'services:\n  app:\n    image: nginx:1.27\n', dryRun: true }) }, // a dry run: the plan only
   'templates.list': { params: none },
   // The fixtures' git host (port 9) refuses connections: allowed means past auth and scope, which answers 502 with git's reason.
   'services.build-plan': { params: web, allowed: [502] },
