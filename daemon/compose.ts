@@ -21,6 +21,8 @@ import { cloneReachCheck } from './builder/clone-reach.js';
 import { systemClock } from './core/clock.js';
 import { BackupStorage } from './core/backup-storage.js';
 import { Catalog } from './core/catalog.js';
+import { composeParser } from './compose-import/parse.js';
+import { COMPOSE_TEMPLATES } from './compose-import/templates/index.js';
 import { buildCore, type Core } from './core/core.js';
 import { DiskSpace } from './core/disk-space.js';
 import { probeFree } from './proxy/host-port-probe.js';
@@ -261,6 +263,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     cron: cronRules,
     execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir }),
     execTimeoutMs: config.execLimits.timeoutMs,
+    composeParser,
+    composeTemplates: COMPOSE_TEMPLATES,
+    log,
   });
   return {
     core,

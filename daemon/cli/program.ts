@@ -3,6 +3,7 @@
 // one message on stderr and an exit code from exit-codes.ts.
 import { Command, CommanderError } from 'commander';
 import { registerAuthCommands } from './commands-auth.js';
+import { registerComposeCommands } from './commands-compose.js';
 import { registerDatabaseCommands } from './commands-db.js';
 import { registerDeployCommand } from './commands-deploy.js';
 import { registerDomainCommands } from './commands-domains.js';
@@ -64,6 +65,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerNotifyCommands(program);
   registerQuotaCommands(program);
   registerVolumeCommands(program);
+  registerComposeCommands(program);
   registerExecCommands(program);
   program
     .command('keys')

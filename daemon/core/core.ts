@@ -50,6 +50,9 @@ import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
 import { Jobs } from './jobs.js';
 import type { CronPort, JobRunnerPort, JobSchedulePort } from './ports/jobs-repo.js';
+import { ComposeImport } from './compose-import.js';
+import type { ComposeParser } from './ports/compose-parser.js';
+import type { ComposeTemplate } from '../../shared/types.js';
 
 export interface CoreDeps {
   store: Store;
@@ -106,6 +109,11 @@ export interface CoreDeps {
   /** One-off commands and terminals in a service's containers, and how long a command may run. */
   execRunner: ExecRunner;
   execTimeoutMs: number;
+  /** Compose files: the YAML reader and the template gallery (daemon/compose-import/). */
+  composeParser: ComposeParser;
+  composeTemplates: readonly ComposeTemplate[];
+  /** Where background work that has no record of its own says how it ended (the daemon's log). */
+  log: (message: string, err?: unknown) => void;
 }
 
 export interface Core {
@@ -137,6 +145,7 @@ export interface Core {
   jobs: Jobs;
   volumes: ProjectVolumes;
   execs: Execs;
+  compose: ComposeImport;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -147,6 +156,7 @@ export function buildCore(deps: CoreDeps): Core {
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
   const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
+  const env = new EnvVars(store, clock, catalog, deps.events);
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
@@ -154,7 +164,7 @@ export function buildCore(deps: CoreDeps): Core {
     sessions: new SessionService(store, keys, clock),
     projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, deps.events, dnsGone),
     services,
-    env: new EnvVars(store, clock, catalog, deps.events),
+    env,
     domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
     deployments,
     logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
@@ -185,5 +195,17 @@ export function buildCore(deps: CoreDeps): Core {
     volumes: new ProjectVolumes(store, catalog.volumeSizes),
     // one-off commands and terminals, recorded per service
     execs: new Execs({ store, clock, runner: deps.execRunner, events: deps.events, timeoutMs: deps.execTimeoutMs }),
+    // compose files and templates imported as services, first deployed in dependency order
+    compose: new ComposeImport({
+      store,
+      services,
+      env,
+      deployments,
+      quotas: deps.quotas,
+      execRunner: deps.execRunner,
+      parser: deps.composeParser,
+      templates: deps.composeTemplates,
+      log: deps.log,
+    }),
   };
 }

@@ -36,6 +36,7 @@ import { serviceRoutes } from './routes/services.js';
 import { systemRoutes } from './routes/system.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { generatedNameRoutes } from './routes/generated-names.js';
+import { composeRoutes } from './routes/compose.js';
 import type { SseStreams } from './sse-streams.js';
 import { requestOrigin } from './request-origin.js';
 import { HeavyReads } from './heavy-reads.js';
@@ -50,6 +51,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   keyRoutes,
   projectRoutes,
   serviceRoutes,
+  composeRoutes,
   envRoutes,
   domainRoutes,
   generatedNameRoutes,

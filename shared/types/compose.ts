@@ -49,6 +49,8 @@ export interface ComposeUnsupported {
 
 export interface ComposePlan {
   services: ComposeServicePlan[];
+  /** The file's top-level keys Berth takes (`services`, `volumes`, `name`, `version`); every other one is in `unsupported` with service null. Always sent by the daemon. */
+  mapped?: string[];
   unsupported: ComposeUnsupported[];
   warnings: string[];
   /** Compose service names in the order their services are created and first deployed (databases first, then depends_on order). */
@@ -101,4 +103,6 @@ export interface ComposeTemplate {
   resources: string;
   /** The project's website. */
   website: string;
+  /** Files the compose file bind-mounts (by the path as written), imported as config files; they may hold Berth references such as `${db.MYSQL_PASSWORD}`. */
+  files?: Record<string, string>;
 }

@@ -73,6 +73,20 @@ export function endpoints(ids: Ids, s: Strings): Endpoint[] {
     { method: 'DELETE', path: (rng) => `/api/projects/${bogus(rng)}`, template: () => null },
     { method: 'POST', path: (rng) => `/api/projects/${project(rng)}/services`, template: serviceFields },
     {
+      // compose imports as dry runs only (an import would deploy what the fuzz wrote)
+      method: 'POST',
+      path: (rng) => `/api/projects/${project(rng)}/compose`,
+      template: (rng) => ({
+        compose: `services:\n  ${pick(rng, ['web', '__proto__', 'a.b'])}:\n    image: berth-test/busybox:latest\n    environment: { K: ${JSON.stringify(str(rng))} }\n`,
+        env: `K=${str(rng)}`,
+        dryRun: true,
+      }),
+      pin: (_rng, body) => {
+        body.dryRun = true;
+        delete body.repository;
+      },
+    },
+    {
       method: 'PATCH',
       path: (rng) => `/api/services/${service(rng)}`,
       template: (rng) => {

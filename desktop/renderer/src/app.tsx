@@ -19,6 +19,8 @@ const ServerPage = lazy(() => import('./views/server/server-page'));
 const SettingsPage = lazy(() => import('./views/settings/settings-page'));
 const KeysPage = lazy(() => import('./views/keys/keys-page'));
 const CreateServicePage = lazy(() => import('./views/create/create-service-page'));
+const ComposeImportPage = lazy(() => import('./views/compose/compose-import-page'));
+const TemplatesPage = lazy(() => import('./views/compose/templates-page'));
 
 function makeClient(): QueryClient {
   const client: QueryClient = new QueryClient({
@@ -133,6 +135,8 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
           <Switch>
             <Route path="/">{() => <ProjectsPage canCreate={admin} />}</Route>
             <Route path="/projects/:slug/new">{(p) => <CreateServicePage slug={p.slug} />}</Route>
+            <Route path="/projects/:slug/compose">{(p) => <ComposeImportPage slug={p.slug} />}</Route>
+            <Route path="/projects/:slug/templates">{(p) => <TemplatesPage slug={p.slug} />}</Route>
             <Route path="/projects/:slug">{(p) => <ProjectPage slug={p.slug} canEditQuotas={admin} />}</Route>
             <Route path="/services/:id/:tab?">{(p) => <ServicePage id={p.id} tab={p.tab} />}</Route>
             <Route path="/server">{() => <ServerPage />}</Route>

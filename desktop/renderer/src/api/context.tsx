@@ -29,6 +29,8 @@ interface ActionOptions<R> {
   /** Shown on success (a string or built from the answer). */
   success?: string | ((r: R) => string | null);
   onSuccess?: (r: R) => void;
+  /** False where the form shows the refusal beside itself (no toast repeating it). Default true. */
+  notifyErrors?: boolean;
 }
 
 /** A write: method + path + body, with the outcome announced and queries refreshed. */
@@ -44,6 +46,8 @@ export function useAction<B = unknown, R = unknown>(method: Method, path: string
       if (msg) notify.ok(msg);
       opts.onSuccess?.(r);
     },
-    onError: (err) => notify.error(errorMessage(err)),
+    onError: (err) => {
+      if (opts.notifyErrors !== false) notify.error(errorMessage(err));
+    },
   });
 }

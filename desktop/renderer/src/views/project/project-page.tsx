@@ -42,6 +42,8 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
             busy={remove.isPending}
             onConfirm={() => remove.mutate()}
           />
+          <Button onClick={() => navigate(`/projects/${p.slug}/compose`)}>Import compose</Button>
+          <Button onClick={() => navigate(`/projects/${p.slug}/templates`)}>New from template</Button>
           <Button variant="primary" onClick={() => navigate(`/projects/${p.slug}/new`)}>
             New service
           </Button>
@@ -49,10 +51,18 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
       </div>
       {p.services.length === 0 ? (
         <Empty title="No services in this project">
-          Add a service from a git repository, a container image, or a managed database.{' '}
-          <Link href={`/projects/${p.slug}/new`} className="btn btn-primary">
-            Add a service
-          </Link>
+          Add a service from a git repository, a container image, or a managed database, or bring a whole app from its compose file or a template.{' '}
+          <span className="row">
+            <Link href={`/projects/${p.slug}/new`} className="btn btn-primary">
+              Add a service
+            </Link>
+            <Link href={`/projects/${p.slug}/compose`} className="btn btn-default">
+              Import compose
+            </Link>
+            <Link href={`/projects/${p.slug}/templates`} className="btn btn-default">
+              New from template
+            </Link>
+          </span>
         </Empty>
       ) : (
         <table className="table services">
