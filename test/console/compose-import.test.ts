@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { ComposeTemplate } from '../../shared/types/compose.js';
 import type { Project } from '../../shared/types.js';
-import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
+import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, screenshotsOnFailure, signedInPage } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImage } from '../helpers/databases.js';
 import { requireDocker } from '../helpers/docker.js';
@@ -84,12 +84,7 @@ describe('console compose import and template gallery (Chromium)', function () {
     await t?.stop();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      for (const [name, page] of [
-        ['a', a],
-        ['b', b],
-      ] as const)
-        if (page) await screenshot(page, `compose-failed-${name}-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+    await screenshotsOnFailure(this.currentTest, 'compose', { a, b });
   });
 
   it("a refused compose file shows the daemon's message beside the form, and nothing is created", async () => {

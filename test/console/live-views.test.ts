@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Project, Service } from '../../shared/types.js';
-import { launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
+import { launchChromium, requireConsoleBuild, screenshot, screenshotsOnFailure, signedInPage } from '../helpers/browser.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
@@ -61,13 +61,7 @@ describe('console views stay live in Chromium: changes made elsewhere show withi
     await t?.stop();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed') {
-      for (const [name, page] of [
-        ['a', a],
-        ['b', b],
-      ] as const)
-        if (page) await screenshot(page, `live-failed-${name}-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
-    }
+    await screenshotsOnFailure(this.currentTest, 'live', { a, b });
   });
 
   it('a service created through the API appears in both open project pages', async () => {

@@ -6,7 +6,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Backup, Project, ProjectVolume, Service } from '../../shared/types.js';
-import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, signedInPage } from '../helpers/browser.js';
+import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, screenshotsOnFailure, signedInPage } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -67,12 +67,7 @@ describe('console views for volumes, config files, deploy strategy, release comm
     await t?.stop();
   });
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed')
-      for (const [name, page] of [
-        ['a', a],
-        ['b', b],
-      ] as const)
-        if (page) await screenshot(page, `state-failed-${name}-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`).catch(() => undefined);
+    await screenshotsOnFailure(this.currentTest, 'state', { a, b });
   });
 
   it('settings: the strategy and a release command typed as a command line are saved as argv, and the Service JSON says so', async () => {

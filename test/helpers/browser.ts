@@ -63,3 +63,10 @@ export async function signedInPage(
   await page.getByRole('heading', { name: 'Projects', exact: true }).waitFor();
   return page;
 }
+
+/** Screenshots of each open page when the test that just ran failed (for an afterEach hook): `<prefix>-failed-<page>-<test title>`. */
+export async function screenshotsOnFailure(test: Mocha.Test | undefined, prefix: string, pages: Record<string, Page | undefined>): Promise<void> {
+  if (test?.state !== 'failed') return;
+  const title = test.title.slice(0, 40).replace(/\W+/g, '-');
+  for (const [name, page] of Object.entries(pages)) if (page) await screenshot(page, `${prefix}-failed-${name}-${title}`).catch(() => undefined);
+}
