@@ -313,7 +313,9 @@ export function planService(composeName: string, raw: Plain, name: string, ctx: 
     dependsOn: [],
   };
   if (target.engine && typeof raw.image === 'string')
-    d.warnings.push(`${composeName}: the image ${raw.image} becomes a managed ${target.engine} database (it can be kept as a plain image instead: the console's choice, --plain-image in the CLI, plainImages in the API)`);
+    d.warnings.push(
+      `${composeName}: the image ${raw.image} becomes a managed ${target.engine} database (it can be kept as a plain image instead: the console's choice, --plain-image in the CLI, plainImages in the API)`,
+    );
   // env_file first, then environment (whose values win), then the rest in the file's order
   const keys = Object.keys(raw).sort((a, b) => rank(a) - rank(b));
   for (const key of keys) {
