@@ -136,6 +136,19 @@ export const API_ROUTES = [
   // a compose file (or a template of the gallery) imported into a project; the gallery
   { id: 'compose.import', method: 'POST', path: '/api/projects/:projectId/compose', access: 'write' },
   { id: 'templates.list', method: 'GET', path: '/api/templates', access: 'read' },
+  // Swarm mode: this server as the manager, the nodes that joined, and where instances run
+  { id: 'swarm.get', method: 'GET', path: '/api/swarm', access: 'all-projects-read', action: 'reading the swarm' },
+  { id: 'swarm.enable', method: 'POST', path: '/api/swarm', access: 'all-projects-write', action: 'turning Swarm mode on' },
+  { id: 'swarm.disable', method: 'DELETE', path: '/api/swarm', access: 'all-projects-write', action: 'turning Swarm mode off' },
+  { id: 'nodes.list', method: 'GET', path: '/api/nodes', access: 'all-projects-read', action: 'listing nodes' },
+  { id: 'nodes.join', method: 'POST', path: '/api/nodes/join', access: 'all-projects-write', action: 'joining nodes' },
+  { id: 'nodes.patch', method: 'PATCH', path: '/api/nodes/:nodeId', access: 'all-projects-write', action: 'changing nodes' },
+  { id: 'nodes.delete', method: 'DELETE', path: '/api/nodes/:nodeId', access: 'all-projects-write', action: 'removing nodes' },
+  // what the join command fetches on the new server: its single-use token authenticates it
+  { id: 'nodes.join-script', method: 'GET', path: '/api/nodes/join/:token/script', access: 'open', desktop: false },
+  { id: 'nodes.join-ca', method: 'GET', path: '/api/nodes/join/:token/ca', access: 'open', desktop: false },
+  { id: 'nodes.join-complete', method: 'POST', path: '/api/nodes/join/:token', access: 'open', desktop: false },
+  { id: 'services.instances', method: 'GET', path: `${S}/instances`, access: 'read' },
   { id: 'notifications.list', method: 'GET', path: '/api/system/notifications', access: 'all-projects-read', action: 'reading notification channels' },
   { id: 'notifications.create', method: 'POST', path: '/api/system/notifications', access: 'all-projects-write', action: 'changing notification channels' },
   { id: 'notifications.patch', method: 'PATCH', path: '/api/system/notifications/:channelId', access: 'all-projects-write', action: 'changing notification channels' },

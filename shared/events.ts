@@ -2,7 +2,7 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, ProxyResult, ServiceStatus } from './types.js';
+import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
@@ -44,6 +44,8 @@ export interface ProjectEventPayloads {
   /** A scheduled job was created, changed (enabled, schedule, ...) or deleted. */
   'job-change': { jobId: string; serviceId: string; projectId: string; name: string; action: ChangeAction };
   /** A one-off command or a terminal session started (`running`) or ended (`ended`, with its exit code when it has one). */
+  /** A service's instances changed on Swarm: a task started, failed, moved or stopped (refetch GET .../instances). */
+  instances: { serviceId: string; projectId: string };
   exec: { execId: string; serviceId: string; projectId: string; mode: ExecMode | 'terminal'; status: 'running' | 'ended'; exitCode: number | null };
 }
 
@@ -53,6 +55,10 @@ export interface AllProjectsEventPayloads {
   settings: { area: SettingsArea };
   'notification-channel': { channelId: string; name: string; action: ChangeAction };
   'generated-name': { label: string; action: 'released' };
+  /** Swarm mode was turned on or off. */
+  swarm: { enabled: boolean };
+  /** A node joined, left, was removed, or its state, availability or labels changed. */
+  node: { nodeId: string; hostname: string; state: NodeState; availability: NodeAvailability; action: ChangeAction };
 }
 
 export type ProjectEventType = keyof ProjectEventPayloads;
@@ -76,10 +82,13 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   job: 'project',
   'job-change': 'project',
   exec: 'project',
+  instances: 'project',
   key: 'all-projects',
   settings: 'all-projects',
   'notification-channel': 'all-projects',
   'generated-name': 'all-projects',
+  swarm: 'all-projects',
+  node: 'all-projects',
 };
 
 export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];

@@ -21,3 +21,4 @@ export type * from './types/volumes.js';
 export type * from './types/jobs.js';
 export type * from './types/exec.js';
 export type * from './types/compose.js';
+export type * from './types/swarm.js';

@@ -71,6 +71,10 @@ export interface ServiceRecord {
   releaseCommand: string[] | null;
   /** null: the default (600 s, core/service-state-rules.ts). */
   releaseTimeoutSeconds: number | null;
+  /** How many instances run (above 1 only on Swarm); 1 by default. */
+  replicas: number;
+  /** Node labels its instances need on Swarm; empty: any node. */
+  placement: Record<string, string>;
 }
 
 /** A volume of the service's project mounted into its containers. */

@@ -1,8 +1,9 @@
 // The rules for a service's volumes, config files, deploy strategy and release command (issue 28's
-// "Bad input and limits"): each refusal names its rule. Pure: no store, no I/O; the checks that
+// "Bad input and limits"), and its replicas and placement (issue 29): each refusal names its rule.
+// Whether replicas above 1 are allowed (Swarm on) is core/services.ts's check, which needs the Engine. Pure: no store, no I/O; the checks that
 // need the store (a volume another service mounts) are in core/service-volumes.ts.
 import { posix } from 'node:path';
-import type { ConfigFileInput, DeployStrategy, NewServiceInput, ServicePatch, ServiceVolumeInput } from '../../shared/types.js';
+import type { ConfigFileInput, DeployStrategy, NewServiceInput, ServicePatch, ServicePlacement, ServiceVolumeInput } from '../../shared/types.js';
 import { InvalidInput } from './errors.js';
 import type { ConfigFileRecord, ServiceKind, ServiceRecord, VolumeMount } from './records.js';
 
@@ -16,7 +17,12 @@ const STATE_LIMITS = {
   releaseArgChars: 4096,
   releaseTimeoutMax: 3600,
   pathChars: 1024,
+  replicasMax: 100,
+  placementLabels: 20,
+  labelChars: 128,
 } as const;
+/** Docker's node label keys: letters, digits, dots, dashes, underscores (a reverse-DNS prefix allowed). */
+const NODE_LABEL_KEY_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
 const VOLUME_NAME_PATTERN = /^[a-z0-9][a-z0-9_.-]{0,62}$/;
 const FILE_MODE_PATTERN = /^0?[0-7]{3}$/;
 const DEFAULT_FILE_MODE = '0644';
@@ -24,9 +30,9 @@ const KERNEL_TREES = ['/proc', '/sys', '/dev'];
 const DEPLOY_STRATEGIES: readonly DeployStrategy[] = ['rolling', 'recreate'];
 
 /** The fields of a service record these rules decide. */
-type ServiceState = Pick<ServiceRecord, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds'>;
+type ServiceState = Pick<ServiceRecord, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds' | 'replicas' | 'placement'>;
 
-const EMPTY_STATE: ServiceState = { volumes: [], files: [], deployStrategy: 'rolling', releaseCommand: null, releaseTimeoutSeconds: null };
+const EMPTY_STATE: ServiceState = { volumes: [], files: [], deployStrategy: 'rolling', releaseCommand: null, releaseTimeoutSeconds: null, replicas: 1, placement: {} };
 
 /** An absolute path inside a container, normalised: never `/`, never in the kernel's trees, no `..`. */
 function checkContainerPath(what: string, raw: string): string {
@@ -112,10 +118,31 @@ function checkStrategy(input: string): DeployStrategy {
   return input as DeployStrategy;
 }
 
-type StateInput = Pick<NewServiceInput, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds'>;
+function checkReplicas(input: number): number {
+  if (!Number.isInteger(input) || input < 1 || input > STATE_LIMITS.replicasMax) throw new InvalidInput(`replicas must be a whole number from 1 to ${STATE_LIMITS.replicasMax}`);
+  return input;
+}
+
+function checkPlacement(input: ServicePlacement): Record<string, string> {
+  const labels = input?.nodeLabels;
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInput('placement.nodeLabels must be an object of label names to values');
+  const entries = Object.entries(labels);
+  if (entries.length > STATE_LIMITS.placementLabels) throw new InvalidInput(`placement.nodeLabels may hold at most ${STATE_LIMITS.placementLabels} labels`);
+  for (const [k, v] of entries) {
+    if (k.length > STATE_LIMITS.labelChars || !NODE_LABEL_KEY_PATTERN.test(k))
+      throw new InvalidInput(`placement.nodeLabels: ${JSON.stringify(k.slice(0, 40))} is not a node label name (letters, digits, '.', '-', '_')`);
+    // a value is written into a Swarm constraint (`node.labels.k==v`): no operator characters in it
+    if (typeof v !== 'string' || v.length > STATE_LIMITS.labelChars || /[=!\s,]/.test(v) || [...v].some((c) => c < ' ')) {
+      throw new InvalidInput(`placement.nodeLabels.${k} must be text of at most ${STATE_LIMITS.labelChars} characters without spaces, '=', '!' or ','`);
+    }
+  }
+  return Object.fromEntries(entries);
+}
+
+type StateInput = Pick<NewServiceInput, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds' | 'replicas' | 'placement'>;
 
 function given(input: StateInput): (keyof StateInput)[] {
-  return (['volumes', 'files', 'deployStrategy', 'releaseCommand', 'releaseTimeoutSeconds'] as const).filter((k) => input[k] !== undefined);
+  return (['volumes', 'files', 'deployStrategy', 'releaseCommand', 'releaseTimeoutSeconds', 'replicas', 'placement'] as const).filter((k) => input[k] !== undefined);
 }
 
 /** A database service runs its engine's container: none of these apply (beyond their defaults). */
@@ -123,7 +150,9 @@ function refuseForDatabase(kind: ServiceKind, input: StateInput): void {
   if (kind !== 'database') return;
   const set = given(input).filter((k) => {
     const v = input[k];
-    return !(v === null || (Array.isArray(v) && v.length === 0) || v === 'rolling');
+    const isDefault = v === null || (Array.isArray(v) && v.length === 0) || v === 'rolling' || v === 1;
+    const noLabels = k === 'placement' && typeof v === 'object' && v !== null && Object.keys((v as ServicePlacement).nodeLabels ?? {}).length === 0;
+    return !(isDefault || noLabels);
   });
   if (set.length > 0) throw new InvalidInput(`${set.join(', ')} apply to git and image services only`);
 }
@@ -150,6 +179,8 @@ function applyState(base: ServiceState, input: StateInput): ServiceState {
     deployStrategy: input.deployStrategy !== undefined ? checkStrategy(input.deployStrategy) : base.deployStrategy,
     releaseCommand: input.releaseCommand !== undefined ? checkReleaseCommand(input.releaseCommand) : base.releaseCommand,
     releaseTimeoutSeconds: input.releaseTimeoutSeconds !== undefined ? checkReleaseTimeout(input.releaseTimeoutSeconds) : base.releaseTimeoutSeconds,
+    replicas: input.replicas !== undefined ? checkReplicas(input.replicas) : base.replicas,
+    placement: input.placement !== undefined ? checkPlacement(input.placement) : base.placement,
   };
   checkNoOverlap(out.volumes, out.files);
   return out;

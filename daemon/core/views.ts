@@ -56,6 +56,8 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], 
     deployStrategy: s.deployStrategy,
     releaseCommand: s.releaseCommand ? [...s.releaseCommand] : null,
     releaseTimeoutSeconds: releaseTimeoutOf(s),
+    replicas: s.replicas,
+    placement: { nodeLabels: { ...s.placement } },
   };
 }
 

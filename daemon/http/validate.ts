@@ -66,6 +66,8 @@ const stateFields = {
   deployStrategy: z.enum(['rolling', 'recreate'] as const satisfies readonly DeployStrategy[]).optional(),
   releaseCommand: z.array(text(65536)).max(1000).nullable().optional(),
   releaseTimeoutSeconds: z.number().nullable().optional(),
+  replicas: z.number().optional(),
+  placement: z.object({ nodeLabels: z.record(text(128), text(128)) }).optional(),
 };
 
 // Ranges are core's (core/limits.ts): they depend on the key and the server's maxima.

@@ -9,6 +9,7 @@ import { serviceState } from './migrations/014-service-state.js';
 import { jobs } from './migrations/015-jobs.js';
 import { execs } from './migrations/016-execs.js';
 import { volumeBackups } from './migrations/017-volume-backups.js';
+import { replicas } from './migrations/018-replicas.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -31,6 +32,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     jobs,
     execs,
     volumeBackups,
+    replicas,
   ];
   return {
     getMigrations: async () => migrations,

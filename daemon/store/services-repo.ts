@@ -52,6 +52,8 @@ const COLUMN: { [K in ColumnField]: string } = {
   deployStrategy: 'deploy_strategy',
   releaseCommand: 'release_command',
   releaseTimeoutSeconds: 'release_timeout_seconds',
+  replicas: 'replicas',
+  placement: 'placement',
 };
 const BOOLEAN_FIELDS = new Set<keyof ServiceRecord>(['databasePublicEnabled', 'postgresLogicalReplicationEnabled', 'reachable']);
 const FIELDS = Object.keys(COLUMN) as ColumnField[];
@@ -110,6 +112,7 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
       if (field === 'githubToken' && typeof value === 'string') value = box.seal(value);
       if (field === 'files') value = patch.files && patch.files.length > 0 ? box.seal(JSON.stringify(patch.files)) : null;
       if (field === 'releaseCommand') value = patch.releaseCommand ? JSON.stringify(patch.releaseCommand) : null;
+      if (field === 'placement') value = patch.placement && Object.keys(patch.placement).length > 0 ? JSON.stringify(patch.placement) : null;
       row[COLUMN[field]] = value;
     }
     return row;
@@ -129,6 +132,8 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
         if (field === 'files') value = typeof value === 'string' ? JSON.parse(box.open(value)) : [];
         if (field === 'releaseCommand' && typeof value === 'string') value = JSON.parse(value);
         if (field === 'deployStrategy') value = value ?? 'rolling';
+        if (field === 'replicas') value = value ?? 1;
+        if (field === 'placement') value = typeof value === 'string' ? JSON.parse(value) : {};
         return [field, value ?? null];
       }),
       ['volumes', mounts.get(row.id as string) ?? []],

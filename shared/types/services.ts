@@ -4,6 +4,7 @@ import type { Timestamp } from './common.js';
 import type { Deployment } from './deployments.js';
 import type { Domain } from './domains.js';
 import type { EnvVar } from './env.js';
+import type { ServicePlacement } from './swarm.js';
 
 export type BuildMethod = 'auto' | 'dockerfile' | 'autobuild';
 
@@ -96,6 +97,10 @@ export interface Service {
   releaseCommand: string[] | null;
   /** How long the release command may run before the deployment fails. */
   releaseTimeoutSeconds: number;
+  /** How many instances run (above 1 only with Swarm on); 1 by default. */
+  replicas: number;
+  /** Which Swarm nodes its instances may run on (`nodeLabels` empty: any). */
+  placement: ServicePlacement;
 }
 
 export interface ServiceOverview {
@@ -170,6 +175,10 @@ export interface NewServiceInput {
   releaseCommand?: string[] | null;
   /** null goes back to the default. */
   releaseTimeoutSeconds?: number | null;
+  /** Integer >= 1; above 1 needs Swarm on (409 otherwise). */
+  replicas?: number;
+  /** Replaces the whole placement. */
+  placement?: ServicePlacement;
 }
 
 export interface ServiceVolumeInput {
@@ -207,4 +216,6 @@ export type ServicePatch = Pick<
   | 'deployStrategy'
   | 'releaseCommand'
   | 'releaseTimeoutSeconds'
+  | 'replicas'
+  | 'placement'
 > & { name?: string; limits?: ServiceLimitsInput };

@@ -1,6 +1,7 @@
 // Every route of the table (shared/api-routes.ts) against every kind of caller: no key, unknown key,
 // read key, write key, and a selected-projects key inside and outside its projects, as the route's
 // `access` says. Refused requests must change nothing.
+import { PENDING_ROUTES } from '../../daemon/http/pending-routes.js';
 import { expect } from 'chai';
 import { API_ROUTES, routePath, type QueryValues, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
@@ -48,7 +49,21 @@ const ELSEWHERE = {
   'templates.list': 'every key, no project: test/api/compose-templates',
 } as const satisfies Partial<Record<RouteId, string>>;
 
-type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
+/** TEMPORARY (issue 29's branches): routes whose handlers are on another branch. */
+type Pending =
+  | 'swarm.get'
+  | 'swarm.enable'
+  | 'swarm.disable'
+  | 'nodes.list'
+  | 'nodes.join'
+  | 'nodes.patch'
+  | 'nodes.delete'
+  | 'nodes.join-script'
+  | 'nodes.join-ca'
+  | 'nodes.join-complete'
+  | 'services.instances';
+
+type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
 const none = () => ({});
 const web = (t: ProjectWorld) => ({ serviceId: t.web.id });
@@ -188,7 +203,7 @@ const LEVELS = {
 
 const endpoints: Record<string, Endpoint> = {};
 for (const route of API_ROUTES) {
-  if (route.id in ELSEWHERE) continue;
+  if (route.id in ELSEWHERE || PENDING_ROUTES.has(route.id)) continue;
   if (!(route.access in LEVELS)) throw new Error(`${route.id}: a route without a key belongs in ELSEWHERE`);
   const [level, allProjectsOnly] = LEVELS[route.access as keyof typeof LEVELS];
   for (const c of [cases[route.id as Matrixed]].flat()) {

@@ -17,6 +17,8 @@ type FieldType =
   | { array: Shape }
   | { arrayOf: 'string' }
   | { object: Shape }
+  /** An object of any keys whose values are all strings (labels). */
+  | { mapOf: 'string' }
   | { oneOf: FieldType[] };
 
 export type Shape = Record<string, FieldType>;
@@ -41,7 +43,10 @@ function check(value: unknown, type: FieldType, path: string): void {
     expect(value, path).to.be.an('array');
     for (const item of value as unknown[]) expect(item, path).to.be.a('string');
   } else if ('object' in type) expectShape(value, type.object, path);
-  else {
+  else if ('mapOf' in type) {
+    expect(value, path).to.be.an('object').and.not.be.an('array');
+    for (const [k, v] of Object.entries(value as object)) expect(v, `${path}.${k}`).to.be.a('string');
+  } else {
     const errors: string[] = [];
     for (const option of type.oneOf) {
       try {
@@ -104,6 +109,8 @@ export const SERVICE: Shape = {
   deployStrategy: { enum: ['rolling', 'recreate'] },
   releaseCommand: { oneOf: [{ arrayOf: 'string' }, { enum: [null] }] },
   releaseTimeoutSeconds: 'integer',
+  replicas: 'integer',
+  placement: { object: { nodeLabels: { mapOf: 'string' } } },
 };
 
 export const PROJECT: Shape = {

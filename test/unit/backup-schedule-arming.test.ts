@@ -54,6 +54,8 @@ function database(id: string): ServiceRecord {
     deployStrategy: 'rolling',
     releaseCommand: null,
     releaseTimeoutSeconds: null,
+    replicas: 1,
+    placement: {},
     updatedAt: NOW,
   };
 }

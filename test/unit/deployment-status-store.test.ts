@@ -56,6 +56,8 @@ function service(id: string): ServiceRecord {
     deployStrategy: 'rolling',
     releaseCommand: null,
     releaseTimeoutSeconds: null,
+    replicas: 1,
+    placement: {},
     updatedAt: NOW,
   };
 }

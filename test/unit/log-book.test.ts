@@ -58,6 +58,8 @@ describe('log book (real SQLite)', () => {
         deployStrategy: 'rolling',
         releaseCommand: null,
         releaseTimeoutSeconds: null,
+        replicas: 1,
+        placement: {},
         updatedAt: now,
       },
       [],

@@ -76,6 +76,12 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['jobs', e.data.serviceId]];
     case 'exec':
       return [['execs', e.data.serviceId]];
+    case 'swarm':
+    case 'node':
+      // the nodes view, its swarm card, and every service's instances (tasks move with nodes)
+      return [['swarm'], ['nodes'], ['instances']];
+    case 'instances':
+      return [['instances', e.data.serviceId]];
     case 'reset':
       return null;
   }
