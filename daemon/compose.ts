@@ -52,7 +52,7 @@ import { NotifyTargets } from './core/notify-targets.js';
 import { lookupAll } from './notify/lookup.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
-import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
+import { keptDetectedIp, publicIpSource } from './public-ip.js';
 import { openDataDir } from './runtime.js';
 import type { CachedStore } from './store/read-cache.js';
 import { cronRules } from './jobs/cron.js';
@@ -99,6 +99,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const hub = new EventHub(clock);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook, logRate);
   const own = new Ownership(await instanceId(store));
+  // the server's address: the user's setting, else the one detected on the first start (kept: it never drifts)
+  const detectedIp = await keptDetectedIp(store.settings);
+  const publicIp = publicIpSource(store.settings, detectedIp);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
@@ -110,7 +113,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     adminUrl: config.caddyAdmin,
     httpAddr: config.proxyHttpAddr,
     httpsAddr: config.proxyHttpsAddr,
-    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
+    apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIp },
     log,
     storeVersion: store.version,
   });
@@ -147,7 +150,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       ca,
       openAdapter,
       backupsDir,
-      publicIp: async () => (await store.settings.get('publicIp')) ?? detectInterfaceIpv4(),
+      publicIp,
       limits: config.limits,
       buildLimits: config.buildLimits,
       keepImages: (projectId) => quotas.imagesPerService(projectId),
@@ -226,8 +229,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     proxy,
     portRange: config.portRange,
     probePort: probeFree,
-    publicIp: publicIpSource(store.settings),
-    detectedIp: detectInterfaceIpv4(),
+    publicIp,
+    detectedIp,
     engine,
     deployLimits,
     notifyTargets,
