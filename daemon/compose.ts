@@ -38,6 +38,7 @@ import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
+import { DockerSwarmState } from './swarm/state.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -99,6 +100,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const hub = new EventHub(clock);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook, logRate);
   const own = new Ownership(await instanceId(store));
+  // Swarm mode as Docker sees it (cached ~2 s): read by the deploy machinery and core
+  const swarm = new DockerSwarmState(docker);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
@@ -128,6 +131,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       docker,
       own,
       clock,
+      swarm,
       log,
       buildLogs,
       runtimeLogs,
@@ -229,6 +233,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp: publicIpSource(store.settings),
     detectedIp: detectInterfaceIpv4(),
     engine,
+    swarm,
     deployLimits,
     notifyTargets,
     buildLogs,
