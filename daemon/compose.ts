@@ -39,6 +39,7 @@ import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
 import { DockerSwarmState } from './swarm/state.js';
+import { BerthRegistry } from './swarm/registry.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -103,6 +104,20 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // Swarm mode as Docker sees it (cached ~2 s): read by the deploy machinery and core
   const swarm = new DockerSwarmState(docker);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // Swarm mode's image registry on the manager (started when Swarm turns on, and by deployments)
+  const registry = new BerthRegistry({
+    docker,
+    own,
+    ca,
+    settings: store.settings,
+    swarm,
+    image: config.registry.image,
+    port: config.registry.port,
+    dir: join(config.dataDir, 'registry'),
+    certsDir: '/etc/docker/certs.d',
+    now: () => clock.now(),
+    log,
+  });
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
@@ -132,6 +147,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       own,
       clock,
       swarm,
+      registry,
       log,
       buildLogs,
       runtimeLogs,
