@@ -20,7 +20,7 @@ const HOSTNAME = /^[A-Za-z0-9][A-Za-z0-9.-]{0,252}$/;
 /** What may be put into the script between single quotes: no quote, no backslash, no control character. */
 const SCRIPT_SAFE = /^[A-Za-z0-9.:/[\]_+=-]*$/;
 
-export interface JoinAnswer {
+interface JoinAnswer {
   joinToken: string;
   managerAddress: string;
   registryAddress: string;

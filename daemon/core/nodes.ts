@@ -16,7 +16,7 @@ import { listForMessage, managerPinnedServices } from './swarm-services.js';
 const AVAILABILITIES = ['active', 'pause', 'drain'] as const;
 
 /** The closed shape clients rely on (shared/types/swarm.ts): nothing else of Docker's leaves. */
-export function nodeView(n: EngineNode, tasks: number): SwarmNode {
+function nodeView(n: EngineNode, tasks: number): SwarmNode {
   return {
     id: n.id,
     hostname: n.hostname,

@@ -30,7 +30,7 @@ function engineMessage(err: unknown): string {
   return json?.message ?? (err as Error).message;
 }
 
-export function engineNodeFrom(n: DockerNode, selfId: string | null): EngineNode {
+function engineNodeFrom(n: DockerNode, selfId: string | null): EngineNode {
   const state = (n.Status?.State ?? 'unknown') as NodeState;
   const availability = (n.Spec?.Availability ?? 'active') as NodeAvailability;
   // a manager's Status.Addr may read 0.0.0.0 (it listens on every address): its advertised one is in ManagerStatus

@@ -22,7 +22,7 @@ export function splitAddr(addr: string): { host: string; port: number } {
 }
 
 /** curl's `sha256//` pin of the certificate served at host:port. */
-export function servedPin(host: string, port: number, timeoutMs = 5000): Promise<string> {
+function servedPin(host: string, port: number, timeoutMs = 5000): Promise<string> {
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port, rejectUnauthorized: false, ...(isIP(host) === 0 ? { servername: host } : {}) }, () => {
       const cert = socket.getPeerCertificate();

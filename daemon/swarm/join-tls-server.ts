@@ -11,10 +11,10 @@ import { splitAddr } from './join-endpoint.js';
 /** The CA's directory for this certificate: no service id has a dash. */
 const CERT_ID = 'berth-join-api';
 
-export async function startJoinTlsServer(addr: string, ca: BerthCa, handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server> {
+export async function startJoinTlsServer(addr: string, ca: BerthCa, handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<Server> {
   const { host, port } = splitAddr(addr);
   const cert = await ca.issueServer(CERT_ID, [host]);
-  const server = createServer({ cert: readFileSync(`${cert.dir}/server.crt`), key: readFileSync(`${cert.dir}/server.key`) }, handler);
+  const server = createServer({ cert: readFileSync(`${cert.dir}/server.crt`), key: readFileSync(`${cert.dir}/server.key`) }, (req, res) => void handler(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -151,16 +151,12 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'generated-names.list': { params: none },
   // an unknown label: allowed means past the key check, which answers 404 for a label never handed out
   'generated-names.release': { params: () => ({ label: 'never-handed-out' }), allowed: [404] },
-  // Swarm mode is host-wide and this suite does not hold the host's Swarm lock: nothing here turns it
-  // on or off. Allowed means past auth: an address that is not an IP answers 400; turning off a swarm
-  // this daemon did not turn on answers 409 (200 when the host is not in one).
+  // Swarm is host-wide and this suite holds no host lock: nothing turns it on or off. Past auth: no IP 400, a swarm this daemon did not make 409 (200: none), unknown node 404, join with Swarm off or no HTTPS 409.
   'swarm.get': { params: none },
   'swarm.enable': { params: none, body: () => ({ advertiseAddress: 'not-an-address' }), allowed: [400] },
   'swarm.disable': { params: none, allowed: [200, 409] },
   'nodes.list': { params: none },
-  // Swarm is off here (or another suite's, with no HTTPS endpoint for joining): past auth, 409 says why.
   'nodes.join': { params: none, body: () => ({}), allowed: [409] },
-  // No node of that id: allowed means past auth, which answers 404.
   'nodes.patch': { params: () => ({ nodeId: 'no-such-node' }), body: () => ({ availability: 'active' }), allowed: [404] },
   'nodes.delete': { params: () => ({ nodeId: 'no-such-node' }), allowed: [404] },
   'system.quotas': { params: none },

@@ -13,8 +13,8 @@ import { REPO_ROOT } from './repo-root.js';
 import { until } from './wait.js';
 
 /** Every worker container carries it; `removeAllWorkers` removes by it (and by the name prefix). */
-export const WORKER_LABEL = 'dev.berth.test.swarm-node';
-export const WORKER_PREFIX = 'berth-test-node-';
+const WORKER_LABEL = 'dev.berth.test.swarm-node';
+const WORKER_PREFIX = 'berth-test-node-';
 
 const DIND_OPTIONS = [
   '--cap-add=ALL',
@@ -45,7 +45,7 @@ export function requireSwarmImages(): { node: string; registry: string } {
   return images;
 }
 
-export interface ExecResult {
+interface ExecResult {
   status: number;
   stdout: string;
   stderr: string;
