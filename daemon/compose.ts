@@ -38,6 +38,10 @@ import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
+import { DockerSwarmState } from './swarm/state.js';
+import { BerthRegistry } from './swarm/registry.js';
+import { DockerSwarmControl } from './swarm/control.js';
+import { JoinEndpoint } from './swarm/join-endpoint.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -76,6 +80,8 @@ export interface Composed {
   jobScheduler: JobScheduler;
   /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
   recoverJobs: () => Promise<void>;
+  /** Berth's CA (the development join listener's certificate comes from it). */
+  ca: BerthCa;
 }
 
 async function instanceId(store: Store): Promise<string> {
@@ -102,7 +108,23 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // the server's address: the user's setting, else the one detected on the first start (kept: it never drifts)
   const detectedIp = await keptDetectedIp(store.settings);
   const publicIp = publicIpSource(store.settings, detectedIp);
+  // Swarm mode as Docker sees it (cached ~2 s): read by the deploy machinery and core
+  const swarm = new DockerSwarmState(docker);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // Swarm mode's image registry on the manager (started when Swarm turns on, and by deployments)
+  const registry = new BerthRegistry({
+    docker,
+    own,
+    ca,
+    settings: store.settings,
+    swarm,
+    image: config.registry.image,
+    port: config.registry.port,
+    dir: join(config.dataDir, 'registry'),
+    certsDir: '/etc/docker/certs.d',
+    now: () => clock.now(),
+    log,
+  });
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
@@ -131,6 +153,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       docker,
       own,
       clock,
+      swarm,
+      registry,
       log,
       buildLogs,
       runtimeLogs,
@@ -232,6 +256,10 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp,
     detectedIp,
     engine,
+    swarm,
+    swarmControl: new DockerSwarmControl(docker, own, swarm),
+    registry,
+    joinEndpoint: new JoinEndpoint({ joinTlsAddr: config.joinTlsAddr, apiTlsAddr: config.apiTlsAddr, publicIp }),
     deployLimits,
     notifyTargets,
     buildLogs,
@@ -284,6 +312,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     sse: new SseStreams(store.version, log),
     jobRunner,
     jobScheduler,
+    ca,
     recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };
 }
