@@ -17,6 +17,8 @@ import type { ProxyResult } from '../../shared/types.js';
 import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
 import type { ReachFacts } from '../backups/source-reach.js';
+import type { DeploymentRecord } from '../core/records.js';
+import type { ImageRegistryPort, SwarmPort } from '../core/ports/swarm.js';
 
 export interface DeployDeps {
   store: Store;
@@ -66,6 +68,22 @@ export interface DeployDeps {
   diskLow: (what: string) => Promise<string | null>;
   /** What one image build may use. */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
+  /** Swarm mode (off on a server that never turned it on: then every service is a container). */
+  swarm: SwarmPort;
+  /** Berth's registry on the manager: every image a Swarm service runs is pushed there. */
+  registry: ImageRegistryPort;
+  /** The task watcher (swarm/task-watcher.ts): Caddy's pools of Swarm tasks. */
+  swarmTasks: SwarmTaskFollower;
+}
+
+/** What the deployment engine asks of the task watcher. */
+export interface SwarmTaskFollower {
+  /** One pass now: pools follow the tasks that answer (Caddy reloads when one changed). */
+  refresh(): Promise<void>;
+  /** Takes a service's pool out of Caddy now (its Swarm service is about to be removed). */
+  drop(serviceId: string): Promise<void>;
+  /** Whether a deployment ran as the service's Swarm service (its containerId is the Swarm service's id). */
+  isSwarmDeployment(dep: DeploymentRecord): Promise<boolean>;
 }
 
 /** What the deployment engine asks of the data plane (daemon/proxy/caddy.ts). */
