@@ -53,6 +53,7 @@ import { lookupAll } from './notify/lookup.js';
 import { EngineSwarmState, EnvRegistry } from './swarm/provisional.js';
 import { TaskPools } from './swarm/task-pools.js';
 import { TaskWatcher } from './swarm/task-watcher.js';
+import { EngineInstances } from './swarm/instances.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
@@ -235,6 +236,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
+    swarm,
+    instances: new EngineInstances({ docker, own, swarm }),
     catalog,
     backupStorage,
     clock,

@@ -21,6 +21,7 @@ import { serviceContainerBase } from './service-container.js';
 import { recreateFailed, runReleaseCommand, sayDowntime, stopLiveForRecreate, type Recreated } from './release-and-recreate.js';
 import { removeDeploymentFiles, writeDeploymentFiles } from './service-files.js';
 import { retireInBackground } from './retire.js';
+import { deployToSwarm, runsOnSwarm } from './swarm-deploy.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 
@@ -54,6 +55,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const { env, network } = base;
     if (app) await runReleaseCommand(d, service, dep, image, base, say, signal);
     if (signal.aborted) throw new BuildError('aborted');
+    // Swarm-backed (Swarm on, replicas or a placement): one Swarm service, rolled to the new image
+    if (app && (await runsOnSwarm(d, service))) return await deployToSwarm(d, service, dep, image, env, say, signal);
     if (app && service.deployStrategy === 'recreate') recreated = await stopLiveForRecreate(d, service, dep, say);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
     const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};

@@ -60,8 +60,7 @@ type Pending =
   | 'nodes.delete'
   | 'nodes.join-script'
   | 'nodes.join-ca'
-  | 'nodes.join-complete'
-  | 'services.instances';
+  | 'nodes.join-complete';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -84,6 +83,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'volumes.list': { params: project },
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
+  'services.instances': { params: web },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },
