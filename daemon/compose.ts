@@ -38,6 +38,8 @@ import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
+import { DockerSwarmState } from './swarm/state.js';
+import { BerthRegistry } from './swarm/registry.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -105,7 +107,23 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const hub = new EventHub(clock);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook, logRate);
   const own = new Ownership(await instanceId(store));
+  // Swarm mode as Docker sees it (cached ~2 s): read by the deploy machinery and core
+  const swarm = new DockerSwarmState(docker);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // Swarm mode's image registry on the manager (started when Swarm turns on, and by deployments)
+  const registry = new BerthRegistry({
+    docker,
+    own,
+    ca,
+    settings: store.settings,
+    swarm,
+    image: config.registry.image,
+    port: config.registry.port,
+    dir: join(config.dataDir, 'registry'),
+    certsDir: '/etc/docker/certs.d',
+    now: () => clock.now(),
+    log,
+  });
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
@@ -141,6 +159,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       docker,
       own,
       clock,
+      swarm,
+      registry,
       log,
       buildLogs,
       runtimeLogs,
@@ -247,6 +267,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp: publicIpSource(store.settings),
     detectedIp: detectInterfaceIpv4(),
     engine,
+    swarm,
     deployLimits,
     notifyTargets,
     buildLogs,

@@ -48,6 +48,7 @@ import type { InstancesSource } from './ports/instances.js';
 import type { SwarmPort } from './ports/swarm.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './ports/store.js';
+import type { SwarmPort } from './ports/swarm.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
@@ -68,6 +69,8 @@ export interface CoreDeps {
   /** The first non-internal IPv4 of this host, found at start. */
   detectedIp: string;
   engine: DeploymentEngine;
+  /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
+  swarm: SwarmPort;
   /** Build, pull and clone timeouts and the per-project queue cap (system settings the engine reads too). */
   deployLimits: DeployLimitSettings;
   buildLogs: LogFeed;

@@ -8,6 +8,7 @@ import type { DeployLimitsRead } from '../core/deploy-limits.js';
 import type { BaseImages } from '../builder/autobuild/base-images.js';
 import type { CloneLimits } from '../builder/checkout.js';
 import type { Store } from '../core/ports/store.js';
+import type { ImageRegistryPort, SwarmPort } from '../core/ports/swarm.js';
 import type { LimitPolicy, LimitValues } from '../core/limits.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
@@ -26,6 +27,10 @@ export interface DeployDeps {
   /** Labels that prove this daemon made a Docker object. */
   own: Ownership;
   clock: Clock;
+  /** Swarm mode on this server (off: containers as before; on: services, see daemon/swarm/). */
+  swarm: SwarmPort;
+  /** Berth's registry on the manager (Swarm mode only): where built images are pushed for the workers. */
+  registry: ImageRegistryPort;
   /** The daemon's own log (not a deployment's). */
   log: (message: string, err?: unknown) => void;
   buildLogs: LogBook;
