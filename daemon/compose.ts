@@ -52,7 +52,6 @@ import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
 import { NotifyTargets } from './core/notify-targets.js';
 import { lookupAll } from './notify/lookup.js';
-import { EngineSwarmState, EnvRegistry } from './swarm/provisional.js';
 import { TaskPools } from './swarm/task-pools.js';
 import { TaskWatcher } from './swarm/task-watcher.js';
 import { EngineInstances } from './swarm/instances.js';
@@ -128,9 +127,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
   const filesDir = join(config.dataDir, 'files');
-  // Swarm mode (off unless turned on) and Berth's registry on the manager
-  const swarm = new EngineSwarmState(docker);
-  const registry = new EnvRegistry();
   // the answering tasks of Swarm-backed services: the watcher writes them, Caddy's routing reads them
   const pools = new TaskPools();
   // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
@@ -185,8 +181,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       buildLimits: config.buildLimits,
       keepImages: (projectId) => quotas.imagesPerService(projectId),
       diskLow: (what) => disk.lowReason(what),
-      swarm,
-      registry,
       swarmTasks: taskWatcher,
     },
     config.buildConcurrency,
@@ -256,7 +250,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
-    swarm,
     instances: new EngineInstances({ docker, own, swarm }),
     catalog,
     backupStorage,

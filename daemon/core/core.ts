@@ -45,7 +45,6 @@ import type { Quotas } from './quotas.js';
 import { Services } from './services.js';
 import { Instances } from './instances.js';
 import type { InstancesSource } from './ports/instances.js';
-import type { SwarmPort } from './ports/swarm.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './ports/store.js';
 import type { SwarmPort } from './ports/swarm.js';
@@ -120,8 +119,6 @@ export interface CoreDeps {
   composeTemplates: readonly ComposeTemplate[];
   /** Where background work that has no record of its own says how it ended (the daemon's log). */
   log: (message: string, err?: unknown) => void;
-  /** Swarm mode (daemon/swarm/): replicas and placements need it on. */
-  swarm: SwarmPort;
   /** Where each service's instances run (Swarm tasks or its container). */
   instances: InstancesSource;
 }

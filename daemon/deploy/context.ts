@@ -19,7 +19,6 @@ import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
 import type { ReachFacts } from '../backups/source-reach.js';
 import type { DeploymentRecord } from '../core/records.js';
-import type { ImageRegistryPort, SwarmPort } from '../core/ports/swarm.js';
 
 export interface DeployDeps {
   store: Store;
@@ -73,10 +72,6 @@ export interface DeployDeps {
   diskLow: (what: string) => Promise<string | null>;
   /** What one image build may use. */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
-  /** Swarm mode (off on a server that never turned it on: then every service is a container). */
-  swarm: SwarmPort;
-  /** Berth's registry on the manager: every image a Swarm service runs is pushed there. */
-  registry: ImageRegistryPort;
   /** The task watcher (swarm/task-watcher.ts): Caddy's pools of Swarm tasks. */
   swarmTasks: SwarmTaskFollower;
 }
