@@ -6,7 +6,7 @@
 import type { ServiceRecord } from '../core/records.js';
 import { inspectOwnedSwarmService } from '../docker/swarm-services.js';
 import { listTasks, nodeDirectory, type TaskView } from '../docker/swarm-tasks.js';
-import { probeAddress } from '../swarm/task-probe.js';
+import { probeAddress } from './task-probe.js';
 import type { DeployDeps } from './context.js';
 
 export type Rollout = { state: 'done' } | { state: 'failed'; reason: string } | { state: 'aborted' };

@@ -13,7 +13,7 @@ import { liveDeployment } from '../core/deployment-states.js';
 import { LABEL_SERVICE, type Ownership } from '../docker/labels.js';
 import { listOwnedSwarmServices, swarmServiceName } from '../docker/swarm-services.js';
 import { listTasks, nodeDirectory } from '../docker/swarm-tasks.js';
-import { probeAddress } from './task-probe.js';
+import { probeAddress } from '../deploy/task-probe.js';
 import type { TaskPools } from './task-pools.js';
 
 export interface TaskWatcherDeps {
