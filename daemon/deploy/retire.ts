@@ -75,4 +75,3 @@ export async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void
   for (const x of wentLive.slice(0, keep)) ids.add(x.id);
   pruneDeploymentFiles(d, serviceId, ids);
 }
-

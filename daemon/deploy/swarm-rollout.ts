@@ -56,14 +56,7 @@ export async function followRollout(
   return { state: 'failed', reason: `not every task of ${replicas} was running and answering within ${Math.round(Math.max(d.healthTimeoutMs, MIN_ROLLOUT_MS) / 1000)} s` };
 }
 
-function tell(
-  t: TaskView,
-  told: Map<string, string>,
-  failures: Map<number, number>,
-  replicas: number,
-  hostname: string,
-  say: (line: string, stream?: 'stdout' | 'stderr') => void,
-): void {
+function tell(t: TaskView, told: Map<string, string>, failures: Map<number, number>, replicas: number, hostname: string, say: (line: string, stream?: 'stdout' | 'stderr') => void): void {
   const key = `${t.state}|${t.nodeId}`;
   if (told.get(t.id) === key) return;
   const first = !told.has(t.id);
@@ -72,7 +65,9 @@ function tell(
   if (bad) failures.set(t.slot, (failures.get(t.slot) ?? 0) + 1);
   // the quiet in-between states (new, allocated, pending, assigned, accepted) only once, as "scheduled"
   if (!bad && !['preparing', 'starting', 'running', 'shutdown', 'complete'].includes(t.state) && !first) return;
-  const what = bad ? `${t.state} on ${hostname}: ${t.err ?? t.message}` : `${ENDED.has(t.state) ? t.state : t.state === 'running' || t.state === 'starting' || t.state === 'preparing' ? t.state : 'scheduled'} on ${hostname}`;
+  const what = bad
+    ? `${t.state} on ${hostname}: ${t.err ?? t.message}`
+    : `${ENDED.has(t.state) ? t.state : t.state === 'running' || t.state === 'starting' || t.state === 'preparing' ? t.state : 'scheduled'} on ${hostname}`;
   say(`task ${t.slot}/${replicas} ${what}`, bad ? 'stderr' : 'stdout');
 }
 

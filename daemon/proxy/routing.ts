@@ -28,12 +28,7 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
  * service moves from a container to Swarm, the pool takes over as its first tasks answer), unless
  * `ahead` names one (a new container going live before the store says so).
  */
-async function liveUpstreams(
-  store: Store,
-  services: readonly ServiceRecord[],
-  ahead: ReadonlyMap<string, number>,
-  pools: ReadonlyMap<string, readonly string[]>,
-): Promise<Map<string, string>> {
+async function liveUpstreams(store: Store, services: readonly ServiceRecord[], ahead: ReadonlyMap<string, number>, pools: ReadonlyMap<string, readonly string[]>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const d of (
     await liveDeployments(

@@ -46,7 +46,12 @@ export class EngineInstances implements InstancesSource {
     for (const c of await listOwnedContainers(this.d.docker, this.d.own, { serviceId: service.id })) {
       // Swarm's task containers are listed as tasks; one-off containers (release commands, jobs) are not instances
       if (c.labels['com.docker.swarm.task.id'] || !c.labels['dev.berth.deployment']) continue;
-      const state = (await this.d.docker.getContainer(c.id).inspect().catch(() => null))?.State;
+      const state = (
+        await this.d.docker
+          .getContainer(c.id)
+          .inspect()
+          .catch(() => null)
+      )?.State;
       if (!state) continue;
       out.push({
         id: c.id,

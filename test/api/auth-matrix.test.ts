@@ -50,17 +50,7 @@ const ELSEWHERE = {
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 29's branches): routes whose handlers are on another branch. */
-type Pending =
-  | 'swarm.get'
-  | 'swarm.enable'
-  | 'swarm.disable'
-  | 'nodes.list'
-  | 'nodes.join'
-  | 'nodes.patch'
-  | 'nodes.delete'
-  | 'nodes.join-script'
-  | 'nodes.join-ca'
-  | 'nodes.join-complete';
+type Pending = 'swarm.get' | 'swarm.enable' | 'swarm.disable' | 'nodes.list' | 'nodes.join' | 'nodes.patch' | 'nodes.delete' | 'nodes.join-script' | 'nodes.join-ca' | 'nodes.join-complete';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 

@@ -134,7 +134,14 @@ describe('replicated services on Swarm', function () {
     const { deployment } = await t.admin.deploy(service.id);
     const dep = await waitForDeployment(t.admin, service.id, deployment.id, ['failed', 'running'], 200_000);
     const log = await deployLog(dep.id);
-    console.log(log.split('\n').filter((l) => /task|roll|fail/i.test(l)).slice(0, 12).map((l) => `        ${l}`).join('\n'));
+    console.log(
+      log
+        .split('\n')
+        .filter((l) => /task|roll|fail/i.test(l))
+        .slice(0, 12)
+        .map((l) => `        ${l}`)
+        .join('\n'),
+    );
     expect(dep.status, log).to.equal('failed');
     expect(log).to.match(/task \d\/3 (rejected|failed) on berth-test-node-rt-b: \S/);
     expect(log).to.match(/previous release/);
