@@ -4,6 +4,7 @@
 import type { DeploymentRecord } from '../core/records.js';
 import { removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
+import { untagPushed } from '../docker/image-push.js';
 import { removeOwnedSwarmService } from '../docker/swarm-services.js';
 import type { DeployDeps } from './context.js';
 import { drained } from './drain.js';
@@ -18,7 +19,29 @@ export function retireInBackground(d: DeployDeps, serviceId: string, previous: D
     .catch((err: unknown) => d.log(`retiring old deployments of ${serviceId}`, err))
     .then(() => pruneImages(d, serviceId))
     .then(() => pruneFiles(d, serviceId))
+    .then(() => prunePushedTags(d, serviceId))
     .catch((err: unknown) => d.log(`pruning old images of ${serviceId}`, err));
+}
+
+/**
+ * The manager's local tags of images pushed to Berth's registry (`<registry>/berth/<serviceId>:<deploymentId>`,
+ * docker/image-push.ts) beyond those a rollback needs (the same N as pruneImages, plus anything in
+ * progress or live) are untagged; the layers stay while another tag uses them. The registry's own
+ * copies are not garbage-collected here.
+ */
+async function prunePushedTags(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const kept = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
+  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  for (const x of wentLive.slice(0, keep)) kept.add(x.id);
+  const images = await d.docker.listImages({ filters: { reference: [`*/berth/${serviceId}`] } });
+  for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
+    if (!tag.includes(`/berth/${serviceId}:`) || kept.has(tag.slice(tag.lastIndexOf(':') + 1))) continue;
+    await untagPushed(d.docker, tag);
+  }
 }
 
 async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean, keepSwarmService: string | null): Promise<void> {

@@ -176,12 +176,19 @@ export async function connectToOverlay(docker: Docker, network: string, containe
     });
 }
 
-export async function removeProjectOverlay(docker: Docker, own: Ownership, projectId: string): Promise<void> {
+/** Removes the project's overlay; a removed Swarm service's tasks leave it within seconds, so "in use" is retried for a while. */
+export async function removeProjectOverlay(docker: Docker, own: Ownership, projectId: string, tries = 15): Promise<void> {
   const network = docker.getNetwork(overlayNetworkName(projectId));
-  try {
-    const info = (await network.inspect()) as { Labels?: Labels };
-    if (own.owns(info.Labels, { projectId })) await network.remove();
-  } catch {
-    // absent (Swarm off, or never needed), or still in use
+  for (let i = 0; i < tries; i++) {
+    try {
+      const info = (await network.inspect()) as { Labels?: Labels };
+      if (own.owns(info.Labels, { projectId })) await network.remove();
+      return;
+    } catch (err) {
+      const { statusCode, message } = err as { statusCode?: number; message?: string };
+      // absent (Swarm off, or never needed), or in use by something that is not leaving
+      if (statusCode === 404 || !/in use|active endpoints/i.test(message ?? '')) return;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
   }
 }
