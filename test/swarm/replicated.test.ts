@@ -40,9 +40,10 @@ describe('replicated services on Swarm', function () {
   before(async function () {
     this.timeout(300_000);
     requireDocker();
-    requireSwarmImages();
+    const images = requireSwarmImages();
     hostSwarm.assertOff();
-    t = await startTestDaemon({ BERTH_REGISTRY_PORT: String(REGISTRY_PORT), BERTH_HEALTH_TIMEOUT: '60' });
+    // the registry: the stand-in for registry:2 that test/setup/swarm-images.sh builds
+    t = await startTestDaemon({ BERTH_REGISTRY_PORT: String(REGISTRY_PORT), BERTH_IMAGE_REGISTRY: images.registry, BERTH_HEALTH_TIMEOUT: '60' });
     await t.admin.patchSystemSettings({ httpsMode: 'http' });
     projectId = (await t.admin.createProject({ name: `swarm-${Date.now()}` })).project.id;
   });
@@ -129,8 +130,10 @@ describe('replicated services on Swarm', function () {
 
   it('fails a deployment whose image cannot be pulled, with the task error and node in the log, and the previous release keeps serving', async function () {
     this.timeout(180_000);
-    // every node pulls the new tag from the registry; deleting the pushed manifest makes the pull fail
-    spawnSync('docker', ['exec', 'berth-registry', 'sh', '-c', 'rm -rf /var/lib/registry/docker/registry/v2/repositories/berth'], { stdio: 'ignore' });
+    // the remaining worker stops trusting Berth's registry: its pull of the new tag fails (x509)
+    const survivor = workers[0]!;
+    const certs = `/etc/docker/certs.d/${bridgeAddress()}:${REGISTRY_PORT}`;
+    survivor.exec(['mv', certs, `${certs}.off`]);
     const { deployment } = await t.admin.deploy(service.id);
     const dep = await waitForDeployment(t.admin, service.id, deployment.id, ['failed', 'running'], 200_000);
     const log = await deployLog(dep.id);
@@ -146,6 +149,8 @@ describe('replicated services on Swarm', function () {
     expect(log).to.match(/task \d\/3 (rejected|failed) on berth-test-node-rt-b: \S/);
     expect(log).to.match(/previous release/);
     expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
+    expect((await t.admin.listInstances(service.id)).instances.filter((i) => i.state === 'running')).to.have.length(3);
+    survivor.exec(['mv', `${certs}.off`, certs]);
   });
 
   it('returns to a single container when scaled back to 1', async function () {
