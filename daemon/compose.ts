@@ -54,6 +54,9 @@ import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
 import { NotifyTargets } from './core/notify-targets.js';
 import { lookupAll } from './notify/lookup.js';
+import { TaskPools } from './swarm/task-pools.js';
+import { TaskWatcher } from './swarm/task-watcher.js';
+import { EngineInstances } from './swarm/instances.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
 import { keptDetectedIp, publicIpSource } from './public-ip.js';
@@ -71,6 +74,8 @@ export interface Composed {
   hub: EventHub;
   engine: DockerDeploymentEngine;
   proxy: CaddyProxy;
+  /** Follows Swarm tasks into Caddy's pools (started by server.ts). */
+  taskWatcher: TaskWatcher;
   backups: BackupRunner;
   backupScheduler: BackupScheduler;
   volumeBackups: VolumeBackupRunner;
@@ -129,6 +134,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
   const filesDir = join(config.dataDir, 'files');
+  // the answering tasks of Swarm-backed services: the watcher writes them, Caddy's routing reads them
+  const pools = new TaskPools();
   // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
   const proxy = new CaddyProxy({
     store,
@@ -138,7 +145,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIp },
     log,
     storeVersion: store.version,
+    pools: () => pools.snapshot(),
   });
+  const taskWatcher = new TaskWatcher({ docker, own, swarm, store, pools, apply: () => proxy.apply(), events: hub, log });
   // this host's addresses and Docker's networks: what redis imports and clones of keys over selected projects may not reach
   const reachFacts = hostReachFacts(docker);
   // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
@@ -179,6 +188,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       buildLimits: config.buildLimits,
       keepImages: (projectId) => quotas.imagesPerService(projectId),
       diskLow: (what) => disk.lowReason(what),
+      swarmTasks: taskWatcher,
     },
     config.buildConcurrency,
   );
@@ -247,6 +257,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
+    instances: new EngineInstances({ docker, own, swarm }),
     catalog,
     backupStorage,
     clock,
@@ -304,6 +315,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     hub,
     engine,
     proxy,
+    taskWatcher,
     backups,
     backupScheduler: scheduler,
     volumeBackups,

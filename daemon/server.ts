@@ -136,6 +136,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     else if (r.state === 'refused' || r.state === 'failed') log(`reverse proxy: ${r.result.detail}`);
   });
   proxy.watch();
+  // Caddy's pools follow the Swarm tasks of replicated services (a cheap Engine check while Swarm is off)
+  composed.taskWatcher.start();
   return {
     url: `http://${shownHost}:${port}`,
     port,
@@ -157,6 +159,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       jobScheduler.stop();
       core.nodeWatch.stop();
       proxy.stop();
+      composed.taskWatcher.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -43,6 +43,8 @@ import { Projects } from './projects.js';
 import type { ProxyPort } from './ports/proxy.js';
 import type { Quotas } from './quotas.js';
 import { Services } from './services.js';
+import { Instances } from './instances.js';
+import type { InstancesSource } from './ports/instances.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './ports/store.js';
 import type { SwarmPort } from './ports/swarm.js';
@@ -128,10 +130,14 @@ export interface CoreDeps {
   composeTemplates: readonly ComposeTemplate[];
   /** Where background work that has no record of its own says how it ended (the daemon's log). */
   log: (message: string, err?: unknown) => void;
+  /** Where each service's instances run (Swarm tasks or its container). */
+  instances: InstancesSource;
 }
 
 export interface Core {
   keys: KeyService;
+  /** GET /services/:id/instances. */
+  instances: Instances;
   sessions: SessionService;
   projects: Projects;
   services: Services;
@@ -184,6 +190,7 @@ export function buildCore(deps: CoreDeps): Core {
     sessions: new SessionService(store, keys, clock),
     projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, deps.events, dnsGone),
     services,
+    instances: new Instances({ store: deps.store, instances: deps.instances }),
     env,
     domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
     deployments,

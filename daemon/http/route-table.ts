@@ -12,7 +12,6 @@ import type { Access } from '../core/access.js';
 import { accessOf } from './auth.js';
 import type { AppServices } from './route-module.js';
 import { parse } from './validate.js';
-import { PENDING_ROUTES } from './pending-routes.js';
 
 interface RouteRequest<Id extends RouteId, Body> {
   ctx: Context;
@@ -59,7 +58,7 @@ export function mergeHandlers(...modules: RouteHandlers[]): RouteHandlers {
 export function tableMismatches(handlers: RouteHandlers): string[] {
   const ids = new Set<string>(API_ROUTES.map((r) => r.id));
   const problems: string[] = [];
-  for (const r of API_ROUTES) if (!(r.id in handlers) && !PENDING_ROUTES.has(r.id)) problems.push(`route ${r.id} (${r.method} ${r.path}) has no handler`);
+  for (const r of API_ROUTES) if (!(r.id in handlers)) problems.push(`route ${r.id} (${r.method} ${r.path}) has no handler`);
   for (const id of Object.keys(handlers)) if (!ids.has(id)) problems.push(`handler ${id} is for no route of the table`);
   return problems;
 }
@@ -81,7 +80,6 @@ export function registerRoutes(routers: { api: Router; open: Router }, handlers:
   const problems = tableMismatches(handlers);
   if (problems.length > 0) throw new Error(`the route table and its handlers differ: ${problems.join('; ')}`);
   for (const r of API_ROUTES) {
-    if (PENDING_ROUTES.has(r.id) && !(r.id in handlers)) continue;
     const def = handlers[r.id]!;
     const router = def.rawBody ? routers.open : routers.api;
     const keyed = r.access !== 'open' && r.access !== 'session';

@@ -1,7 +1,6 @@
 // Every route of the table (shared/api-routes.ts) against every kind of caller: no key, unknown key,
 // read key, write key, and a selected-projects key inside and outside its projects, as the route's
 // `access` says. Refused requests must change nothing.
-import { PENDING_ROUTES } from '../../daemon/http/pending-routes.js';
 import { expect } from 'chai';
 import { API_ROUTES, routePath, type QueryValues, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
@@ -52,10 +51,7 @@ const ELSEWHERE = {
   'nodes.join-complete': 'no key: the join token is the credential (test/swarm/control)',
 } as const satisfies Partial<Record<RouteId, string>>;
 
-/** TEMPORARY (issue 29's branches): routes whose handlers are on another branch. */
-type Pending = 'services.instances';
-
-type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
+type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
 
 const none = () => ({});
 const web = (t: ProjectWorld) => ({ serviceId: t.web.id });
@@ -76,6 +72,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'volumes.list': { params: project },
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
+  'services.instances': { params: web },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },
@@ -203,7 +200,7 @@ const LEVELS = {
 
 const endpoints: Record<string, Endpoint> = {};
 for (const route of API_ROUTES) {
-  if (route.id in ELSEWHERE || PENDING_ROUTES.has(route.id)) continue;
+  if (route.id in ELSEWHERE) continue;
   if (!(route.access in LEVELS)) throw new Error(`${route.id}: a route without a key belongs in ELSEWHERE`);
   const [level, allProjectsOnly] = LEVELS[route.access as keyof typeof LEVELS];
   for (const c of [cases[route.id as Matrixed]].flat()) {
