@@ -94,11 +94,7 @@ export class Notifier {
       this.nodesDown.add(key);
       if (this.nodesDown.size > SEEN_LIMIT) this.nodesDown.delete(this.nodesDown.values().next().value as string);
       const name = typeof d.hostname === 'string' && d.hostname ? d.hostname : d.nodeId;
-      this.notify(
-        serverId,
-        { title: `Node ${name} is down on ${this.o.serverName(serverId)}`, body: 'Its tasks move to the other nodes. Click to see the nodes.' },
-        { serverId, kind: 'nodes' },
-      );
+      this.notify(serverId, { title: `Node ${name} is down on ${this.o.serverName(serverId)}`, body: 'Its tasks move to the other nodes. Click to see the nodes.' }, { serverId, kind: 'nodes' });
     }
   }
 
