@@ -27,13 +27,13 @@ export default function NodesPage({ canWrite }: { canWrite: boolean }) {
       {on ? (
         <>
           <section className="card stack" aria-label="Nodes of the swarm">
-            <h2 className="h3">Nodes</h2>
+            <h2 className="h3">Nodes in the swarm</h2>
             <ErrorNote error={nodes.error} />
             {nodes.isPending ? <Loading what="nodes" /> : null}
             {nodes.data && nodes.data.nodes.length === 0 ? <Empty title="No nodes" /> : null}
             {nodes.data && nodes.data.nodes.length > 0 ? (
               <div className="table-scroll">
-                <table className="table">
+                <table className="table nodes-table">
                   <caption className="sr-only">Nodes of the swarm</caption>
                   <thead>
                     <tr>
