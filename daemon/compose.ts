@@ -38,6 +38,8 @@ import { failureLogs } from './deploy/failure-logs.js';
 import { LogBook } from './deploy/log-book.js';
 import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
+import { DockerSwarmState } from './swarm/state.js';
+import { BerthRegistry } from './swarm/registry.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -50,6 +52,9 @@ import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
 import { NotifyTargets } from './core/notify-targets.js';
 import { lookupAll } from './notify/lookup.js';
+import { TaskPools } from './swarm/task-pools.js';
+import { TaskWatcher } from './swarm/task-watcher.js';
+import { EngineInstances } from './swarm/instances.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
 import { detectInterfaceIpv4, publicIpSource } from './public-ip.js';
@@ -67,6 +72,8 @@ export interface Composed {
   hub: EventHub;
   engine: DockerDeploymentEngine;
   proxy: CaddyProxy;
+  /** Follows Swarm tasks into Caddy's pools (started by server.ts). */
+  taskWatcher: TaskWatcher;
   backups: BackupRunner;
   backupScheduler: BackupScheduler;
   volumeBackups: VolumeBackupRunner;
@@ -99,11 +106,29 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const hub = new EventHub(clock);
   const runtimeLogs = new RuntimeLogs(docker, runtimeBook, logRate);
   const own = new Ownership(await instanceId(store));
+  // Swarm mode as Docker sees it (cached ~2 s): read by the deploy machinery and core
+  const swarm = new DockerSwarmState(docker);
   const ca = new BerthCa(join(config.dataDir, 'tls'));
+  // Swarm mode's image registry on the manager (started when Swarm turns on, and by deployments)
+  const registry = new BerthRegistry({
+    docker,
+    own,
+    ca,
+    settings: store.settings,
+    swarm,
+    image: config.registry.image,
+    port: config.registry.port,
+    dir: join(config.dataDir, 'registry'),
+    certsDir: '/etc/docker/certs.d',
+    now: () => clock.now(),
+    log,
+  });
   // the engine removes a deleted service's folder of backups
   const backupsDir = join(config.dataDir, 'backups');
   // config files written per deployment, bind-mounted read-only into a service's containers
   const filesDir = join(config.dataDir, 'files');
+  // the answering tasks of Swarm-backed services: the watcher writes them, Caddy's routing reads them
+  const pools = new TaskPools();
   // Caddy, the data plane, through its admin API; when it is not running, every result says so and a timer retries.
   const proxy = new CaddyProxy({
     store,
@@ -113,7 +138,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     apiTls: config.apiTlsAddr === null ? null : { addr: config.apiTlsAddr, subject: publicIpSource(store.settings) },
     log,
     storeVersion: store.version,
+    pools: () => pools.snapshot(),
   });
+  const taskWatcher = new TaskWatcher({ docker, own, swarm, store, pools, apply: () => proxy.apply(), events: hub, log });
   // this host's addresses and Docker's networks: what redis imports and clones of keys over selected projects may not reach
   const reachFacts = hostReachFacts(docker);
   // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
@@ -128,6 +155,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       docker,
       own,
       clock,
+      swarm,
+      registry,
       log,
       buildLogs,
       runtimeLogs,
@@ -152,6 +181,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       buildLimits: config.buildLimits,
       keepImages: (projectId) => quotas.imagesPerService(projectId),
       diskLow: (what) => disk.lowReason(what),
+      swarmTasks: taskWatcher,
     },
     config.buildConcurrency,
   );
@@ -220,6 +250,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const jobScheduler = new JobScheduler(store, jobRunner, log);
   const core = buildCore({
     store,
+    instances: new EngineInstances({ docker, own, swarm }),
     catalog,
     backupStorage,
     clock,
@@ -229,6 +260,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     publicIp: publicIpSource(store.settings),
     detectedIp: detectInterfaceIpv4(),
     engine,
+    swarm,
     deployLimits,
     notifyTargets,
     buildLogs,
@@ -273,6 +305,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     hub,
     engine,
     proxy,
+    taskWatcher,
     backups,
     backupScheduler: scheduler,
     volumeBackups,

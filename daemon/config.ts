@@ -32,6 +32,14 @@ export interface Config {
   /** BERTH_API_TLS_ADDR: where Caddy serves this daemon's API over HTTPS with its internal CA (null: nowhere). */
   apiTlsAddr: string | null;
   images: Record<DatabaseEngine, string>;
+  /** Swarm mode: the image of Berth's own registry (BERTH_IMAGE_REGISTRY, default `registry:2`) and its port on the manager address (BERTH_REGISTRY_PORT, 5443). */
+  registry: { image: string; port: number };
+  /**
+   * BERTH_JOIN_TLS_ADDR (host:port): where a development daemon serves its own API over HTTPS (a
+   * certificate from Berth's CA) so that nodes can join; null: joining goes through Caddy's
+   * apiTlsAddr as on an installed server.
+   */
+  joinTlsAddr: string | null;
   gitBaseUrl: string;
   portRange: PortRange;
   buildCaFile: string | null;
@@ -141,6 +149,15 @@ export function readConfig(env: Env = process.env): Config {
     }
   }
 
+  const registryImage = value('BERTH_IMAGE_REGISTRY') ?? 'registry:2';
+  if (/\s/.test(registryImage) || registryImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_REGISTRY must be an image reference, got "${registryImage}"`);
+  const joinTlsRaw = value('BERTH_JOIN_TLS_ADDR');
+  // a host is required: it is the address the join command names and the certificate covers
+  if (joinTlsRaw !== undefined && !/^[^\s:]+:[0-9]+$|^\[[0-9a-fA-F:]+\]:[0-9]+$/.test(joinTlsRaw)) {
+    throw new ConfigError(`BERTH_JOIN_TLS_ADDR must look like 192.0.2.10:4311, got "${joinTlsRaw}"`);
+  }
+  if (joinTlsRaw !== undefined) port('BERTH_JOIN_TLS_ADDR', joinTlsRaw.slice(joinTlsRaw.lastIndexOf(':') + 1), 1);
+
   const autobuildImages: BaseImages = { ...BASE_IMAGE_DEFAULTS };
   for (const key of baseImageKeys()) {
     const name = baseImageVariable(key);
@@ -196,6 +213,8 @@ export function readConfig(env: Env = process.env): Config {
     proxyHttpsAddr: listenAddr('BERTH_PROXY_HTTPS_ADDR', value('BERTH_PROXY_HTTPS_ADDR') ?? ':443'),
     apiTlsAddr: value('BERTH_API_TLS_ADDR') === undefined ? null : listenAddr('BERTH_API_TLS_ADDR', value('BERTH_API_TLS_ADDR')!),
     images,
+    registry: { image: registryImage, port: port('BERTH_REGISTRY_PORT', value('BERTH_REGISTRY_PORT') ?? '5443', 1) },
+    joinTlsAddr: joinTlsRaw ?? null,
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,
     buildCaFile,

@@ -131,6 +131,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     else if (r.state === 'refused' || r.state === 'failed') log(`reverse proxy: ${r.result.detail}`);
   });
   proxy.watch();
+  // Caddy's pools follow the Swarm tasks of replicated services (a cheap Engine check while Swarm is off)
+  composed.taskWatcher.start();
   return {
     url: `http://${shownHost}:${port}`,
     port,
@@ -151,6 +153,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       backupScheduler.stop();
       jobScheduler.stop();
       proxy.stop();
+      composed.taskWatcher.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -43,8 +43,11 @@ import { Projects } from './projects.js';
 import type { ProxyPort } from './ports/proxy.js';
 import type { Quotas } from './quotas.js';
 import { Services } from './services.js';
+import { Instances } from './instances.js';
+import type { InstancesSource } from './ports/instances.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './ports/store.js';
+import type { SwarmPort } from './ports/swarm.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
@@ -65,6 +68,8 @@ export interface CoreDeps {
   /** The first non-internal IPv4 of this host, found at start. */
   detectedIp: string;
   engine: DeploymentEngine;
+  /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
+  swarm: SwarmPort;
   /** Build, pull and clone timeouts and the per-project queue cap (system settings the engine reads too). */
   deployLimits: DeployLimitSettings;
   buildLogs: LogFeed;
@@ -114,10 +119,14 @@ export interface CoreDeps {
   composeTemplates: readonly ComposeTemplate[];
   /** Where background work that has no record of its own says how it ended (the daemon's log). */
   log: (message: string, err?: unknown) => void;
+  /** Where each service's instances run (Swarm tasks or its container). */
+  instances: InstancesSource;
 }
 
 export interface Core {
   keys: KeyService;
+  /** GET /services/:id/instances. */
+  instances: Instances;
   sessions: SessionService;
   projects: Projects;
   services: Services;
@@ -164,6 +173,7 @@ export function buildCore(deps: CoreDeps): Core {
     sessions: new SessionService(store, keys, clock),
     projects: new Projects(store, clock, deps.proxy, catalog, deps.engine, deps.events, dnsGone),
     services,
+    instances: new Instances({ store: deps.store, instances: deps.instances }),
     env,
     domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
     deployments,

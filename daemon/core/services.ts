@@ -29,6 +29,7 @@ import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
 import type { DeploymentEngine } from './ports/deployment-engine.js';
 import type { EventSink } from './events.js';
+import type { SwarmPort } from './ports/swarm.js';
 
 export interface ServicesDeps {
   store: Store;
@@ -47,6 +48,8 @@ export interface ServicesDeps {
   events: EventSink;
   /** Queues a new deployment of the live one's image (a config file changed); null when nothing is live. */
   redeployLive?: (service: ServiceRecord) => Promise<Deployment | null>;
+  /** Whether Swarm mode is on: replicas above 1 and placements need it. */
+  swarm: SwarmPort;
 }
 
 /** The wire's patch fields (shared/types/services.ts), defined once. */
@@ -65,6 +68,15 @@ export class Services {
     this.d.events.publish({ type: 'service-change', projectId: s.projectId, data: { serviceId: s.id, projectId: s.projectId, name: s.name, action } });
   }
 
+  /** Several replicas or a placement run on Swarm only: refused (409) while it is off, never turned into one container silently. */
+  private async requireSwarmFor(state: Pick<ServiceRecord, 'replicas' | 'placement'>): Promise<void> {
+    const placed = Object.keys(state.placement).length > 0;
+    if (state.replicas <= 1 && !placed) return;
+    if (await this.d.swarm.enabled()) return;
+    const what = state.replicas > 1 ? `replicas ${state.replicas}` : 'a placement';
+    throw new Conflict(`${what} needs Swarm mode, which is off on this server: turn it on first (POST /api/swarm), or keep replicas 1 and no placement`, 'swarm_off');
+  }
+
   private async requireUniqueName(projectId: string, name: string): Promise<void> {
     if ((await this.d.store.services.namesInProject(projectId)).has(name)) {
       throw new Conflict(`a service named "${name}" already exists in this project`);
@@ -75,6 +87,7 @@ export class Services {
     access.requireWrite();
     const project = await visibleProject(this.d.store, access, projectIdOrSlug);
     const spec = serviceSpec(input);
+    await this.requireSwarmFor(spec);
     const limits = { memoryLimitMb: null, cpuLimit: null, pidsLimit: null, ...checkLimits(access, this.d.catalog.limits, input.limits ?? {}) };
     const given = new Map<string, string>();
     for (const { key, value } of env) {
@@ -215,6 +228,8 @@ export class Services {
     if (patch.buildMethod !== undefined) change.buildMethod = patch.buildMethod;
     if (patch.limits !== undefined) Object.assign(change, checkLimits(access, this.d.catalog.limits, patch.limits));
     Object.assign(change, statePatch(service, patch));
+    // only a change toward Swarm is checked: a service keeps what it has when Swarm went off meanwhile
+    if (patch.replicas !== undefined || patch.placement !== undefined) await this.requireSwarmFor({ ...service, ...change });
 
     const mode = patch.runtimeMode ?? service.runtimeMode;
     if (service.kind === 'database' && (patch.runtimeMode !== undefined || patch.internalPort !== undefined)) {

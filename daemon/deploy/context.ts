@@ -8,6 +8,7 @@ import type { DeployLimitsRead } from '../core/deploy-limits.js';
 import type { BaseImages } from '../builder/autobuild/base-images.js';
 import type { CloneLimits } from '../builder/checkout.js';
 import type { Store } from '../core/ports/store.js';
+import type { ImageRegistryPort, SwarmPort } from '../core/ports/swarm.js';
 import type { LimitPolicy, LimitValues } from '../core/limits.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DaemonEvents } from './events.js';
@@ -17,6 +18,7 @@ import type { ProxyResult } from '../../shared/types.js';
 import type { LoadOutcome } from '../proxy/caddy.js';
 import type { RuntimeLogs } from './runtime-logs.js';
 import type { ReachFacts } from '../backups/source-reach.js';
+import type { DeploymentRecord } from '../core/records.js';
 
 export interface DeployDeps {
   store: Store;
@@ -24,6 +26,10 @@ export interface DeployDeps {
   /** Labels that prove this daemon made a Docker object. */
   own: Ownership;
   clock: Clock;
+  /** Swarm mode on this server (off: containers as before; on: services, see daemon/swarm/). */
+  swarm: SwarmPort;
+  /** Berth's registry on the manager (Swarm mode only): where built images are pushed for the workers. */
+  registry: ImageRegistryPort;
   /** The daemon's own log (not a deployment's). */
   log: (message: string, err?: unknown) => void;
   buildLogs: LogBook;
@@ -66,6 +72,18 @@ export interface DeployDeps {
   diskLow: (what: string) => Promise<string | null>;
   /** What one image build may use. */
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
+  /** The task watcher (swarm/task-watcher.ts): Caddy's pools of Swarm tasks. */
+  swarmTasks: SwarmTaskFollower;
+}
+
+/** What the deployment engine asks of the task watcher. */
+export interface SwarmTaskFollower {
+  /** One pass now: pools follow the tasks that answer (Caddy reloads when one changed). */
+  refresh(): Promise<void>;
+  /** Takes a service's pool out of Caddy now (its Swarm service is about to be removed). */
+  drop(serviceId: string): Promise<void>;
+  /** Whether a deployment ran as the service's Swarm service (its containerId is the Swarm service's id). */
+  isSwarmDeployment(dep: DeploymentRecord): Promise<boolean>;
 }
 
 /** What the deployment engine asks of the data plane (daemon/proxy/caddy.ts). */

@@ -11,6 +11,7 @@ import { imageExists, removeOwnedImage } from '../docker/images.js';
 import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import { LABEL_IMAGE_OWNER } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
+import { listOwnedSwarmServices, removeOwnedSwarmService, removeProjectOverlay } from '../docker/swarm-services.js';
 import { removeProjectVolume, removeProjectVolumes, removeServiceVolume } from '../docker/volumes.js';
 import { removeServiceFiles } from './service-files.js';
 import type { DeployDeps } from './context.js';
@@ -93,6 +94,12 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   }
 
   private async removeDockerObjects(service: ServiceRecord): Promise<void> {
+    // its Swarm service first (labels checked): its pool leaves Caddy, its tasks stop on every node
+    const swarmServices = (await this.d.swarm.enabled()) ? await listOwnedSwarmServices(this.d.docker, this.d.own, { serviceId: service.id }) : [];
+    for (const s of swarmServices) {
+      await this.d.swarmTasks.drop(service.id);
+      await removeOwnedSwarmService(this.d.docker, this.d.own, s.id, { serviceId: service.id });
+    }
     for (const c of await listOwnedContainers(this.d.docker, this.d.own, { serviceId: service.id })) {
       await removeOwnedContainer(this.d.docker, this.d.own, c.id, { serviceId: service.id }, 5);
     }
@@ -112,6 +119,7 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
     for (const s of services) await this.serviceDeleted(s);
     await this.whenDockerAnswers(`removing the network of project ${project.id}`, () => removeProjectNetwork(this.d.docker, this.d.own, project.id));
+    if (await this.d.swarm.enabled()) await this.whenDockerAnswers(`removing the overlay of project ${project.id}`, () => removeProjectOverlay(this.d.docker, this.d.own, project.id));
     // kept volumes (no service) go with their project
     await this.whenDockerAnswers(`removing the volumes of project ${project.id}`, async () => void (await removeProjectVolumes(this.d.docker, this.d.own, project.id)));
   }

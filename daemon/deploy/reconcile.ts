@@ -11,6 +11,7 @@ import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_DEPLOYMENT, LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
 import { removeProjectNetwork } from '../docker/networks.js';
 import { listOwnedVolumes, removeServiceVolume } from '../docker/volumes.js';
+import { inspectOwnedSwarmService } from '../docker/swarm-services.js';
 import type { DeployDeps } from './context.js';
 import { startDatabaseStoppedByCrash } from './database-run.js';
 import { waitUntilAnswering } from './health.js';
@@ -40,6 +41,13 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
   const live = new Set<string>();
   for (const dep of await d.store.deployments.listByStatus([LIVE_DEPLOYMENT_STATUS])) {
     const service = await d.store.services.get(dep.serviceId);
+    // a Swarm-backed deployment is a Swarm service, which Swarm keeps running: adopted as it is
+    if (service && dep.upstreamPort === null && dep.containerId && (await d.swarmTasks.isSwarmDeployment(dep))) {
+      if (await inspectOwnedSwarmService(d.docker, d.own, dep.containerId, { serviceId: service.id }).catch(() => null)) {
+        await setServiceState(d, service.id, { status: 'active' });
+        continue;
+      }
+    }
     let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
     // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
     if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(d, service, dep);
@@ -60,7 +68,8 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
   }
 
   for (const c of await listOwnedContainers(d.docker, d.own, {})) {
-    if (live.has(c.id) || (await stillWanted(d, c.labels[LABEL_DEPLOYMENT]))) continue;
+    // Swarm's task containers carry the labels too; Swarm, not Berth, runs them
+    if (live.has(c.id) || c.labels['com.docker.swarm.task.id'] || (await stillWanted(d, c.labels[LABEL_DEPLOYMENT]))) continue;
     const serviceId = c.labels[LABEL_SERVICE];
     if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
   }

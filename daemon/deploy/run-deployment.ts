@@ -12,7 +12,6 @@ import { removeBuildLeftovers } from '../docker/build-leftovers.js';
 import type { DeployDeps } from './context.js';
 import { databaseReady, databaseRunSpec, restartStopped, stopLiveDatabase } from './database-run.js';
 import { keepFailedContainerOutput } from './failed-output.js';
-import { drained } from './drain.js';
 import { publishFor } from './publish.js';
 import { isRoutedWeb } from '../proxy/routing.js';
 import { waitUntilAnswering } from './health.js';
@@ -20,11 +19,11 @@ import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } fro
 import { produceImage, type Created } from './produce-image.js';
 import { serviceContainerBase } from './service-container.js';
 import { recreateFailed, runReleaseCommand, sayDowntime, stopLiveForRecreate, type Recreated } from './release-and-recreate.js';
-import { pruneDeploymentFiles, removeDeploymentFiles, writeDeploymentFiles } from './service-files.js';
+import { removeDeploymentFiles, writeDeploymentFiles } from './service-files.js';
+import { retireInBackground } from './retire.js';
+import { deployToSwarm, runsOnSwarm } from './swarm-deploy.js';
 
 const DATABASE_MIN_START_MS = 180_000;
-/** How long an old container may keep finishing requests after a swap. */
-const DRAIN_GRACE_MS = 30_000;
 
 export async function runDeployment(d: DeployDeps, deploymentId: string, signal: AbortSignal): Promise<void> {
   const dep = await d.store.deployments.get(deploymentId);
@@ -56,6 +55,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     const { env, network } = base;
     if (app) await runReleaseCommand(d, service, dep, image, base, say, signal);
     if (signal.aborted) throw new BuildError('aborted');
+    // Swarm-backed (Swarm on, replicas or a placement): one Swarm service, rolled to the new image
+    if (app && (await runsOnSwarm(d, service))) return await deployToSwarm(d, service, dep, image, env, say, signal);
     if (app && service.deployStrategy === 'recreate') recreated = await stopLiveForRecreate(d, service, dep, say);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
     const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
@@ -192,59 +193,7 @@ async function goLive(
   for (const old of previous) await setStatus(d, old, 'superseded', {});
   // Retire the old containers in the background: Caddy's in-flight requests on them finish first;
   // then the images beyond the last few successful deployments go.
-  void retire(d, service.id, previous, routed !== null)
-    .catch((err: unknown) => d.log(`retiring old deployments of ${service.id}`, err))
-    .then(() => pruneImages(d, service.id))
-    .then(() => pruneFiles(d, service.id))
-    .catch((err: unknown) => d.log(`pruning old images of ${service.id}`, err));
-}
-
-async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean): Promise<void> {
-  for (const dep of old) {
-    if (drain && dep.upstreamPort !== null) await drained(dep.upstreamPort, DRAIN_GRACE_MS);
-    if (dep.containerId) await removeOwnedContainer(d.docker, d.own, dep.containerId, { serviceId });
-  }
-}
-
-/**
- * Keeps the images of the service's last N successful deployments (N: the project's quota
- * maxImagesPerService; what a rollback can run) and removes older ones that Berth built for it
- * (labels checked), oldest first. The live image counts as one of the N; an image that a live,
- * queued or building deployment uses (a rollback under way) always stays.
- */
-async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
-  const service = await d.store.services.get(serviceId);
-  if (!service) return;
-  const keep = await d.keepImages(service.projectId);
-  const deployments = await d.store.deployments.listByService(serviceId);
-  const inUse = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status) && x.imageTag).map((x) => x.imageTag!));
-  const wentLive = deployments
-    .filter((x) => (x.status === 'running' || x.status === 'superseded') && x.imageTag && x.buildMethod !== 'image')
-    .sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
-  const kept = new Set<string>();
-  for (const x of wentLive) {
-    const tag = x.imageTag!;
-    if (kept.has(tag)) continue;
-    // the live image counts as one of the N; one in use stays even beyond them
-    if (kept.size < keep || inUse.has(tag)) {
-      kept.add(tag);
-      continue;
-    }
-    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId }))
-      d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
-  }
-}
-
-/** Keeps the config file snapshots of the deployments that may run again (in progress, live, or among the last ones a rollback can go back to). */
-async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
-  const service = await d.store.services.get(serviceId);
-  if (!service) return;
-  const keep = await d.keepImages(service.projectId);
-  const deployments = await d.store.deployments.listByService(serviceId);
-  const ids = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
-  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
-  for (const x of wentLive.slice(0, keep)) ids.add(x.id);
-  pruneDeploymentFiles(d, serviceId, ids);
+  retireInBackground(d, service.id, previous, routed !== null);
 }
 
 async function cleanUp(d: DeployDeps, service: ServiceRecord, created: Created): Promise<void> {

@@ -26,6 +26,12 @@ export const LABEL_IMAGE_OWNER = 'dev.berth.image-owner';
  */
 export const LABEL_BUILD = 'dev.berth.build';
 
+/**
+ * Objects that belong to the server rather than to a project (Berth's registry in Swarm mode and
+ * its volume) carry this one instead of a project label, value the object's role (`registry`).
+ */
+export const LABEL_ROLE = 'dev.berth.role';
+
 export type Labels = Record<string, string>;
 
 export interface Owner {
@@ -42,6 +48,16 @@ export class Ownership {
     if (owner.serviceId) labels[LABEL_SERVICE] = owner.serviceId;
     if (owner.deploymentId) labels[LABEL_DEPLOYMENT] = owner.deploymentId;
     return labels;
+  }
+
+  /** The labels of a server-wide object of this daemon (no project): managed, instance, role. */
+  systemLabels(role: string): Labels {
+    return { [LABEL_MANAGED]: 'true', [LABEL_INSTANCE]: this.instanceId, [LABEL_ROLE]: role };
+  }
+
+  /** True when `labels` prove this daemon made the server-wide object of that role. */
+  ownsSystem(labels: Labels | null | undefined, role: string): boolean {
+    return labels?.[LABEL_MANAGED] === 'true' && labels[LABEL_INSTANCE] === this.instanceId && labels[LABEL_ROLE] === role;
   }
 
   /**

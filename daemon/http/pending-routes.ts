@@ -12,5 +12,4 @@ export const PENDING_ROUTES: ReadonlySet<string> = new Set([
   'nodes.join-script',
   'nodes.join-ca',
   'nodes.join-complete',
-  'services.instances',
 ]);

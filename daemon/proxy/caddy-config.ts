@@ -16,7 +16,10 @@ import type { HttpsMode } from '../../shared/types.js';
 
 export interface ProxyRoute {
   hostname: string;
-  /** Host and port of the live container, e.g. 127.0.0.1:41234; null when nothing is live (503). */
+  /**
+   * Host and port of the live container, e.g. 127.0.0.1:41234, or `pool:<serviceId>` for a
+   * Swarm-backed service (its tasks, `CaddyConfigInput.pools`); null when nothing is live (503).
+   */
   upstream: string | null;
   /** The service the hostname belongs to (none for the dashboard). */
   serviceId?: string;
@@ -26,9 +29,12 @@ export interface HostPortRoute {
   hostPort: number;
   /** 127.0.0.1, or 0.0.0.0 for all addresses. */
   bindHost: string;
-  /** Host and port of the live container. */
+  /** Host and port of the live container, or `pool:<serviceId>`. */
   upstream: string;
 }
+
+/** The upstream value that names a Swarm service's pool of tasks. */
+export const POOL_PREFIX = 'pool:';
 
 export interface CaddyConfigInput {
   routes: readonly ProxyRoute[];
@@ -40,6 +46,8 @@ export interface CaddyConfigInput {
   httpsAddr: string;
   /** The admin endpoint's host:port, kept in every loaded config so a load never locks Berth out. */
   adminListen: string;
+  /** Swarm-backed services' answering tasks (`<node address>:<published port>`), by Berth service id; absent on a single server. */
+  pools?: ReadonlyMap<string, readonly string[]>;
 }
 
 function portOf(addr: string): number {
@@ -83,6 +91,33 @@ function proxyHandler(dial: string): Record<string, unknown> {
   };
 }
 
+/**
+ * Forwards to a Swarm service's tasks, spread over nodes. A request whose task is gone (its node
+ * died, the task was rescheduled) is retried on another one for up to 5 s (every 250 ms; dials
+ * give up after 1 s, since a vanished node's address does not refuse, it stays silent), and a
+ * task that failed a request is left out for a while (passive health checks), so losing a node
+ * costs latency, not failed requests. The watcher (swarm/task-watcher.ts) takes tasks out of the
+ * pool as soon as Docker reports them gone.
+ */
+function poolHandler(dials: readonly string[]): Record<string, unknown> {
+  const base = proxyHandler(dials[0] ?? '');
+  const transport = base.transport as Record<string, unknown>;
+  return {
+    ...base,
+    upstreams: dials.map((dial) => ({ dial })),
+    transport: { ...transport, dial_timeout: '1s' },
+    load_balancing: { selection_policy: { policy: 'round_robin' }, try_duration: '5s', try_interval: '250ms' },
+    health_checks: { passive: { fail_duration: '10s', max_fails: 1 } },
+  };
+}
+
+/** The handler for an upstream value: one container, or a pool (an empty pool answers 503). */
+function handlerFor(upstream: string, pools: ReadonlyMap<string, readonly string[]>): Record<string, unknown> {
+  if (!upstream.startsWith(POOL_PREFIX)) return proxyHandler(upstream);
+  const dials = pools.get(upstream.slice(POOL_PREFIX.length)) ?? [];
+  return dials.length > 0 ? poolHandler(dials) : NOT_LIVE;
+}
+
 /** The request variable a hostname's route sets to its upstream (see hostnameRoutes). */
 const UPSTREAM_VAR = 'berth_upstream';
 /** Its value for a hostname with nothing live (an upstream is host:port, never this). */
@@ -97,30 +132,34 @@ const NOT_LIVE_MARK = 'none';
  * stays case-insensitive and Caddy's automatic HTTPS still sees every hostname. Hostnames are
  * unique in `routes`, so at most one of their routes matches a request.
  */
-function hostnameRoutes(routes: readonly ProxyRoute[]): unknown[] {
+function hostnameRoutes(routes: readonly ProxyRoute[], pools: ReadonlyMap<string, readonly string[]>): unknown[] {
+  // a pool's hostnames set `pool:<serviceId>`: one reverse proxy per pool (a few), not per hostname
+  const pooled = [...new Set(routes.flatMap((r) => (r.upstream?.startsWith(POOL_PREFIX) ? [r.upstream] : [])))].sort();
   return [
     { handle: [{ handler: 'vars', [UPSTREAM_VAR]: '' }] },
     ...routes.map((r) => ({ match: [{ host: [r.hostname] }], handle: [{ handler: 'vars', [UPSTREAM_VAR]: r.upstream ?? NOT_LIVE_MARK }] })),
     { match: [{ vars: { [UPSTREAM_VAR]: [''] } }], ...NOT_FOUND_ROUTE, terminal: true },
     { match: [{ vars: { [UPSTREAM_VAR]: [NOT_LIVE_MARK] } }], handle: [NOT_LIVE], terminal: true },
+    ...pooled.map((p) => ({ match: [{ vars: { [UPSTREAM_VAR]: [p] } }], handle: [handlerFor(p, pools)], terminal: true })),
     { handle: [proxyHandler(`{http.vars.${UPSTREAM_VAR}}`)], terminal: true },
   ];
 }
 
 /** One plain-HTTP server per web service's host port, straight to its live container. */
-function hostPortServers(hostPorts: readonly HostPortRoute[]): Record<string, unknown> {
+function hostPortServers(hostPorts: readonly HostPortRoute[], pools: ReadonlyMap<string, readonly string[]>): Record<string, unknown> {
   const servers: Record<string, unknown> = {};
   for (const p of [...hostPorts].sort((a, b) => a.hostPort - b.hostPort)) {
     const listen = p.bindHost === '0.0.0.0' ? `:${p.hostPort}` : `${p.bindHost}:${p.hostPort}`;
-    servers[`${HOST_PORT_SERVER_PREFIX}${p.hostPort}`] = { listen: [listen], routes: [{ handle: [proxyHandler(p.upstream)] }], automatic_https: { disable: true } };
+    servers[`${HOST_PORT_SERVER_PREFIX}${p.hostPort}`] = { listen: [listen], routes: [{ handle: [handlerFor(p.upstream, pools)] }], automatic_https: { disable: true } };
   }
   return servers;
 }
 
 export function caddyConfig(input: CaddyConfigInput): Record<string, unknown> {
-  const routes = hostnameRoutes(input.routes);
+  const pools = input.pools ?? new Map<string, readonly string[]>();
+  const routes = hostnameRoutes(input.routes, pools);
   const admin = { listen: input.adminListen };
-  const ports = hostPortServers(input.hostPorts);
+  const ports = hostPortServers(input.hostPorts, pools);
 
   if (input.httpsMode === 'http') {
     return {

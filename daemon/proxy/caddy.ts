@@ -28,6 +28,8 @@ export interface CaddyProxyOptions {
    * unchanged, needs neither to build the desired configuration nor to parse Caddy's.
    */
   storeVersion?: () => string;
+  /** Swarm-backed services' answering tasks by service id (swarm/task-pools.ts); none on a single server. */
+  pools?: () => ReadonlyMap<string, readonly string[]>;
   retryMs?: number;
   timeoutMs?: number;
 }
@@ -151,9 +153,10 @@ export class CaddyProxy implements ProxyPort {
 
   /** The configuration the store describes right now. */
   async desired(): Promise<Record<string, unknown>> {
-    const { routes, hostPorts } = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead);
+    const pools = this.o.pools?.() ?? new Map<string, readonly string[]>();
+    const { routes, hostPorts } = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead, pools);
     const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
-    const config = caddyConfig({ routes, hostPorts, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
+    const config = caddyConfig({ routes, hostPorts, pools, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
     const apiTls = this.o.apiTls && this.dashboardUpstream ? { addr: this.o.apiTls.addr, upstream: this.dashboardUpstream, subject: await this.o.apiTls.subject() } : null;
     return withApiTlsListener(config, apiTls);
   }
@@ -169,7 +172,8 @@ export class CaddyProxy implements ProxyPort {
   private inputs(): string | null {
     const version = this.o.storeVersion?.();
     if (version === undefined) return null;
-    return JSON.stringify([version, this.dashboardUpstream, [...this.ahead]]);
+    const pools = [...(this.o.pools?.() ?? [])];
+    return JSON.stringify(pools.length > 0 ? [version, this.dashboardUpstream, [...this.ahead], pools] : [version, this.dashboardUpstream, [...this.ahead]]);
   }
 
   /** Caddy's text and the inputs are both as they were at the last check that matched, not long ago. */

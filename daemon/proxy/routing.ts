@@ -5,7 +5,7 @@ import { liveDeployments } from '../core/deployment-states.js';
 import { generatedHostnameOf, rootDomainOf } from '../core/generated-names.js';
 import type { Store } from '../core/ports/store.js';
 import type { ServiceRecord } from '../core/records.js';
-import type { HostPortRoute, HttpsMode, ProxyRoute } from './caddy-config.js';
+import { POOL_PREFIX, type HostPortRoute, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
 export async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMode; acmeEmail: string | null }> {
   const acmeEmail = (await store.settings.get('acmeEmail'))?.trim() || null;
@@ -23,10 +23,12 @@ export function isRoutedWeb(s: ServiceRecord): boolean {
 const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 
 /**
- * Each web service's live upstream: the published port of its live deployment, unless `ahead`
- * names one (a new container going live before the store says so).
+ * Each web service's live upstream: the published port of its live deployment, or the pool of its
+ * answering Swarm tasks once it has one (a Swarm-backed service's deployment has no port; when a
+ * service moves from a container to Swarm, the pool takes over as its first tasks answer), unless
+ * `ahead` names one (a new container going live before the store says so).
  */
-async function liveUpstreams(store: Store, services: readonly ServiceRecord[], ahead: ReadonlyMap<string, number>): Promise<Map<string, string>> {
+async function liveUpstreams(store: Store, services: readonly ServiceRecord[], ahead: ReadonlyMap<string, number>, pools: ReadonlyMap<string, readonly string[]>): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const d of (
     await liveDeployments(
@@ -36,12 +38,18 @@ async function liveUpstreams(store: Store, services: readonly ServiceRecord[], a
   ).values()) {
     if (d.upstreamPort !== null) out.set(d.serviceId, `127.0.0.1:${d.upstreamPort}`);
   }
+  for (const [serviceId, dials] of pools) if (dials.length > 0) out.set(serviceId, `${POOL_PREFIX}${serviceId}`);
   for (const [serviceId, port] of ahead) out.set(serviceId, `127.0.0.1:${port}`);
   return out;
 }
 
 /** Every hostname and host port Berth routes, each to a live container; the first claim of a hostname wins. */
-export async function routingFromStore(store: Store, dashboardUpstream: string | null, ahead: ReadonlyMap<string, number> = new Map()): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
+export async function routingFromStore(
+  store: Store,
+  dashboardUpstream: string | null,
+  ahead: ReadonlyMap<string, number> = new Map(),
+  pools: ReadonlyMap<string, readonly string[]> = new Map(),
+): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
   const routes: ProxyRoute[] = [];
   const taken = new Set<string>();
   const add = (hostname: string, upstream: string | null, serviceId?: string) => {
@@ -54,7 +62,7 @@ export async function routingFromStore(store: Store, dashboardUpstream: string |
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);
 
   const services = (await store.services.list()).filter(isRoutedWeb);
-  const live = await liveUpstreams(store, services, ahead);
+  const live = await liveUpstreams(store, services, ahead, pools);
   const byId = new Map(services.map((s) => [s.id, s]));
   const ordered = [...services].sort((a, b) => byText(a.createdAt, b.createdAt) || byText(a.id, b.id));
   // Generated names first: they belong to their service (labels are unique: core/generated-names.ts),

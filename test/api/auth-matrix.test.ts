@@ -50,18 +50,7 @@ const ELSEWHERE = {
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 29's branches): routes whose handlers are on another branch. */
-type Pending =
-  | 'swarm.get'
-  | 'swarm.enable'
-  | 'swarm.disable'
-  | 'nodes.list'
-  | 'nodes.join'
-  | 'nodes.patch'
-  | 'nodes.delete'
-  | 'nodes.join-script'
-  | 'nodes.join-ca'
-  | 'nodes.join-complete'
-  | 'services.instances';
+type Pending = 'swarm.get' | 'swarm.enable' | 'swarm.disable' | 'nodes.list' | 'nodes.join' | 'nodes.patch' | 'nodes.delete' | 'nodes.join-script' | 'nodes.join-ca' | 'nodes.join-complete';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -84,6 +73,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'volumes.list': { params: project },
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
+  'services.instances': { params: web },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },

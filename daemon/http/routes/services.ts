@@ -28,6 +28,10 @@ export const serviceRoutes = {
       return { ok: true, proxy: await core.services.delete(access, params.serviceId, keepVolumes === 'true') };
     },
   }),
+  // not from the response cache: the Engine's tasks change without a store write
+  ...route('services.instances', {
+    handler: ({ access, params }, { core }) => core.instances.list(access, params.serviceId),
+  }),
   ...route('services.suggestion-keys', {
     handler: ({ ctx, access, params }, { core, cache }) => cache.respond(ctx, () => core.services.suggestionKeys(access, params.serviceId)),
   }),

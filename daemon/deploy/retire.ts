@@ -1,0 +1,100 @@
+// After a deployment went live: the deployments it replaced are retired (a container once Caddy's
+// in-flight requests on it finished; a Swarm service once its pool is out of Caddy), then the images
+// and config file snapshots beyond what a rollback needs go.
+import type { DeploymentRecord } from '../core/records.js';
+import { removeOwnedContainer } from '../docker/containers.js';
+import { removeOwnedImage } from '../docker/images.js';
+import { untagPushed } from '../docker/image-push.js';
+import { removeOwnedSwarmService } from '../docker/swarm-services.js';
+import type { DeployDeps } from './context.js';
+import { drained } from './drain.js';
+import { pruneDeploymentFiles } from './service-files.js';
+
+/** How long an old container may keep finishing requests after a swap. */
+const DRAIN_GRACE_MS = 30_000;
+
+/** Retires `previous` in the background, then prunes; every failure is logged, none escapes. */
+export function retireInBackground(d: DeployDeps, serviceId: string, previous: DeploymentRecord[], drain: boolean, keepSwarmService: string | null = null): void {
+  void retire(d, serviceId, previous, drain, keepSwarmService)
+    .catch((err: unknown) => d.log(`retiring old deployments of ${serviceId}`, err))
+    .then(() => pruneImages(d, serviceId))
+    .then(() => pruneFiles(d, serviceId))
+    .then(() => prunePushedTags(d, serviceId))
+    .catch((err: unknown) => d.log(`pruning old images of ${serviceId}`, err));
+}
+
+/**
+ * The manager's local tags of images pushed to Berth's registry (`<registry>/berth/<serviceId>:<deploymentId>`,
+ * docker/image-push.ts) beyond those a rollback needs (the same N as pruneImages, plus anything in
+ * progress or live) are untagged; the layers stay while another tag uses them. The registry's own
+ * copies are not garbage-collected here.
+ */
+async function prunePushedTags(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const kept = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
+  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  for (const x of wentLive.slice(0, keep)) kept.add(x.id);
+  const images = await d.docker.listImages({ filters: { reference: [`*/berth/${serviceId}`] } });
+  for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
+    if (!tag.includes(`/berth/${serviceId}:`) || kept.has(tag.slice(tag.lastIndexOf(':') + 1))) continue;
+    await untagPushed(d.docker, tag);
+  }
+}
+
+async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean, keepSwarmService: string | null): Promise<void> {
+  for (const dep of old) {
+    if (!dep.containerId || dep.containerId === keepSwarmService) continue;
+    // a Swarm-backed deployment (no port of its own): its pool leaves Caddy first, then the service goes
+    if (dep.upstreamPort === null && (await d.swarmTasks.isSwarmDeployment(dep))) {
+      await d.swarmTasks.drop(serviceId);
+      await removeOwnedSwarmService(d.docker, d.own, dep.containerId, { serviceId });
+      continue;
+    }
+    if (drain && dep.upstreamPort !== null) await drained(dep.upstreamPort, DRAIN_GRACE_MS);
+    await removeOwnedContainer(d.docker, d.own, dep.containerId, { serviceId });
+  }
+}
+
+/**
+ * Keeps the images of the service's last N successful deployments (N: the project's quota
+ * maxImagesPerService; what a rollback can run) and removes older ones that Berth built for it
+ * (labels checked), oldest first. The live image counts as one of the N; an image that a live,
+ * queued or building deployment uses (a rollback under way) always stays.
+ */
+export async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const inUse = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status) && x.imageTag).map((x) => x.imageTag!));
+  const wentLive = deployments
+    .filter((x) => (x.status === 'running' || x.status === 'superseded') && x.imageTag && x.buildMethod !== 'image')
+    .sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  const kept = new Set<string>();
+  for (const x of wentLive) {
+    const tag = x.imageTag!;
+    if (kept.has(tag)) continue;
+    // the live image counts as one of the N; one in use stays even beyond them
+    if (kept.size < keep || inUse.has(tag)) {
+      kept.add(tag);
+      continue;
+    }
+    if (await removeOwnedImage(d.docker, d.own, tag, { serviceId }))
+      d.log(`removed image ${tag} of service ${serviceId} (older than the last ${keep} successful deployments, the project's quota maxImagesPerService)`);
+  }
+}
+
+/** Keeps the config file snapshots of the deployments that may run again (in progress, live, or among the last ones a rollback can go back to). */
+export async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const ids = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
+  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  for (const x of wentLive.slice(0, keep)) ids.add(x.id);
+  pruneDeploymentFiles(d, serviceId, ids);
+}

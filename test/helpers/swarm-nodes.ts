@@ -1,0 +1,128 @@
+// Several Swarm nodes on one machine: the host's dockerd is the manager, workers are
+// Docker-in-Docker containers of berth-test/swarm-node (test/setup/swarm-images.sh) that join
+// through Berth's real join command. The host's Swarm mode is host-wide, so every suite that turns
+// it on runs under `flock /tmp/berth-host-swarm.lock` and turns it off again in its `after`.
+//
+// The container options are the ones that work here (../shared/ENVIRONMENT.md): `--privileged`
+// fails ("unable to apply caps": no CAP_SYS_RESOURCE in the bounding set), so every other
+// capability, no seccomp/apparmor confinement, the host's cgroup tree and kernel modules.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { docker, requireDocker } from './docker.js';
+import { REPO_ROOT } from './repo-root.js';
+import { until } from './wait.js';
+
+/** Every worker container carries it; `removeAllWorkers` removes by it (and by the name prefix). */
+export const WORKER_LABEL = 'dev.berth.test.swarm-node';
+export const WORKER_PREFIX = 'berth-test-node-';
+
+const DIND_OPTIONS = [
+  '--cap-add=ALL',
+  '--cap-drop=SYS_RESOURCE',
+  '--security-opt',
+  'seccomp=unconfined',
+  '--security-opt',
+  'apparmor=unconfined',
+  '--security-opt',
+  'systempaths=unconfined',
+  '--cgroupns=host',
+  '-v',
+  '/sys/fs/cgroup:/sys/fs/cgroup:rw',
+  '-v',
+  '/lib/modules:/lib/modules:ro',
+];
+
+let images: { node: string; registry: string } | null = null;
+
+/** Builds (or finds) berth-test/swarm-node and berth-test/registry; their hashed references. */
+export function requireSwarmImages(): { node: string; registry: string } {
+  if (images) return images;
+  requireDocker();
+  const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/swarm-images.sh')], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`swarm image setup failed:\n${res.stderr}\n${res.stdout}`);
+  const [node, registry] = res.stdout.trim().split('\n');
+  images = { node: node!, registry: registry! };
+  return images;
+}
+
+export interface ExecResult {
+  status: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface SwarmWorker {
+  /** The container's name (also its hostname, which becomes the node's hostname). */
+  name: string;
+  hostname: string;
+  /** Its address on Docker's default bridge (the address the swarm sees it at). */
+  address: string;
+  /** Runs argv in the worker (as root), to its end. */
+  exec(argv: string[], timeoutMs?: number): ExecResult;
+  /** The worker's own dockerd: `docker <args>` inside it. */
+  docker(...args: string[]): ExecResult;
+  remove(): void;
+}
+
+function execIn(container: string, argv: string[], timeoutMs = 120_000): ExecResult {
+  const res = spawnSync('docker', ['exec', container, ...argv], { encoding: 'utf8', timeout: timeoutMs });
+  return { status: res.status ?? -1, stdout: res.stdout ?? '', stderr: res.stderr ?? (res.error ? String(res.error) : '') };
+}
+
+/** Starts a DinD worker named `berth-test-node-<suffix>` and waits for its inner dockerd. */
+export async function startWorker(suffix: string): Promise<SwarmWorker> {
+  const { node } = requireSwarmImages();
+  const name = `${WORKER_PREFIX}${suffix}`;
+  spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+  docker('run', '-d', '--name', name, '--hostname', name, '--label', `${WORKER_LABEL}=1`, ...DIND_OPTIONS, node);
+  await until(`the inner dockerd of ${name}`, async () => execIn(name, ['docker', 'info', '--format', '{{.ServerVersion}}'], 10_000).status === 0, 60_000, 300);
+  const address = docker('inspect', '-f', '{{.NetworkSettings.Networks.bridge.IPAddress}}', name);
+  return {
+    name,
+    hostname: name,
+    address,
+    exec: (argv, timeoutMs) => execIn(name, argv, timeoutMs),
+    docker: (...args) => execIn(name, ['docker', ...args]),
+    remove: () => {
+      spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+    },
+  };
+}
+
+/** Removes every worker container (by label and by name prefix), with its inner /var/lib/docker. */
+export function removeAllWorkers(): void {
+  const byLabel = docker('ps', '-aq', '--filter', `label=${WORKER_LABEL}`);
+  const byName = docker('ps', '-aq', '--filter', `name=^${WORKER_PREFIX}`);
+  const ids = [...new Set(`${byLabel}\n${byName}`.split('\n').filter(Boolean))];
+  if (ids.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore' });
+}
+
+/** The host's address on Docker's default bridge: what workers reach the manager at. */
+export function bridgeAddress(): string {
+  return docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}');
+}
+
+/** The host dockerd's Swarm state (`inactive`, `active`, ...). */
+export function hostSwarmState(): string {
+  return docker('info', '--format', '{{.Swarm.LocalNodeState}}');
+}
+
+/**
+ * The host's Swarm mode for tests that need it without going through Berth, and the clean-up every
+ * swarm suite ends with. Callers hold /tmp/berth-host-swarm.lock (run the suite under flock).
+ */
+export const hostSwarm = {
+  on(advertiseAddress = bridgeAddress()): void {
+    if (hostSwarmState() === 'active') return;
+    docker('swarm', 'init', '--advertise-addr', advertiseAddress);
+  },
+  /** Leaves the swarm (no error when it is already off). */
+  off(): void {
+    spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });
+  },
+  /** Fails early when the suite does not hold the host lock's promise of a swarm-free host. */
+  assertOff(): void {
+    const state = hostSwarmState();
+    if (state !== 'inactive' && state !== '') throw new Error(`the host's Swarm mode is ${state}: another suite left it on, or this one is not run under flock /tmp/berth-host-swarm.lock`);
+  },
+};

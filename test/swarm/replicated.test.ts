@@ -1,0 +1,161 @@
+// Services on Swarm, end to end on a real swarm on one machine: the host's dockerd is the manager,
+// two Docker-in-Docker containers are workers (test/helpers/swarm-nodes.ts). An image service that
+// exists only on the manager, scaled to 3 replicas, is pushed to Berth's registry, runs tasks on
+// the workers and serves through Caddy (host port and a domain) from every task; losing a worker
+// under 50 ms pollers leaves a failed-request window that closes; an image that cannot be pulled
+// fails the deployment with the task's error and node in the log while the previous release keeps
+// serving; scaling back to 1 returns to a container; replicas 2 with Swarm off is refused (409).
+// Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { BerthCa } from '../../daemon/databases/tls.js';
+import type { Service } from '../../shared/types.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { docker, requireDocker } from '../helpers/docker.js';
+import { httpProbe, pollAll } from '../helpers/pollers.js';
+import { bridgeAddress, hostSwarm, removeAllWorkers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import { until, waitForDeployment } from '../helpers/wait.js';
+
+const REGISTRY_PORT = 5443;
+
+describe('replicated services on Swarm', function () {
+  this.timeout(240_000);
+  let t: TestDaemon;
+  let projectId: string;
+  let workers: SwarmWorker[] = [];
+  let service: Service;
+  const domain = 'replicated.swarm.test';
+
+  async function deploy(serviceId: string, statuses = ['running']) {
+    const { deployment } = await t.admin.deploy(serviceId);
+    return waitForDeployment(t.admin, serviceId, deployment.id, statuses, 200_000);
+  }
+  async function deployLog(deploymentId: string): Promise<string> {
+    const out: string[] = [];
+    for await (const page of t.admin.deploymentLogPages(deploymentId)) out.push(...page.logs.map((l) => l.line));
+    return out.join('\n');
+  }
+
+  before(async function () {
+    this.timeout(300_000);
+    requireDocker();
+    requireSwarmImages();
+    hostSwarm.assertOff();
+    t = await startTestDaemon({ BERTH_REGISTRY_PORT: String(REGISTRY_PORT), BERTH_HEALTH_TIMEOUT: '60' });
+    await t.admin.patchSystemSettings({ httpsMode: 'http' });
+    projectId = (await t.admin.createProject({ name: `swarm-${Date.now()}` })).project.id;
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    try {
+      await t?.stop();
+    } finally {
+      removeAllWorkers();
+      hostSwarm.off();
+      spawnSync('docker', ['rm', '-f', '-v', 'berth-registry'], { stdio: 'ignore' });
+    }
+  });
+
+  it('refuses replicas above 1 while Swarm is off (409)', async () => {
+    const err = await t.admin.createService(projectId, { name: 'two', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080, replicas: 2 }).catch((e: unknown) => e);
+    expect((err as { status?: number }).status).to.equal(409);
+    expect((err as Error).message).to.match(/Swarm/);
+  });
+
+  it('runs 3 replicas pushed to Berth registry, on the workers, behind Caddy', async function () {
+    this.timeout(300_000);
+    const manager = bridgeAddress();
+    hostSwarm.on(manager);
+    const token = docker('swarm', 'join-token', '-q', 'worker');
+    // the workers trust Berth's CA for its registry, as the join script makes a node do
+    const caPem = await new BerthCa(join(t.dataDir, 'tls')).caPem();
+    workers = await Promise.all(['a', 'b'].map((s) => startWorker(`rt-${s}`)));
+    for (const w of workers) {
+      const dir = `/etc/docker/certs.d/${manager}:${REGISTRY_PORT}`;
+      spawnSync('docker', ['exec', '-i', w.name, 'sh', '-c', `mkdir -p ${dir} && cat > ${dir}/ca.crt`], { input: caPem });
+      const joined = w.docker('swarm', 'join', '--token', token, `${manager}:2377`);
+      expect(joined.status, joined.stderr).to.equal(0);
+    }
+    // the workers run every task: the manager only builds, pushes and routes
+    docker('node', 'update', '--availability', 'drain', docker('info', '--format', '{{.Swarm.NodeID}}'));
+
+    service = (await t.admin.createService(projectId, { name: 'web', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080, replicas: 3 })).service;
+    await t.admin.addDomain(service.id, domain);
+    const dep = await deploy(service.id);
+    const log = await deployLog(dep.id);
+    expect(log).to.match(new RegExp(`Pushing berth-test/httpd:latest to Berth's registry as ${manager}:${REGISTRY_PORT}/berth/${service.id}:${dep.id}`));
+    expect(log).to.match(/task [123]\/3 running on berth-test-node-rt-[ab]/);
+    expect(dep.containerName).to.match(/^berth-web-/);
+
+    const { instances } = await t.admin.listInstances(service.id);
+    const running = instances.filter((i) => i.state === 'running');
+    expect(running).to.have.length(3);
+    expect(new Set(running.map((i) => i.nodeHostname))).to.satisfy((hosts: Set<string>) => [...hosts].every((h) => h.startsWith('berth-test-node-rt-')));
+    expect(Object.keys(instances[0]!).sort()).to.deep.equal(['desiredState', 'error', 'id', 'nodeHostname', 'nodeId', 'startedAt', 'state']);
+
+    const port = t.caddy!.httpPort;
+    await until('Caddy routes to the pool', async () => (await httpProbe(service.hostPort!)()).ok, 20_000);
+    for (let i = 0; i < 6; i++) {
+      expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
+      expect(await httpProbe(port, domain)()).to.deep.equal({ ok: true, text: 'image ok' });
+    }
+  });
+
+  it('keeps serving when a worker dies: the failed-request window closes once Swarm reschedules', async function () {
+    this.timeout(180_000);
+    const pollers = pollAll({ hostPort: httpProbe(service.hostPort!), domain: httpProbe(t.caddy!.httpPort, domain) });
+    const gone = workers[0]!;
+    const killedAt = Date.now();
+    gone.remove();
+    // Swarm marks the node down after its heartbeat period and starts the lost tasks elsewhere
+    await until(
+      'three tasks running again on the remaining worker',
+      async () => (await t.admin.listInstances(service.id)).instances.filter((i) => i.state === 'running' && i.nodeHostname === workers[1]!.hostname).length === 3,
+      120_000,
+      1000,
+    );
+    await new Promise((r) => setTimeout(r, 5000));
+    const [hostPort, dom] = await pollers.stop();
+    const after = (p: { failures: string[] }) => p.failures.filter((f) => Date.parse(f.slice(0, 24)) > Date.now() - 4000);
+    const window = [...hostPort!.failures, ...dom!.failures].map((f) => Date.parse(f.slice(0, 24))).sort();
+    const span = window.length > 0 ? `${window.length} failed request(s) from +${window[0]! - killedAt} ms to +${window.at(-1)! - killedAt} ms after the kill` : '0 failed requests';
+    console.log(`      failed-request window while a worker died: ${span} (${hostPort!.answers.length + dom!.answers.length} answered)`);
+    expect(after(hostPort!), 'failures in the last 4 s (host port)').to.deep.equal([]);
+    expect(after(dom!), 'failures in the last 4 s (domain)').to.deep.equal([]);
+    workers = workers.slice(1);
+  });
+
+  it('fails a deployment whose image cannot be pulled, with the task error and node in the log, and the previous release keeps serving', async function () {
+    this.timeout(180_000);
+    // every node pulls the new tag from the registry; deleting the pushed manifest makes the pull fail
+    spawnSync('docker', ['exec', 'berth-registry', 'sh', '-c', 'rm -rf /var/lib/registry/docker/registry/v2/repositories/berth'], { stdio: 'ignore' });
+    const { deployment } = await t.admin.deploy(service.id);
+    const dep = await waitForDeployment(t.admin, service.id, deployment.id, ['failed', 'running'], 200_000);
+    const log = await deployLog(dep.id);
+    console.log(
+      log
+        .split('\n')
+        .filter((l) => /task|roll|fail/i.test(l))
+        .slice(0, 12)
+        .map((l) => `        ${l}`)
+        .join('\n'),
+    );
+    expect(dep.status, log).to.equal('failed');
+    expect(log).to.match(/task \d\/3 (rejected|failed) on berth-test-node-rt-b: \S/);
+    expect(log).to.match(/previous release/);
+    expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
+  });
+
+  it('returns to a single container when scaled back to 1', async function () {
+    this.timeout(180_000);
+    await t.admin.patchService(service.id, { replicas: 1 });
+    const dep = await deploy(service.id);
+    expect(dep.containerName).to.not.equal(null);
+    await until('the Swarm service is gone', async () => !docker('service', 'ls', '-q', '--filter', `label=dev.berth.service=${service.id}`), 30_000, 500);
+    await until('Caddy routes to the container', async () => (await httpProbe(service.hostPort!)()).ok, 20_000);
+    const { instances } = await t.admin.listInstances(service.id);
+    expect(instances.filter((i) => i.state === 'running')).to.have.length(1);
+  });
+});
