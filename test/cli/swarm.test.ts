@@ -1,12 +1,13 @@
-// berth swarm, nodes, instances and scale on a server that never turned Swarm on (this suite
-// leaves the host's Swarm mode alone): usage errors exit 2 before any request, the --json shapes,
+// berth swarm, nodes, instances and scale on a server that never turned Swarm on: usage errors exit 2 before any request, the --json shapes,
 // a project key refused (exit 3), and `berth scale` above 1 refused with the daemon's 409 (exit 1).
 // The handlers come from the control and runtime branches of issue 29: until they are merged the
-// cases that need them are skipped, saying so.
+// cases that need them are skipped, saying so. It needs the HOST's Swarm mode to stay off (the
+// daemon reads Docker's own state): run it under `flock /tmp/berth-host-swarm.lock`.
 import { expect } from 'chai';
 import { ApiError } from '../../shared/client.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 
 describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
@@ -31,6 +32,8 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
   }
 
   before(async () => {
+    const state = docker('info', '--format', '{{.Swarm.LocalNodeState}}');
+    if (state !== 'inactive') throw new Error(`the host's Swarm mode is ${state}: another suite holds it, or this one is not run under flock /tmp/berth-host-swarm.lock`);
     t = await startTestDaemon();
     project = (await t.admin.createProject({ name: uniq('swcli') })).project;
     serviceId = (await t.admin.createService(project.id, { name: 'web', repoFullName: 'acme/web', internalPort: 3000 })).service.id;
@@ -65,16 +68,17 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
     }
   });
 
-  it('services create takes --replicas 1 and --placement key=value (repeatable)', async () => {
-    const run = await cli.run(['--json', '--project', project.slug, 'services', 'create', 'placed', '--image', 'redis:7', '--replicas', '1', '--placement', 'region=eu', '--placement', 'disk=ssd'], {
-      env: admin,
-    });
+  it('services create takes --replicas; a --placement with Swarm off is the daemon\'s 409 (exit 1) and creates nothing', async function () {
+    const run = await cli.run(['--json', '--project', project.slug, 'services', 'create', 'one', '--image', 'redis:7', '--replicas', '1'], { env: admin });
     expect(run.code, run.stderr).to.equal(0);
     const [made] = run.json<{ id: string; replicas: number; placement: { nodeLabels: Record<string, string> } }>();
     expect(made!.replicas).to.equal(1);
-    expect(made!.placement).to.deep.equal({ nodeLabels: { region: 'eu', disk: 'ssd' } });
-    const { service } = await t.admin.overview(made!.id);
-    expect(service.placement).to.deep.equal({ nodeLabels: { region: 'eu', disk: 'ssd' } });
+    expect(made!.placement).to.deep.equal({ nodeLabels: {} });
+    if (!hasInstances) return this.skip(); // the Swarm-off rule comes with t29-runtime
+    const placed = await cli.run(['--project', project.slug, 'services', 'create', 'placed', '--image', 'redis:7', '--placement', 'region=eu', '--placement', 'disk=ssd'], { env: admin });
+    expect(placed.code, placed.stderr).to.equal(1);
+    expect(placed.stderr).to.match(/placement needs Swarm mode/).and.match(/\[409 \w+\]/);
+    expect((await t.admin.getProject(project.id)).project.services.map((x) => x.name)).not.to.include('placed');
   });
 
   it('swarm --json is the closed status shape (off), in words without it; a project key is refused with exit 3', async function () {

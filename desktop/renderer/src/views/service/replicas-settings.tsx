@@ -1,5 +1,5 @@
-// How many instances a service runs and on which nodes (Swarm mode). Replicas above 1 need Swarm
-// mode on: the daemon refuses them otherwise (409), and its message shows here, beside the form.
+// How many instances a service runs and on which nodes (Swarm mode). Replicas above 1 and a
+// placement need Swarm mode on: the daemon refuses them otherwise (409), and its message shows here, beside the form.
 // A synced form: another client's change shows up live unless the user is editing.
 import { useState } from 'react';
 import type { Service } from '../../../../../shared/types.js';
@@ -79,7 +79,7 @@ export function ReplicasSettings({ service: s }: { service: Service }) {
           spellCheck={false}
         />
         <div className="hint" id={`${id}-placement-hint`}>
-          {'error' in parsed ? <span className="tone-bad-text">{parsed.error}</span> : 'Instances run only on nodes carrying every one of these key=value labels; empty: any node.'}
+          {'error' in parsed ? <span className="tone-bad-text">{parsed.error}</span> : 'Instances run only on nodes carrying every one of these key=value labels (Swarm mode too); empty: any node.'}
         </div>
       </div>
       <ErrorNote error={save.error} />
