@@ -68,7 +68,7 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
     }
   });
 
-  it('services create takes --replicas; a --placement with Swarm off is the daemon\'s 409 (exit 1) and creates nothing', async function () {
+  it("services create takes --replicas; a --placement with Swarm off is the daemon's 409 (exit 1) and creates nothing", async function () {
     const run = await cli.run(['--json', '--project', project.slug, 'services', 'create', 'one', '--image', 'redis:7', '--replicas', '1'], { env: admin });
     expect(run.code, run.stderr).to.equal(0);
     const [made] = run.json<{ id: string; replicas: number; placement: { nodeLabels: Record<string, string> } }>();
@@ -77,7 +77,9 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
     if (!hasInstances) return this.skip(); // the Swarm-off rule comes with t29-runtime
     const placed = await cli.run(['--project', project.slug, 'services', 'create', 'placed', '--image', 'redis:7', '--placement', 'region=eu', '--placement', 'disk=ssd'], { env: admin });
     expect(placed.code, placed.stderr).to.equal(1);
-    expect(placed.stderr).to.match(/placement needs Swarm mode/).and.match(/\[409 \w+\]/);
+    expect(placed.stderr)
+      .to.match(/placement needs Swarm mode/)
+      .and.match(/\[409 \w+\]/);
     expect((await t.admin.getProject(project.id)).project.services.map((x) => x.name)).not.to.include('placed');
   });
 
