@@ -40,6 +40,8 @@ import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
 import { DockerSwarmState } from './swarm/state.js';
 import { BerthRegistry } from './swarm/registry.js';
+import { DockerSwarmControl } from './swarm/control.js';
+import { JoinEndpoint } from './swarm/join-endpoint.js';
 import { Ownership } from './docker/labels.js';
 import { EventHub } from './events/hub.js';
 import type { Logger } from './http/errors.js';
@@ -83,6 +85,8 @@ export interface Composed {
   jobScheduler: JobScheduler;
   /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
   recoverJobs: () => Promise<void>;
+  /** Berth's CA (the development join listener's certificate comes from it). */
+  ca: BerthCa;
 }
 
 async function instanceId(store: Store): Promise<string> {
@@ -261,6 +265,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     detectedIp: detectInterfaceIpv4(),
     engine,
     swarm,
+    swarmControl: new DockerSwarmControl(docker, own, swarm),
+    registry,
+    joinEndpoint: new JoinEndpoint({ joinTlsAddr: config.joinTlsAddr, apiTlsAddr: config.apiTlsAddr, publicIp: publicIpSource(store.settings) }),
     deployLimits,
     notifyTargets,
     buildLogs,
@@ -314,6 +321,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     sse: new SseStreams(store.version, log),
     jobRunner,
     jobScheduler,
+    ca,
     recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };
 }

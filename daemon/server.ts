@@ -1,6 +1,7 @@
 // Starting the daemon in-process: compose.ts builds every adapter and service, this file starts
 // them in order, serves HTTP, and stops them. main.ts wraps it for production; tests call it with a
 // temporary data dir and port 0.
+import { startJoinTlsServer } from './swarm/join-tls-server.js';
 import { writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -96,6 +97,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   await composed.recoverJobs();
   jobRunner.watch();
   await jobScheduler.start();
+  // `node` events while Swarm is on (a cached `docker info` every few seconds while it is off)
+  await core.nodeWatch.start();
   const app = createApp({
     core,
     version: VERSION,
@@ -118,6 +121,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   });
   server.keepAliveTimeout = 65_000;
   // the terminal's WebSocket: the upgrade goes through the same app (key check, session, same-origin)
+  // a development daemon's HTTPS listener for joining nodes (an installed server's Caddy serves the API over HTTPS)
+  const joinServer = config.joinTlsAddr === null ? null : await startJoinTlsServer(config.joinTlsAddr, composed.ca, app.callback());
   const terminals = terminalSockets(app, { idleMs: config.execLimits.terminalIdleMs, log });
   server.on('upgrade', (req, socket, head) => terminals.onUpgrade(req, socket, head));
   const port = (server.address() as AddressInfo).port;
@@ -152,12 +157,19 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       terminals.closeAll();
       backupScheduler.stop();
       jobScheduler.stop();
+      core.nodeWatch.stop();
       proxy.stop();
       composed.taskWatcher.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
+      if (joinServer) {
+        await new Promise<void>((resolve) => {
+          joinServer.close(() => resolve());
+          joinServer.closeAllConnections();
+        });
+      }
       await engine.shutdown();
       await backups.shutdown();
       await composed.volumeBackups.shutdown();

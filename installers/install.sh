@@ -40,6 +40,7 @@ usage() {
   cat <<'EOF'
 usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
                   [--insecure] [--uninstall] [--purge]
+       install.sh --join URL PIN TOKEN
 
   --from FILE|URL|DIR  the release bundle (berth-<version>-linux-<arch>.tar.gz, with SHA256SUMS
                        beside it); default: the bundle this script was extracted from. A URL
@@ -55,6 +56,11 @@ usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] 
                        containers, volumes and images (a later install picks them up)
   --purge              with --uninstall: also remove the data, the configuration and every
                        Docker container, volume, network and image this Berth created
+
+  --join URL PIN TOKEN  make this server a Swarm worker node of the Berth server at URL (the
+                       values of the command `berth nodes join-command` prints: its https://
+                       address, the sha256// pin without the prefix, the token); installs no
+                       Berth here: runs that server's join script (docs/swarm.md)
 
 Running it again upgrades Berth in place (data, configuration and keys are kept).
 EOF
@@ -107,6 +113,9 @@ dry_run=0
 insecure=0
 mode=install
 purge=0
+join_url=""
+join_pin=""
+join_token=""
 
 parse_args() {
   while [ $# -gt 0 ]; do
@@ -122,6 +131,7 @@ parse_args() {
       --insecure) insecure=1; shift ;;
       --uninstall) mode=uninstall; shift ;;
       --purge) mode=uninstall; purge=1; shift ;;
+      --join) [ $# -ge 4 ] || { usage >&2; exit 2; }; mode=join; join_url="$2"; join_pin="${3#sha256//}"; join_token="$4"; shift 4 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "install.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
     esac
@@ -872,8 +882,23 @@ do_uninstall() {
   fi
 }
 
+# The same flow as the one-line join command: the manager's join script for this token, fetched
+# over HTTPS pinned to its API certificate (no CA is trusted), run as is. Nothing of Berth is
+# installed on a worker node.
+do_join() {
+  local url_re='^https://[][A-Za-z0-9.:-]+$'
+  [[ "$join_url" =~ $url_re ]] || { echo "install.sh: --join URL must be https://<address>:<port>, got \"$join_url\"" >&2; exit 2; }
+  [[ "$join_pin" =~ ^[A-Za-z0-9+/=]{44}$ ]] || { echo "install.sh: --join PIN must be the base64 SHA-256 of the API key (44 characters)" >&2; exit 2; }
+  [[ "$join_token" =~ ^[A-Za-z0-9_-]{32,64}$ ]] || { echo "install.sh: --join TOKEN is not a join token" >&2; exit 2; }
+  local script
+  script=$(curl -fsSk --pinnedpubkey "sha256//$join_pin" "$join_url/api/nodes/join/$join_token/script") ||
+    { echo "install.sh: could not fetch the join script from $join_url (expired or used token, wrong pin, or unreachable)" >&2; exit 1; }
+  exec bash -c "$script"
+}
+
 main() {
   parse_args "$@"
+  if [ "$mode" = join ]; then do_join; fi
   trap on_exit EXIT
   preflight_common
   if [ "$mode" = uninstall ]; then do_uninstall; else do_install; fi

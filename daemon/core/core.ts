@@ -48,6 +48,11 @@ import type { InstancesSource } from './ports/instances.js';
 import { SessionService } from './sessions.js';
 import type { Store } from './ports/store.js';
 import type { SwarmPort } from './ports/swarm.js';
+import type { JoinEndpointPort, RegistryControlPort, SwarmControlPort } from './ports/swarm-control.js';
+import { SwarmMode } from './swarm.js';
+import { Nodes } from './nodes.js';
+import { NodeWatch } from './node-watch.js';
+import { NodeJoins } from './node-joins.js';
 import { SystemSettings } from './system-settings.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
@@ -70,6 +75,12 @@ export interface CoreDeps {
   engine: DeploymentEngine;
   /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
   swarm: SwarmPort;
+  /** Swarm init/leave, nodes and join tokens through the Engine (daemon/swarm/control.ts). */
+  swarmControl: SwarmControlPort;
+  /** Berth's registry on the manager (daemon/swarm/registry.ts): started with Swarm, removed with it. */
+  registry: RegistryControlPort;
+  /** Where joining nodes reach the API over HTTPS, its pin, and the join script's template. */
+  joinEndpoint: JoinEndpointPort;
   /** Build, pull and clone timeouts and the per-project queue cap (system settings the engine reads too). */
   deployLimits: DeployLimitSettings;
   buildLogs: LogFeed;
@@ -155,6 +166,11 @@ export interface Core {
   volumes: ProjectVolumes;
   execs: Execs;
   compose: ComposeImport;
+  swarm: SwarmMode;
+  nodes: Nodes;
+  nodeJoins: NodeJoins;
+  /** Publishes the `node` events (server.ts starts and stops its polling). */
+  nodeWatch: NodeWatch;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -166,6 +182,7 @@ export function buildCore(deps: CoreDeps): Core {
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
   const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
   const env = new EnvVars(store, clock, catalog, deps.events);
+  const nodeWatch = new NodeWatch({ control: deps.swarmControl, swarm: deps.swarm, events: deps.events, log: deps.log });
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
@@ -217,5 +234,10 @@ export function buildCore(deps: CoreDeps): Core {
       templates: deps.composeTemplates,
       log: deps.log,
     }),
+    // Swarm mode: this server as the manager, its registry, and the nodes that joined
+    swarm: new SwarmMode({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, events: deps.events, watch: nodeWatch, publicIp: () => settings.publicIp(), log: deps.log }),
+    nodes: new Nodes({ store, swarm: deps.swarm, control: deps.swarmControl, watch: nodeWatch }),
+    nodeJoins: new NodeJoins({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, endpoint: deps.joinEndpoint, ca: deps.ca }),
+    nodeWatch,
   };
 }

@@ -124,19 +124,23 @@ function checkReplicas(input: number): number {
 }
 
 function checkPlacement(input: ServicePlacement): Record<string, string> {
-  const labels = input?.nodeLabels;
-  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInput('placement.nodeLabels must be an object of label names to values');
+  return checkNodeLabels(input?.nodeLabels, 'placement.nodeLabels');
+}
+
+/** Node labels (a placement's, or a node's own through PATCH /api/nodes/:id): names Docker takes, values a constraint can hold. */
+export function checkNodeLabels(labels: unknown, field: string): Record<string, string> {
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) throw new InvalidInput(`${field} must be an object of label names to values`);
   const entries = Object.entries(labels);
-  if (entries.length > STATE_LIMITS.placementLabels) throw new InvalidInput(`placement.nodeLabels may hold at most ${STATE_LIMITS.placementLabels} labels`);
+  if (entries.length > STATE_LIMITS.placementLabels) throw new InvalidInput(`${field} may hold at most ${STATE_LIMITS.placementLabels} labels`);
   for (const [k, v] of entries) {
     if (k.length > STATE_LIMITS.labelChars || !NODE_LABEL_KEY_PATTERN.test(k))
-      throw new InvalidInput(`placement.nodeLabels: ${JSON.stringify(k.slice(0, 40))} is not a node label name (letters, digits, '.', '-', '_')`);
+      throw new InvalidInput(`${field}: ${JSON.stringify(k.slice(0, 40))} is not a node label name (letters, digits, '.', '-', '_')`);
     // a value is written into a Swarm constraint (`node.labels.k==v`): no operator characters in it
     if (typeof v !== 'string' || v.length > STATE_LIMITS.labelChars || /[=!\s,]/.test(v) || [...v].some((c) => c < ' ')) {
-      throw new InvalidInput(`placement.nodeLabels.${k} must be text of at most ${STATE_LIMITS.labelChars} characters without spaces, '=', '!' or ','`);
+      throw new InvalidInput(`${field}.${k} must be text of at most ${STATE_LIMITS.labelChars} characters without spaces, '=', '!' or ','`);
     }
   }
-  return Object.fromEntries(entries);
+  return Object.fromEntries(entries) as Record<string, string>;
 }
 
 type StateInput = Pick<NewServiceInput, 'volumes' | 'files' | 'deployStrategy' | 'releaseCommand' | 'releaseTimeoutSeconds' | 'replicas' | 'placement'>;

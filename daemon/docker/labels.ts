@@ -30,7 +30,7 @@ export const LABEL_BUILD = 'dev.berth.build';
  * Objects that belong to the server rather than to a project (Berth's registry in Swarm mode and
  * its volume) carry this one instead of a project label, value the object's role (`registry`).
  */
-export const LABEL_ROLE = 'dev.berth.role';
+const LABEL_ROLE = 'dev.berth.role';
 
 export type Labels = Record<string, string>;
 

@@ -25,6 +25,7 @@ import { deploymentRoutes } from './routes/deployments.js';
 import { domainRoutes } from './routes/domains.js';
 import { envRoutes } from './routes/env.js';
 import { execRoutes } from './routes/exec.js';
+import { swarmRoutes } from './routes/swarm.js';
 import { eventRoutes } from './routes/events.js';
 import { keyRoutes } from './routes/keys.js';
 import { metricsRoutes } from './routes/metrics.js';
@@ -71,6 +72,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   jobRoutes,
   notificationRoutes,
   execRoutes,
+  swarmRoutes,
   sessionRoutes,
 );
 

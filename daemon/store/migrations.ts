@@ -10,6 +10,7 @@ import { jobs } from './migrations/015-jobs.js';
 import { execs } from './migrations/016-execs.js';
 import { volumeBackups } from './migrations/017-volume-backups.js';
 import { replicas } from './migrations/018-replicas.js';
+import { nodeJoins } from './migrations/019-node-joins.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -33,6 +34,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     execs,
     volumeBackups,
     replicas,
+    nodeJoins,
   ];
   return {
     getMigrations: async () => migrations,

@@ -8,6 +8,7 @@ import type { TokenHasher } from '../crypto/token-hash.js';
 import { migrationSource } from './migrations.js';
 import { keyRepo } from './keys-repo.js';
 import { sessionRepo } from './sessions-repo.js';
+import { nodeJoinRepo } from './node-joins-repo.js';
 import { projectRepo } from './projects-repo.js';
 import { serviceRepo } from './services-repo.js';
 import { envRepo } from './env-repo.js';
@@ -98,6 +99,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     quotas: guard(quotaRepo(knex)),
     jobs: guard(jobsRepo(knex)),
     execs: guard(execRepo(knex)),
+    nodeJoins: guard(nodeJoinRepo(knex)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

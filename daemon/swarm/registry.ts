@@ -48,7 +48,7 @@ export interface RegistryDeps {
 }
 
 /** `host:port`, with brackets around an IPv6 host. */
-export function hostPort(host: string, port: number): string {
+function hostPort(host: string, port: number): string {
   return `${isIPv6(host) ? `[${host}]` : host}:${port}`;
 }
 

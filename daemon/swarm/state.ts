@@ -24,7 +24,7 @@ interface DockerSwarmInfo {
 }
 
 /** Docker's `Swarm` section of /info read as Berth's view of it. */
-export function swarmInfoFrom(swarm: DockerSwarmInfo | undefined): SwarmInfo {
+function swarmInfoFrom(swarm: DockerSwarmInfo | undefined): SwarmInfo {
   const enabled = swarm?.LocalNodeState === 'active' && swarm.ControlAvailable === true;
   if (!enabled) return { enabled: false, managerAddress: null, nodeId: null };
   // NodeAddr is this manager's advertise address; RemoteManagers' entry for this node carries the

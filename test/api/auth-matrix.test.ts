@@ -47,10 +47,13 @@ const ELSEWHERE = {
   'system.metrics': 'every key, scoped per project: test/api/shapes',
   'system.disk': 'every key: test/security/disk-threshold',
   'templates.list': 'every key, no project: test/api/compose-templates',
+  'nodes.join-script': 'no key: the join token is the credential (test/swarm/control)',
+  'nodes.join-ca': 'no key: the join token is the credential (test/swarm/control)',
+  'nodes.join-complete': 'no key: the join token is the credential (test/swarm/control)',
 } as const satisfies Partial<Record<RouteId, string>>;
 
 /** TEMPORARY (issue 29's branches): routes whose handlers are on another branch. */
-type Pending = 'swarm.get' | 'swarm.enable' | 'swarm.disable' | 'nodes.list' | 'nodes.join' | 'nodes.patch' | 'nodes.delete' | 'nodes.join-script' | 'nodes.join-ca' | 'nodes.join-complete';
+type Pending = never;
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE | Pending>;
 
@@ -149,6 +152,14 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'generated-names.list': { params: none },
   // an unknown label: allowed means past the key check, which answers 404 for a label never handed out
   'generated-names.release': { params: () => ({ label: 'never-handed-out' }), allowed: [404] },
+  // Swarm is host-wide and this suite holds no host lock: nothing turns it on or off. Past auth: no IP 400, a swarm this daemon did not make 409 (200: none), unknown node 404, join with Swarm off or no HTTPS 409.
+  'swarm.get': { params: none },
+  'swarm.enable': { params: none, body: () => ({ advertiseAddress: 'not-an-address' }), allowed: [400] },
+  'swarm.disable': { params: none, allowed: [200, 409] },
+  'nodes.list': { params: none },
+  'nodes.join': { params: none, body: () => ({}), allowed: [409] },
+  'nodes.patch': { params: () => ({ nodeId: 'no-such-node' }), body: () => ({ availability: 'active' }), allowed: [404] },
+  'nodes.delete': { params: () => ({ nodeId: 'no-such-node' }), allowed: [404] },
   'system.quotas': { params: none },
   'system.quotas.patch': { params: none, body: () => ({ maxServices: null }) },
   'system.disk.patch': { params: none, body: () => ({ minFreeBytes: null }) },

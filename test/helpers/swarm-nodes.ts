@@ -6,15 +6,15 @@
 // The container options are the ones that work here (../shared/ENVIRONMENT.md): `--privileged`
 // fails ("unable to apply caps": no CAP_SYS_RESOURCE in the bounding set), so every other
 // capability, no seccomp/apparmor confinement, the host's cgroup tree and kernel modules.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { docker, requireDocker } from './docker.js';
 import { REPO_ROOT } from './repo-root.js';
 import { until } from './wait.js';
 
 /** Every worker container carries it; `removeAllWorkers` removes by it (and by the name prefix). */
-export const WORKER_LABEL = 'dev.berth.test.swarm-node';
-export const WORKER_PREFIX = 'berth-test-node-';
+const WORKER_LABEL = 'dev.berth.test.swarm-node';
+const WORKER_PREFIX = 'berth-test-node-';
 
 const DIND_OPTIONS = [
   '--cap-add=ALL',
@@ -45,7 +45,7 @@ export function requireSwarmImages(): { node: string; registry: string } {
   return images;
 }
 
-export interface ExecResult {
+interface ExecResult {
   status: number;
   stdout: string;
   stderr: string;
@@ -57,16 +57,33 @@ export interface SwarmWorker {
   hostname: string;
   /** Its address on Docker's default bridge (the address the swarm sees it at). */
   address: string;
-  /** Runs argv in the worker (as root), to its end. */
-  exec(argv: string[], timeoutMs?: number): ExecResult;
+  /**
+   * Runs argv in the worker (as root), to its end. Asynchronous: the test daemon runs in the same
+   * process, and a join script calls it back while this waits.
+   */
+  exec(argv: string[], timeoutMs?: number): Promise<ExecResult>;
   /** The worker's own dockerd: `docker <args>` inside it. */
-  docker(...args: string[]): ExecResult;
+  docker(...args: string[]): Promise<ExecResult>;
   remove(): void;
 }
 
-function execIn(container: string, argv: string[], timeoutMs = 120_000): ExecResult {
-  const res = spawnSync('docker', ['exec', container, ...argv], { encoding: 'utf8', timeout: timeoutMs });
-  return { status: res.status ?? -1, stdout: res.stdout ?? '', stderr: res.stderr ?? (res.error ? String(res.error) : '') };
+function execIn(container: string, argv: string[], timeoutMs = 120_000): Promise<ExecResult> {
+  return new Promise((resolve) => {
+    const child = spawn('docker', ['exec', container, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      resolve({ status: -1, stdout, stderr: `${stderr}${String(err)}` });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ status: code ?? -1, stdout, stderr });
+    });
+  });
 }
 
 /** Starts a DinD worker named `berth-test-node-<suffix>` and waits for its inner dockerd. */
@@ -75,7 +92,7 @@ export async function startWorker(suffix: string): Promise<SwarmWorker> {
   const name = `${WORKER_PREFIX}${suffix}`;
   spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
   docker('run', '-d', '--name', name, '--hostname', name, '--label', `${WORKER_LABEL}=1`, ...DIND_OPTIONS, node);
-  await until(`the inner dockerd of ${name}`, async () => execIn(name, ['docker', 'info', '--format', '{{.ServerVersion}}'], 10_000).status === 0, 60_000, 300);
+  await until(`the inner dockerd of ${name}`, async () => (await execIn(name, ['docker', 'info', '--format', '{{.ServerVersion}}'], 10_000)).status === 0, 60_000, 300);
   const address = docker('inspect', '-f', '{{.NetworkSettings.Networks.bridge.IPAddress}}', name);
   return {
     name,

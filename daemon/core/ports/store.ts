@@ -188,6 +188,25 @@ export interface WebhookRepo {
   firstDelivery(serviceId: string, keys: readonly string[], at: string, forgetBefore: string): Promise<string | null>;
 }
 
+/** A join token for a Swarm worker (core/node-joins.ts): its keyed hash, and the machine that used it. */
+export interface NodeJoinRecord {
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
+  machineId: string | null;
+  hostname: string | null;
+  usedAt: string | null;
+}
+
+/** Swarm join tokens. Not cached. */
+export interface NodeJoinRepo {
+  insert(join: Pick<NodeJoinRecord, 'tokenHash' | 'createdAt' | 'expiresAt'>): Promise<void>;
+  get(tokenHash: string): Promise<NodeJoinRecord | null>;
+  /** Records the machine that used the token; false when one already did (conditional). */
+  claim(tokenHash: string, machineId: string, hostname: string, at: string): Promise<boolean>;
+  deleteExpired(now: string): Promise<void>;
+}
+
 export interface Store {
   keys: KeyRepo;
   sessions: SessionRepo;
@@ -213,6 +232,8 @@ export interface Store {
   jobs: JobsRepo;
   /** One-off commands and terminal sessions (core/execs.ts). Not cached. */
   execs: ExecRepo;
+  /** Swarm worker join tokens (core/node-joins.ts). Not cached. */
+  nodeJoins: NodeJoinRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

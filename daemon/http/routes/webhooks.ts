@@ -7,6 +7,7 @@ import type { Context } from 'koa';
 import { apiPath } from '../../../shared/api-routes.js';
 import type { HookBase } from '../route-module.js';
 import { route } from '../route-table.js';
+import { rawBody } from '../body.js';
 
 const HOOK_BODY_LIMIT = 1024 * 1024;
 
@@ -44,17 +45,3 @@ export const webhookRoutes = {
     },
   }),
 };
-
-async function rawBody(ctx: Context, limit: number): Promise<Buffer> {
-  const tooLarge = () => Object.assign(new Error('request body is too large'), { status: 413 });
-  const declared = Number(ctx.get('content-length') || '0');
-  if (declared > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of ctx.req as AsyncIterable<Buffer>) {
-    total += chunk.length;
-    if (total > limit) throw tooLarge();
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks);
-}
