@@ -10,6 +10,7 @@ import type { NodeJoinCommand, SwarmNode, SwarmStatus } from '../../shared/types
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
+import { requireSwarmImages } from '../helpers/swarm-nodes.js';
 
 const NODE_KEYS = ['address', 'availability', 'cpus', 'hostname', 'id', 'labels', 'memoryBytes', 'role', 'state', 'tasks'];
 
@@ -25,7 +26,8 @@ describe('berth swarm and nodes with Swarm on (the host as the manager)', functi
     requireDocker();
     const state = docker('info', '--format', '{{.Swarm.LocalNodeState}}');
     if (state !== 'inactive') throw new Error(`the host's Swarm mode is ${state}: another suite holds it, or this one is not run under flock /tmp/berth-host-swarm.lock`);
-    t = await startTestDaemon();
+    // Berth's registry starts with Swarm mode: the stand-in image built here (no registry is reachable)
+    t = await startTestDaemon({ BERTH_IMAGE_REGISTRY: requireSwarmImages().registry });
     try {
       await t.admin.getSwarm();
       ready = true;

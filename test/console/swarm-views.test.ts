@@ -14,6 +14,7 @@ import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot,
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
+import { requireSwarmImages } from '../helpers/swarm-nodes.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const LIVE_MS = 3000;
@@ -52,7 +53,8 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
     const state = hostSwarmState();
     if (state !== 'inactive') throw new Error(`the host's Swarm mode is ${state}: another suite holds it, or this one is not run under flock /tmp/berth-host-swarm.lock`);
     requireConsoleBuild();
-    t = await startTestDaemon();
+    // Berth's registry starts with Swarm mode: the stand-in image built here (no registry is reachable)
+    t = await startTestDaemon({ BERTH_IMAGE_REGISTRY: requireSwarmImages().registry });
     // the handlers come from issue 29's control branch: without them only the Instances tab (runtime) runs
     try {
       await t.admin.getSwarm();
