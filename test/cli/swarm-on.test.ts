@@ -11,6 +11,7 @@ import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { requireSwarmImages } from '../helpers/swarm-nodes.js';
+import { freePort } from '../helpers/caddy.js';
 
 const NODE_KEYS = ['address', 'availability', 'cpus', 'hostname', 'id', 'labels', 'memoryBytes', 'role', 'state', 'tasks'];
 
@@ -27,7 +28,11 @@ describe('berth swarm and nodes with Swarm on (the host as the manager)', functi
     const state = docker('info', '--format', '{{.Swarm.LocalNodeState}}');
     if (state !== 'inactive') throw new Error(`the host's Swarm mode is ${state}: another suite holds it, or this one is not run under flock /tmp/berth-host-swarm.lock`);
     // Berth's registry starts with Swarm mode: the stand-in image built here (no registry is reachable)
-    t = await startTestDaemon({ BERTH_IMAGE_REGISTRY: requireSwarmImages().registry });
+    t = await startTestDaemon({
+      BERTH_IMAGE_REGISTRY: requireSwarmImages().registry,
+      // a development daemon serves what joining fetches over HTTPS only on this address
+      BERTH_JOIN_TLS_ADDR: `${docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}')}:${await freePort()}`,
+    });
     try {
       await t.admin.getSwarm();
       ready = true;

@@ -15,6 +15,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { requireSwarmImages } from '../helpers/swarm-nodes.js';
+import { freePort } from '../helpers/caddy.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const LIVE_MS = 3000;
@@ -54,7 +55,11 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
     if (state !== 'inactive') throw new Error(`the host's Swarm mode is ${state}: another suite holds it, or this one is not run under flock /tmp/berth-host-swarm.lock`);
     requireConsoleBuild();
     // Berth's registry starts with Swarm mode: the stand-in image built here (no registry is reachable)
-    t = await startTestDaemon({ BERTH_IMAGE_REGISTRY: requireSwarmImages().registry });
+    t = await startTestDaemon({
+      BERTH_IMAGE_REGISTRY: requireSwarmImages().registry,
+      // a development daemon serves what joining fetches over HTTPS only on this address
+      BERTH_JOIN_TLS_ADDR: `${docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}')}:${await freePort()}`,
+    });
     // the handlers come from issue 29's control branch: without them only the Instances tab (runtime) runs
     try {
       await t.admin.getSwarm();
