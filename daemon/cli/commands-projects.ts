@@ -5,6 +5,9 @@ import { parseCount } from './durations.js';
 import { usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession } from './session.js';
+import { labelPairs, parseReplicas } from './commands-swarm.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const gb = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GB`;
 const mb = (n: number) => `${(n / 1024 ** 2).toFixed(0)} MB`;
@@ -61,13 +64,23 @@ export function registerProjectCommands(program: Command): void {
     .option('--image <ref>', 'a Docker image reference')
     .option('--branch <branch>', 'the git branch to deploy')
     .option('--port <port>', 'the port the app listens on inside its container', parseCount)
-    .action(async (name: string, o: { repo?: string; image?: string; branch?: string; port?: number }, cmd: Command) => {
+    .option('--replicas <n>', 'how many instances run (above 1 needs Swarm mode)', parseReplicas)
+    .option('--placement <key=value>', 'run only on nodes with this label (repeatable)', collect)
+    .action(async (name: string, o: { repo?: string; image?: string; branch?: string; port?: number; replicas?: number; placement?: string[] }, cmd: Command) => {
       if (Boolean(o.repo) === Boolean(o.image)) throw usageError('give one of --repo or --image');
+      const nodeLabels = labelPairs(o.placement ?? [], '--placement');
       const s = openSession(cmd);
       const project = await s.scopeProject();
       if (!project) throw usageError('no project: pass --project or run this in a linked directory');
       const source: Partial<CreateServiceInput> = o.image ? { dockerImage: o.image } : /^https?:\/\//.test(o.repo!) ? { repoUrl: o.repo! } : { repoFullName: o.repo! };
-      const input: CreateServiceInput = { name, ...source, ...(o.branch ? { branch: o.branch } : {}), ...(o.port !== undefined ? { internalPort: o.port } : {}) };
+      const input: CreateServiceInput = {
+        name,
+        ...source,
+        ...(o.branch ? { branch: o.branch } : {}),
+        ...(o.port !== undefined ? { internalPort: o.port } : {}),
+        ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
+        ...(o.placement?.length ? { placement: { nodeLabels } } : {}),
+      };
       const { service } = await s.client.createService(project.id, input);
       s.out.result(service, () => `created ${service.slug} (${service.id}) in ${project.slug}`);
     });

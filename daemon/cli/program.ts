@@ -14,6 +14,8 @@ import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
+import { registerReplicaCommands } from './commands-replicas.js';
+import { registerSwarmCommands } from './commands-swarm.js';
 import { registerVolumeCommands } from './commands-volumes.js';
 import { CommandExit, describeError, EXIT } from './exit-codes.js';
 import { Output } from './output.js';
@@ -43,7 +45,7 @@ function buildProgram(env: ProgramEnv): Command {
     // usage errors read like every other error: `berth: <message>` on stderr
     .configureOutput({ outputError: (text, write) => write(`berth: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError('(add --help for usage)')
-    .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups.')
+    .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups, nodes and replicas.')
     .version(env.version, '-V, --version')
     .option('--server <url>', 'the server (default: BERTH_SERVER, else the current context)')
     .option('--token <key>', 'the API key (default: BERTH_TOKEN, else the saved one; prefer the variable: argv is visible to other users)')
@@ -67,6 +69,8 @@ function buildProgram(env: ProgramEnv): Command {
   registerVolumeCommands(program);
   registerComposeCommands(program);
   registerExecCommands(program);
+  registerSwarmCommands(program);
+  registerReplicaCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

@@ -224,11 +224,12 @@ export class DesktopApp implements BridgeBackend {
     return openTerminalRelay({ url: s.url, fingerprint: s.fingerprint, key, path }, deliver);
   }
 
-  /** A notification or tray item was clicked: show that deployment's log (or the backups, or the server). */
+  /** A notification or tray item was clicked: show that deployment's log (or the backups, the nodes, or the server). */
   openTarget(t: OpenTarget): void {
     if (t.kind === 'deployment') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}?d=${encodeURIComponent(t.deploymentId)}`);
     else if (t.kind === 'backup') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/backups`);
     else if (t.kind === 'job') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/jobs?job=${encodeURIComponent(t.jobId)}`);
+    else if (t.kind === 'nodes') this.o.openInWindow(t.serverId, '/nodes');
     else this.o.openInWindow(t.serverId, '/');
   }
 

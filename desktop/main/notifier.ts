@@ -1,7 +1,7 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
 // deployment, whatever reconnects and replays deliver), a failed backup, a failed or timed-out
-// job run (once per run), a server that stays
-// offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
+// job run (once per run), a Swarm node going down (once per transition: again only after it came
+// back), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
 import type { EventPayloads } from '../../shared/events.js';
 import { jobRunFailed } from '../../shared/statuses.js';
@@ -22,6 +22,7 @@ export type OpenTarget =
   | { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string }
   | { serverId: string; kind: 'backup'; serviceId: string }
   | { serverId: string; kind: 'job'; serviceId: string; jobId: string }
+  | { serverId: string; kind: 'nodes' }
   | { serverId: string; kind: 'server' };
 
 export interface NotifierOptions {
@@ -45,6 +46,8 @@ export class Notifier {
   private heldTimer: NodeJS.Timeout | null = null;
   private offlineTimers = new Map<string, NodeJS.Timeout>();
   private offlineNotified = new Set<string>();
+  /** `server:node` of the nodes last heard `down`: a replayed `down` is not a new transition. */
+  private nodesDown = new Set<string>();
 
   constructor(private readonly o: NotifierOptions) {}
 
@@ -79,6 +82,19 @@ export class Notifier {
         { title: `A scheduled job ${how} on ${this.o.serverName(serverId)}`, body: "Click to see the job's runs and its log." },
         { serverId, kind: 'job', serviceId: String(d.serviceId ?? ''), jobId: String(d.jobId ?? '') },
       );
+    } else if (e.event === 'node') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['node'], unknown>>;
+      if (typeof d.nodeId !== 'string' || typeof d.state !== 'string') return;
+      const key = `${serverId}:${d.nodeId}`;
+      if (d.state !== 'down') {
+        this.nodesDown.delete(key);
+        return;
+      }
+      if (this.nodesDown.has(key)) return;
+      this.nodesDown.add(key);
+      if (this.nodesDown.size > SEEN_LIMIT) this.nodesDown.delete(this.nodesDown.values().next().value as string);
+      const name = typeof d.hostname === 'string' && d.hostname ? d.hostname : d.nodeId;
+      this.notify(serverId, { title: `Node ${name} is down on ${this.o.serverName(serverId)}`, body: 'Its tasks move to the other nodes. Click to see the nodes.' }, { serverId, kind: 'nodes' });
     }
   }
 

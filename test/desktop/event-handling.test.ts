@@ -1,6 +1,6 @@
 // The main process's handling of event streams the daemons of this branch do not produce yet
-// (`backup` events come with the delivery work) and of connections that go quiet: a local HTTP
-// server replays recorded Server-Sent Events text to the real EventStream and Notifier.
+// (`backup` events come with the delivery work; `node` events need a swarm with a worker to lose)
+// and of connections that go quiet: a local HTTP server replays recorded Server-Sent Events text to the real EventStream and Notifier.
 import { expect } from 'chai';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -73,6 +73,50 @@ describe('desktop event handling (recorded streams)', () => {
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['Backup failed on alpha']);
     notes.shown[0]!.click();
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
+  });
+
+  it('a Swarm node going down notifies once per transition, not again for a repeat or a reconnect; clicking opens the nodes', async () => {
+    const events = [
+      [51, { nodeId: 'n1', hostname: 'node-b', state: 'ready', availability: 'active', action: 'updated' }],
+      [52, { nodeId: 'n1', hostname: 'node-b', state: 'down', availability: 'active', action: 'updated' }],
+      // still down (its availability changed): no new transition
+      [53, { nodeId: 'n1', hostname: 'node-b', state: 'down', availability: 'drain', action: 'updated' }],
+      [54, { nodeId: 'n2', hostname: 'node-c', state: 'down', availability: 'active', action: 'updated' }],
+      [55, { nodeId: 'n1', hostname: 'node-b', state: 'ready', availability: 'active', action: 'updated' }],
+      [56, { nodeId: 'n1', hostname: 'node-b', state: 'down', availability: 'active', action: 'updated' }],
+    ] as const;
+    // like the daemon, each connection sends what follows Last-Event-ID, then this one ends it
+    const srv = await sseServer((req, res) => {
+      const after = Number(req.headers['last-event-id'] ?? 0);
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        events
+          .filter(([id]) => id > after)
+          .map(([id, data]) => `id: ${id}\nevent: node\ndata: ${JSON.stringify(data)}\n\n`)
+          .join('') || ': nothing new\n\n',
+      );
+    });
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => notifier.onEvent('s1', e),
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    expect(notes.shown.map((n) => n.title)).to.deep.equal(['Node node-b is down on alpha', 'Node node-c is down on alpha', 'Node node-b is down on alpha']);
+    notes.shown[0]!.click();
+    expect(opened).to.deep.equal([{ serverId: 's1', kind: 'nodes' }]);
   });
 
   it('a connection silent past the heartbeat timeout is dropped and the server shown offline', async () => {

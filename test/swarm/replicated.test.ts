@@ -76,7 +76,7 @@ describe('replicated services on Swarm', function () {
     for (const w of workers) {
       const dir = `/etc/docker/certs.d/${manager}:${REGISTRY_PORT}`;
       spawnSync('docker', ['exec', '-i', w.name, 'sh', '-c', `mkdir -p ${dir} && cat > ${dir}/ca.crt`], { input: caPem });
-      const joined = w.docker('swarm', 'join', '--token', token, `${manager}:2377`);
+      const joined = await w.docker('swarm', 'join', '--token', token, `${manager}:2377`);
       expect(joined.status, joined.stderr).to.equal(0);
     }
     // the workers run every task: the manager only builds, pushes and routes

@@ -158,6 +158,24 @@ describe('the desktop allow-list', () => {
     }
   });
 
+  it("admits the console's Swarm calls (swarm, nodes, join command, instances) and refuses what only a joining server fetches", () => {
+    const console = [
+      ['GET', '/api/swarm'],
+      ['POST', '/api/swarm'],
+      ['DELETE', '/api/swarm'],
+      ['GET', '/api/nodes'],
+      ['POST', '/api/nodes/join'],
+      ['PATCH', '/api/nodes/n1'],
+      ['DELETE', '/api/nodes/n1'],
+      ['GET', '/api/services/s1/instances'],
+    ] as const;
+    for (const [method, path] of console) expect(isAllowedRequest(method, path), `${method} ${path}`).to.equal(true);
+    // the join script, the registry's CA and the completion are the new server's, authenticated by the token alone
+    expect(isAllowedRequest('GET', '/api/nodes/join/tok1/script')).to.equal(false);
+    expect(isAllowedRequest('GET', '/api/nodes/join/tok1/ca')).to.equal(false);
+    expect(isAllowedRequest('POST', '/api/nodes/join/tok1')).to.equal(false);
+  });
+
   it('admits exec.start as the one POST stream and the terminal as the one websocket, nothing else of either kind', () => {
     const postStreams = API_ROUTES.filter((r) => r.method === 'POST' && isAllowedPostStream(concrete(r.path))).map((r) => r.id);
     const websockets = API_ROUTES.filter((r) => r.method === 'GET' && isAllowedWebSocket(concrete(r.path))).map((r) => r.id);

@@ -21,6 +21,7 @@ const KeysPage = lazy(() => import('./views/keys/keys-page'));
 const CreateServicePage = lazy(() => import('./views/create/create-service-page'));
 const ComposeImportPage = lazy(() => import('./views/compose/compose-import-page'));
 const TemplatesPage = lazy(() => import('./views/compose/templates-page'));
+const NodesPage = lazy(() => import('./views/nodes/nodes-page'));
 
 function makeClient(): QueryClient {
   const client: QueryClient = new QueryClient({
@@ -73,6 +74,7 @@ function Gate() {
 const NAV = [
   { href: '/', label: 'Projects' },
   { href: '/server', label: 'Server' },
+  { href: '/nodes', label: 'Nodes' },
   { href: '/settings', label: 'Settings' },
   { href: '/keys', label: 'Keys' },
 ];
@@ -84,6 +86,8 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
   const qc = useQueryClient();
   const notify = useNotify();
   const admin = keyInfo.access === 'write' && keyInfo.projects === 'all';
+  // the swarm and its nodes are the whole server's: a key over some projects does not see them
+  const allProjects = keyInfo.projects === 'all';
   const active = (href: string) => (href === '/' ? location === '/' || location.startsWith('/projects') || location.startsWith('/services') : location.startsWith(href));
   return (
     <div className="shell">
@@ -96,7 +100,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
           Berth
         </Link>
         <nav aria-label="Main">
-          {NAV.filter((n) => admin || n.href !== '/keys').map((n) => (
+          {NAV.filter((n) => (admin || n.href !== '/keys') && (allProjects || n.href !== '/nodes')).map((n) => (
             <Link key={n.href} href={n.href} className={active(n.href) ? 'nav-link active' : 'nav-link'} aria-current={active(n.href) ? 'page' : undefined}>
               {n.label}
             </Link>
@@ -140,6 +144,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
             <Route path="/projects/:slug">{(p) => <ProjectPage slug={p.slug} canEditQuotas={admin} />}</Route>
             <Route path="/services/:id/:tab?">{(p) => <ServicePage id={p.id} tab={p.tab} />}</Route>
             <Route path="/server">{() => <ServerPage />}</Route>
+            <Route path="/nodes">{() => <NodesPage canWrite={admin} />}</Route>
             <Route path="/settings">{() => <SettingsPage />}</Route>
             <Route path="/keys">{() => <KeysPage />}</Route>
             <Route>

@@ -1,4 +1,4 @@
-// One service: header with state and actions, then tabs for deployments, logs, variables,
+// One service: header with state and actions, then tabs for deployments, instances, logs, variables,
 // domains, data and backups (databases), volumes and config files (the others) and settings.
 import { lazy, Suspense } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -20,8 +20,9 @@ const FilesTab = lazy(() => import('./files-tab'));
 const JobsTab = lazy(() => import('./jobs-tab'));
 const ExecTab = lazy(() => import('./exec-tab'));
 const TerminalTab = lazy(() => import('./terminal-tab'));
+const InstancesTab = lazy(() => import('./instances-tab'));
 
-type Tab = 'deployments' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'commands' | 'terminal' | 'settings';
+type Tab = 'deployments' | 'instances' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'commands' | 'terminal' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -39,6 +40,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
   const project = projects.data?.projects.find((p) => p.id === s.projectId);
   const tabs: { id: Tab; label: string }[] = [
     { id: 'deployments', label: 'Deployments' },
+    { id: 'instances', label: 'Instances' },
     { id: 'logs', label: 'Logs' },
     { id: 'variables', label: 'Variables' },
     ...(kind !== 'worker' && kind !== 'database' ? [{ id: 'domains' as Tab, label: 'Domains' }] : []),
@@ -91,6 +93,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
       <section role="tabpanel" aria-labelledby={`tab-${current}`} className="tabpanel">
         <Suspense fallback={<Loading what="section" />}>
           {current === 'deployments' ? <Deployments overview={q.data} /> : null}
+          {current === 'instances' ? <InstancesTab service={s} /> : null}
           {current === 'logs' ? <RuntimeLogs service={s} /> : null}
           {current === 'variables' ? <EnvEditor overview={q.data} /> : null}
           {current === 'domains' ? <DomainsTab overview={q.data} /> : null}

@@ -5,6 +5,7 @@ import type { BuildMethod, Project, RuntimeMode, Service } from '../../../../../
 import { useAction } from '../../api/context';
 import { Button, ConfirmButton, ErrorNote, Field } from '../../ui/kit';
 import { DeploySettings } from './deploy-settings';
+import { ReplicasSettings } from './replicas-settings';
 import { serviceKind } from './service-kind';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
@@ -107,6 +108,7 @@ export function SettingsTab({ service: s, projects }: { service: Service; projec
         </div>
       </form>
       {kind !== 'database' ? <DeploySettings service={s} /> : null}
+      {kind !== 'database' ? <ReplicasSettings service={s} /> : null}
       <div className="card stack">
         <h2 className="h3">Move to another project</h2>
         <div className="row wrap align-end">
