@@ -56,7 +56,9 @@ export class NodeWatch {
 
   private async read(publish: boolean): Promise<void> {
     const nodes = (await this.deps.swarm.enabled()) ? await this.deps.control.nodes() : [];
-    const now = new Map(nodes.map((n) => [n.id, seen(n)]));
+    // A node that has just joined has no description yet (its hostname reads as its id): it is
+    // news once Docker knows its name, so its `created` event names it.
+    const now = new Map(nodes.filter((n) => n.hostname !== n.id).map((n) => [n.id, seen(n)]));
     if (publish) {
       for (const [id, n] of now) {
         const before = this.last.get(id);

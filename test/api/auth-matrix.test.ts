@@ -2,54 +2,14 @@
 // read key, write key, and a selected-projects key inside and outside its projects, as the route's
 // `access` says. Refused requests must change nothing.
 import { expect } from 'chai';
-import { API_ROUTES, routePath, type QueryValues, type RouteId } from '../../shared/api-routes.js';
+import { API_ROUTES, routePath, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
 import { snapshotStore, storeSettled } from '../helpers/snapshot.js';
 import { waitForDeployment } from '../helpers/wait.js';
-
-type Level = 'read' | 'write' | 'admin';
-
-interface World {
-  inside: ProjectWorld;
-  outside: ProjectWorld;
-  keyId: string;
-  /** A finished (failed) deployment of each side's web service. */
-  deployments: Map<ProjectWorld, string>;
-}
-
-/** How to call one route of the table: `target` is the world acted on. */
-interface Case {
-  /** Told apart from the route's other cases. */
-  label?: string;
-  params(target: ProjectWorld, w: World): Record<string, string>;
-  query?: QueryValues;
-  body?(target: ProjectWorld, w: World): unknown;
-  /** Statuses that mean "allowed" when 200 is not the only one (abort of a finished deployment is 409). */
-  allowed?: number[];
-  /** The world needs a finished deployment on each side. */
-  deployed?: boolean;
-}
-
-/** Routes of the table this matrix leaves to other tests, and why. */
-const ELSEWHERE = {
-  health: 'no key at all',
-  'hooks.deliver': 'no key: signed deliveries (below)',
-  'session.open': 'signing in: test/api/session',
-  'session.close': 'signing out: test/api/session',
-  'session.get': 'who the key is, any key: test/api/session',
-  events: 'every key, scoped per event: test/api/events',
-  'projects.list': 'every key, scoped per project (below)',
-  'services.transfer': 'needs both projects visible (below)',
-  'system.metrics': 'every key, scoped per project: test/api/shapes',
-  'system.disk': 'every key: test/security/disk-threshold',
-  'templates.list': 'every key, no project: test/api/compose-templates',
-  'nodes.join-script': 'no key: the join token is the credential (test/swarm/control)',
-  'nodes.join-ca': 'no key: the join token is the credential (test/swarm/control)',
-  'nodes.join-complete': 'no key: the join token is the credential (test/swarm/control)',
-} as const satisfies Partial<Record<RouteId, string>>;
+import { ELSEWHERE, type Case, type Level, type World } from '../helpers/auth-matrix-cases.js';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
 

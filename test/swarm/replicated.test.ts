@@ -133,7 +133,7 @@ describe('replicated services on Swarm', function () {
     // the remaining worker stops trusting Berth's registry: its pull of the new tag fails (x509)
     const survivor = workers[0]!;
     const certs = `/etc/docker/certs.d/${bridgeAddress()}:${REGISTRY_PORT}`;
-    survivor.exec(['mv', certs, `${certs}.off`]);
+    await survivor.exec(['mv', certs, `${certs}.off`]);
     const { deployment } = await t.admin.deploy(service.id);
     const dep = await waitForDeployment(t.admin, service.id, deployment.id, ['failed', 'running'], 200_000);
     const log = await deployLog(dep.id);
@@ -150,7 +150,7 @@ describe('replicated services on Swarm', function () {
     expect(log).to.match(/previous release/);
     expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
     expect((await t.admin.listInstances(service.id)).instances.filter((i) => i.state === 'running')).to.have.length(3);
-    survivor.exec(['mv', `${certs}.off`, certs]);
+    await survivor.exec(['mv', `${certs}.off`, certs]);
   });
 
   it('returns to a single container when scaled back to 1', async function () {
