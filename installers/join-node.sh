@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Joins this server to a Berth server's Docker Swarm as a worker node. Served by the Berth daemon
 # for one join token (GET /api/nodes/join/<token>/script), with the values between @@ filled in;
-# run as root:  curl -fsSk --pinnedpubkey 'sha256//<pin>' https://<berth>/api/nodes/join/<token>/script | bash
+# run as root:  bash -o pipefail -c "curl -fsSk --pinnedpubkey 'sha256//<pin>' https://<berth>/api/nodes/join/<token>/script | bash"
 # (or `installers/install.sh --join <url> <pin> <token>`). Every call back to Berth is pinned to the
 # API certificate's public key, so no CA chain is trusted.
 #

@@ -55,7 +55,9 @@ export class NodeJoins {
     const expiresAt = new Date(now + LIFETIME_MS).toISOString();
     await this.d.store.nodeJoins.deleteExpired(this.d.clock.now());
     await this.d.store.nodeJoins.insert({ tokenHash: this.d.store.hashToken(token), createdAt: this.d.clock.now(), expiresAt });
-    const command = `curl -fsSk --pinnedpubkey 'sha256//${endpoint.pin}' ${endpoint.baseUrl}/api/nodes/join/${token}/script | bash`;
+    // pipefail: a fetch that fails (a wrong pin, an expired token) fails the command, instead of
+    // bash running an empty script and exiting 0 (pin, URL and token hold no quote or space)
+    const command = `bash -o pipefail -c "curl -fsSk --pinnedpubkey 'sha256//${endpoint.pin}' ${endpoint.baseUrl}/api/nodes/join/${token}/script | bash"`;
     return { token, command, expiresAt };
   }
 

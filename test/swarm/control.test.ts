@@ -125,7 +125,7 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
     const made = await t.admin.createJoinCommand();
     expect(made.token).to.match(/^[A-Za-z0-9_-]{32,}$/);
     expect(Date.parse(made.expiresAt) - Date.now()).to.be.within(29 * 60_000, 30 * 60_000 + 5000);
-    expect(made.command).to.match(/^curl -fsSk --pinnedpubkey 'sha256\/\/[A-Za-z0-9+/=]{44}' https:\/\/\S+\/api\/nodes\/join\/\S+\/script \| bash$/);
+    expect(made.command).to.match(/^bash -o pipefail -c "curl -fsSk --pinnedpubkey 'sha256\/\/[A-Za-z0-9+/=]{44}' https:\/\/\S+\/api\/nodes\/join\/\S+\/script \| bash"$/);
     command = made.command;
     [first, second] = await Promise.all([startWorker('a'), startWorker('b')]);
     const ran = await first.exec(['bash', '-c', command], 120_000);
@@ -159,6 +159,14 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
     const again = await first.exec(['bash', '-c', command], 60_000);
     expect(again.status, again.stderr).to.equal(0);
     expect(again.stdout).to.include('no change');
+  });
+
+  it('fails (not exit 0 on an empty script) when the fetch fails: an unknown token', async () => {
+    const unknown = command.replace(/\/join\/[^/]+\/script/, `/join/${'x'.repeat(32)}/script`);
+    const ran = await second.exec(['bash', '-c', unknown], 60_000);
+    expect(ran.status, ran.stdout).to.not.equal(0);
+    expect(ran.stderr).to.match(/curl: \(22\)/);
+    expect((await second.docker('info', '--format', '{{.Swarm.LocalNodeState}}')).stdout.trim()).to.equal('inactive');
   });
 
   it('refuses the same command on another server with a clear message', async () => {
@@ -218,7 +226,11 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
     await until('the worker to be down', async () => (await nodes()).find((n) => n.id === workerId)?.state === 'down', 60_000, 500);
     expect(await status('DELETE', `/api/nodes/${workerId}`)).to.equal(200);
     expect((await nodes()).map((n: SwarmNode) => n.role)).to.deep.equal(['manager']);
-    await until('the removal event', async () => adminEvents.heard().some((e) => e.event === 'node' && (e.json as { action?: string; nodeId?: string }).action === 'deleted' && (e.json as { nodeId?: string }).nodeId === workerId), 10_000);
+    await until(
+      'the removal event',
+      async () => adminEvents.heard().some((e) => e.event === 'node' && (e.json as { action?: string; nodeId?: string }).action === 'deleted' && (e.json as { nodeId?: string }).nodeId === workerId),
+      10_000,
+    );
   });
 
   it('turns off with DELETE: the manager leaves and the registry container is gone', async () => {
