@@ -235,7 +235,17 @@ export function buildCore(deps: CoreDeps): Core {
       log: deps.log,
     }),
     // Swarm mode: this server as the manager, its registry, and the nodes that joined
-    swarm: new SwarmMode({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, events: deps.events, watch: nodeWatch, publicIp: () => settings.publicIp(), log: deps.log }),
+    swarm: new SwarmMode({
+      store,
+      clock,
+      swarm: deps.swarm,
+      control: deps.swarmControl,
+      registry: deps.registry,
+      events: deps.events,
+      watch: nodeWatch,
+      publicIp: () => settings.publicIp(),
+      log: deps.log,
+    }),
     nodes: new Nodes({ store, swarm: deps.swarm, control: deps.swarmControl, watch: nodeWatch }),
     nodeJoins: new NodeJoins({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, endpoint: deps.joinEndpoint, ca: deps.ca }),
     nodeWatch,

@@ -71,10 +71,7 @@ export class Nodes {
     const node = await this.find(nodeId);
     if (node.role === 'manager') throw new Conflict(`${node.hostname} is the manager: it leaves the swarm when Swarm mode is turned off (DELETE /api/swarm)`, 'node_in_use');
     if (node.state !== 'down' && node.availability !== 'drain') {
-      throw new Conflict(
-        `${node.hostname} is ${node.state} and ${node.availability}: drain it first (availability: drain) or run \`docker swarm leave\` on it, then remove it`,
-        'node_in_use',
-      );
+      throw new Conflict(`${node.hostname} is ${node.state} and ${node.availability}: drain it first (availability: drain) or run \`docker swarm leave\` on it, then remove it`, 'node_in_use');
     }
     await this.d.control.removeNode(node.id);
     await this.d.watch.refresh();

@@ -64,7 +64,7 @@ async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[],
  * (labels checked), oldest first. The live image counts as one of the N; an image that a live,
  * queued or building deployment uses (a rollback under way) always stays.
  */
-export async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
+async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
   const service = await d.store.services.get(serviceId);
   if (!service) return;
   const keep = await d.keepImages(service.projectId);
@@ -88,7 +88,7 @@ export async function pruneImages(d: DeployDeps, serviceId: string): Promise<voi
 }
 
 /** Keeps the config file snapshots of the deployments that may run again (in progress, live, or among the last ones a rollback can go back to). */
-export async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
+async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
   const service = await d.store.services.get(serviceId);
   if (!service) return;
   const keep = await d.keepImages(service.projectId);

@@ -39,12 +39,12 @@ export function swarmServiceName(slug: string, serviceId: string): string {
   return `berth-${slug}-${serviceId.slice(0, 8)}`;
 }
 
-export function overlayNetworkName(projectId: string): string {
+function overlayNetworkName(projectId: string): string {
   return `berth-${projectId}-overlay`;
 }
 
 /** The Engine's ServiceSpec for `s`: also the spec a rollback goes back to. */
-export function engineSpec(s: SwarmServiceSpec): Record<string, unknown> {
+function engineSpec(s: SwarmServiceSpec): Record<string, unknown> {
   return {
     Name: s.name,
     Labels: s.labels,
