@@ -131,7 +131,7 @@ parse_args() {
       --insecure) insecure=1; shift ;;
       --uninstall) mode=uninstall; shift ;;
       --purge) mode=uninstall; purge=1; shift ;;
-      --join) [ $# -ge 4 ] || { usage >&2; exit 2; }; mode=join; join_url="$2"; join_pin="${3#sha256//}"; join_token="$4"; shift 4 ;;
+      --join) [ $# -ge 4 ] || { usage >&2; exit 2; }; mode="join"; join_url="$2"; join_pin="${3#sha256//}"; join_token="$4"; shift 4 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "install.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
     esac
