@@ -119,7 +119,10 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
     for (const s of services) await this.serviceDeleted(s);
     await this.whenDockerAnswers(`removing the network of project ${project.id}`, () => removeProjectNetwork(this.d.docker, this.d.own, project.id));
-    if (await this.d.swarm.enabled()) await this.whenDockerAnswers(`removing the overlay of project ${project.id}`, () => removeProjectOverlay(this.d.docker, this.d.own, project.id));
+    // (asking whether Swarm is on is a call to the Engine too: inside, so an unreachable Engine defers it like the rest)
+    await this.whenDockerAnswers(`removing the overlay of project ${project.id}`, async () => {
+      if (await this.d.swarm.enabled()) await removeProjectOverlay(this.d.docker, this.d.own, project.id);
+    });
     // kept volumes (no service) go with their project
     await this.whenDockerAnswers(`removing the volumes of project ${project.id}`, async () => void (await removeProjectVolumes(this.d.docker, this.d.own, project.id)));
   }
