@@ -4,7 +4,6 @@
 // cases that need them are skipped, saying so. It needs the HOST's Swarm mode to stay off (the
 // daemon reads Docker's own state): run it under `flock /tmp/berth-host-swarm.lock`.
 import { expect } from 'chai';
-import { ApiError } from '../../shared/client.js';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker } from '../helpers/docker.js';
@@ -18,18 +17,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
   let tenant: Record<string, string>;
   let project: { id: string; slug: string };
   let serviceId: string;
-  let hasSwarmRoutes = false;
-  let hasInstances = false;
-
-  /** Whether this daemon answers a route (a 404 with `not_found` for the path itself: the branch is not merged yet). */
-  async function answers(call: () => Promise<unknown>): Promise<boolean> {
-    try {
-      await call();
-      return true;
-    } catch (err) {
-      return !(err instanceof ApiError && err.status === 404);
-    }
-  }
 
   before(async () => {
     const state = docker('info', '--format', '{{.Swarm.LocalNodeState}}');
@@ -40,8 +27,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
     admin = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'cli', access: 'write', projects: 'all' })).token };
     tenant = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'tenant', access: 'write', projects: [project.id] })).token };
     cli = cliHome();
-    hasSwarmRoutes = await answers(() => t.admin.getSwarm());
-    hasInstances = await answers(() => t.admin.listInstances(serviceId));
   });
   after(async () => {
     await t?.stop();
@@ -74,7 +59,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
     const [made] = run.json<{ id: string; replicas: number; placement: { nodeLabels: Record<string, string> } }>();
     expect(made!.replicas).to.equal(1);
     expect(made!.placement).to.deep.equal({ nodeLabels: {} });
-    if (!hasInstances) return this.skip(); // the Swarm-off rule comes with t29-runtime
     const placed = await cli.run(['--project', project.slug, 'services', 'create', 'placed', '--image', 'redis:7', '--placement', 'region=eu', '--placement', 'disk=ssd'], { env: admin });
     expect(placed.code, placed.stderr).to.equal(1);
     expect(placed.stderr)
@@ -84,7 +68,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
   });
 
   it('swarm --json is the closed status shape (off), in words without it; a project key is refused with exit 3', async function () {
-    if (!hasSwarmRoutes) return this.skip(); // t29-control's handlers are not merged into this branch
     const json = await cli.run(['--json', 'swarm'], { env: admin });
     expect(json.code, json.stderr).to.equal(0);
     expect(json.json()).to.deep.equal([{ enabled: false, managerAddress: null, nodeCount: 0 }]);
@@ -101,7 +84,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
   });
 
   it('berth scale above 1 with Swarm off: the daemon refuses (409), its message on stderr, exit 1, and nothing changes', async function () {
-    if (!hasInstances) return this.skip(); // t29-runtime's rules and handler are not merged into this branch
     const run = await cli.run(['--project', project.slug, 'scale', 'web', '3'], { env: admin });
     expect(run.code, run.stderr).to.equal(1);
     expect(run.stderr)
@@ -117,7 +99,6 @@ describe('berth swarm, nodes, instances and scale (Swarm off)', function () {
   });
 
   it('instances --json prints one closed instance per line (none before a deployment)', async function () {
-    if (!hasInstances) return this.skip();
     const run = await cli.run(['--json', '--project', project.slug, 'instances', 'web'], { env: admin });
     expect(run.code, run.stderr).to.equal(0);
     expect(run.json()).to.deep.equal([]);

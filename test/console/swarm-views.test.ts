@@ -8,7 +8,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ApiError } from '../../shared/client.js';
 import type { Project, Service } from '../../shared/types.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, screenshotsOnFailure, signedInPage } from '../helpers/browser.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -35,7 +34,6 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
   let project: Project;
   let web: Service;
   let hostname: string;
-  let ready = false;
   const pageErrors: string[] = [];
 
   const nav = (page: Page, name: string) => page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name, exact: true });
@@ -60,13 +58,6 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
       // a development daemon serves what joining fetches over HTTPS only on this address
       BERTH_JOIN_TLS_ADDR: `${docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}')}:${await freePort()}`,
     });
-    // the handlers come from issue 29's control branch: without them only the Instances tab (runtime) runs
-    try {
-      await t.admin.getSwarm();
-      ready = true;
-    } catch (err) {
-      if (!(err instanceof ApiError && err.status === 404)) throw err;
-    }
     hostname = docker('info', '--format', '{{.Name}}');
     token = (await t.admin.createKey({ name: 'operator', access: 'write', projects: 'all' })).token;
     project = (await t.admin.createProject({ name: uniq('swui') })).project;
@@ -81,16 +72,12 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
     for (const c of contexts) await c.close().catch(() => undefined);
     await browser?.close();
     // Swarm off whatever happened: through Berth first (its own clean-up), then Docker itself
-    if (t && ready) await t.admin.disableSwarm().catch(() => undefined);
+    if (t) await t.admin.disableSwarm().catch(() => undefined);
     await t?.stop();
     spawnSync('docker', ['swarm', 'leave', '--force'], { stdio: 'ignore' });
   });
   afterEach(async function () {
     await screenshotsOnFailure(this.currentTest, 'swarm', { a, b });
-  });
-  beforeEach(function () {
-    // every case but the first drives the control branch's routes (swarm, nodes)
-    if (!ready && !this.currentTest?.title.includes('Instances tab')) this.skip();
   });
 
   it("a deployed service's Instances tab shows its container on this server, running", async () => {

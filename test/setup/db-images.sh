@@ -12,7 +12,7 @@
 # hex of a sha256 over that directory's files and the base image id) and berth-test/<name>:latest.
 # A build is skipped when the hashed tag exists; a per-image flock keeps concurrent runs from
 # building the same image twice. Prints the hashed image references on stdout, one per line, in
-# the order above. Usage: db-images.sh [name...] (default: all four).
+# the order above. Usage: db-images.sh [name...] (default: all four; swarm-images.sh passes its own names).
 # Also installs the PostgreSQL client (psql) on the host when missing: tests use the real client.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

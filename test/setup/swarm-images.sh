@@ -1,87 +1,14 @@
 #!/usr/bin/env bash
-# Builds the images the multi-node (Swarm) suites use, like db-images.sh builds the database
-# stand-ins (no registry is reachable on the test machines):
+# Builds the images the multi-node (Swarm) suites use, exactly as db-images.sh builds the database
+# stand-ins (no registry is reachable on the test machines), with its builder:
 #
 #   berth-test/swarm-node  Debian docker.io, a Docker-in-Docker second server that joins as a worker
 #   berth-test/registry    Debian docker-registry (distribution 2.8), contract of `registry:2`
 #
-# Each from test/setup/images/<name>/ on top of the Debian base (debian-base.sh), tagged
-# berth-test/<name>:<hash> (first 12 hex of a sha256 over the directory's files and the base image
-# id) and :latest; skipped when the hashed tag exists; a per-image flock keeps concurrent runs from
-# building twice. Prints the hashed references on stdout, one per line, in the order above.
+# Each from test/setup/images/<name>/, tagged by content hash, skipped when built already (see
+# db-images.sh). Prints the hashed references on stdout, one per line, in the order above.
 # Usage: swarm-images.sh [name...] (default: both).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-
-log() { echo "berth-test-setup: $*" >&2; }
-
-ALL_IMAGES=(swarm-node registry)
-IMAGES_DIR=test/setup/images
-LOCK_DIR=/tmp/berth-swarm-images.locks
-# the classic builder (BuildKit/buildx is not packaged here)
-export DOCKER_BUILDKIT=0
-
-if [ -f installers/ensure-docker.sh ]; then bash installers/ensure-docker.sh; fi
-
-base_image=$(bash test/setup/debian-base.sh)
-base_id=$(docker image inspect -f '{{.Id}}' "$base_image")
-
-image_hash() {
-  local dir=$1
-  {
-    (cd "$dir" && find . -type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum)
-    echo "base $base_id"
-  } | sha256sum | cut -c1-12
-}
-
-# build_image NAME: builds (or finds) berth-test/NAME:<hash>, tags :latest, prints the reference
-build_image() {
-  local name=$1 dir="$IMAGES_DIR/$1" hash ref start logfile
-  [ -f "$dir/Dockerfile" ] || { log "no $dir/Dockerfile"; return 1; }
-  hash=$(image_hash "$dir")
-  ref="berth-test/$name:$hash"
-  if ! docker image inspect "$ref" >/dev/null 2>&1; then
-    mkdir -p "$LOCK_DIR"
-    # fd 9 is private to this function's subshell (builds run in parallel, see below)
-    exec 9>"$LOCK_DIR/$name.lock"
-    flock 9
-    if docker image inspect "$ref" >/dev/null 2>&1; then
-      log "$ref was built by a concurrent run"
-    else
-      log "building $ref"
-      start=$SECONDS
-      logfile=$(mktemp "/tmp/berth-swarm-image-$name.XXXXXX.log")
-      if ! docker build --force-rm --build-arg "BASE=$base_image" -t "$ref" "$dir" >"$logfile" 2>&1; then
-        log "building $ref failed (full log: $logfile):"
-        tail -30 "$logfile" | sed "s/^/berth-test-setup: [$name] /" >&2
-        return 1
-      fi
-      rm -f "$logfile"
-      log "built $ref in $((SECONDS - start)) s"
-    fi
-    exec 9>&-
-  fi
-  docker tag "$ref" "berth-test/$name:latest"
-  echo "$ref"
-}
-
-names=("$@")
-[ ${#names[@]} -gt 0 ] || names=("${ALL_IMAGES[@]}")
-
-# Build in parallel (the time goes into apt downloads and unpacking), report in a fixed order.
-out_dir=$(mktemp -d)
-trap 'rm -rf "$out_dir"' EXIT
-pids=()
-for name in "${names[@]}"; do
-  (build_image "$name" >"$out_dir/$name") &
-  pids+=($!)
-done
-failed=()
-for i in "${!names[@]}"; do
-  wait "${pids[$i]}" || failed+=("${names[$i]}")
-done
-if [ ${#failed[@]} -gt 0 ]; then
-  log "failed to build: ${failed[*]}"
-  exit 1
-fi
-for name in "${names[@]}"; do cat "$out_dir/$name"; done
+if [ $# -eq 0 ]; then set -- swarm-node registry; fi
+exec bash test/setup/db-images.sh "$@"
