@@ -1,6 +1,7 @@
 // The one error funnel: every failure leaves as `{error: {code, message}}` with its status.
 import type { Context, Next } from 'koa';
 import { BerthError } from '../core/errors.js';
+import { isDockerUnreachable } from '../docker/client.js';
 
 interface HttpLikeError {
   status?: number;
@@ -44,6 +45,8 @@ export function errorFunnel(log: Logger) {
 
 function describe(err: unknown): { status: number; code: string; message: string } {
   if (err instanceof BerthError) return { status: err.status, code: err.code, message: err.message };
+  // dockerd stopped or restarting: the caller can retry; the daemon is not at fault.
+  if (isDockerUnreachable(err)) return { status: 503, code: 'docker_unavailable', message: 'the Docker Engine is not answering (is dockerd running?); try again when it is back' };
   const e = (err ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

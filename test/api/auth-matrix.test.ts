@@ -4,6 +4,7 @@
 import { expect } from 'chai';
 import { API_ROUTES, routePath, type RouteId } from '../../shared/api-routes.js';
 import type { BerthClient } from '../../shared/client.js';
+import { requireDocker } from '../helpers/docker.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
@@ -173,6 +174,8 @@ describe('auth matrix', function () {
   this.timeout(60_000);
   let t: TestDaemon;
   before(async () => {
+    // The Swarm routes, instances and deletions ask the Engine: the suite runs first in a fresh CI, before any other started dockerd.
+    requireDocker();
     // Deployments of the fixtures fail at once and locally: nothing listens on port 9.
     t = await startTestDaemon({ BERTH_GIT_BASE_URL: 'http://127.0.0.1:9' });
     await allowLoopbackNotifyTargets(t.admin);

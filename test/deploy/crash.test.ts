@@ -81,7 +81,7 @@ describe('daemon killed mid-build', function () {
     expect((await client.overview(service.id)).service).to.include({ status: 'active', reachable: true });
   });
 
-  it('a service deleted while the Engine is unreachable answers 200; its container, image and network go at the next start', async () => {
+  it('while the Engine is unreachable, what needs it answers 503 and a service deleted answers 200; its container, image and network go at the next start', async () => {
     await daemon.stop();
     await daemon.start();
     const { project } = await client.createProject({ name: uniq('orphan') });
@@ -94,6 +94,13 @@ describe('daemon killed mid-build', function () {
     await daemon.stop();
 
     await daemon.start({ BERTH_DOCKER_SOCKET: join(dataDir, 'no-docker.sock') });
+    // What must ask the Engine says so: 503 with a reason to retry, not a 500 "internal error"
+    for (const path of ['/api/swarm', '/api/nodes', `/api/services/${service.id}/instances`]) {
+      const res = await client.request('GET', path);
+      expect(res.status, path).to.equal(503);
+      expect((res.body as { error: { code: string; message: string } }).error).to.deep.include({ code: 'docker_unavailable' });
+      expect((res.body as { error: { message: string } }).error.message).to.match(/Docker Engine is not answering/);
+    }
     await client.deleteProject(project.id);
     expect((await client.listProjects()).projects.map((p) => p.id)).not.to.include(project.id);
     await daemon.stop();
