@@ -15,6 +15,7 @@ import type { Config } from './config.js';
 import type { Core } from './core/core.js';
 import type { DockerDeploymentEngine } from './deploy/engine.js';
 import { createApp } from './http/app.js';
+import { isDockerUnreachable } from './docker/client.js';
 import type { Logger } from './http/errors.js';
 import type { SseStreams } from './http/sse-streams.js';
 import { Notifier } from './notify/notifier.js';
@@ -103,6 +104,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     core,
     version: VERSION,
     log,
+    unavailable: (err) => (isDockerUnreachable(err) ? 'the Docker Engine is not answering (is dockerd running?); try again when it is back' : null),
     storeVersion: store.version,
     sse,
     pingMs: SSE_PING_MS,

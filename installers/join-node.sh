@@ -78,10 +78,44 @@ if ! docker info >/dev/null 2>&1; then
   docker info >/dev/null 2>&1 || fail "Docker Engine did not start (see /var/log/berth-dockerd.log or journalctl -u docker)"
 fi
 
+# --- published ports answer only the manager ----------------------------------------------------
+# Its Caddy routes to them: new connections that Docker forwards to a container (DNAT) from any
+# other address are dropped. The rule lives in a script that a boot unit runs again after Docker
+# starts (iptables is empty after a reboot); without systemd, running this command again restores it.
+guard_published_ports() {
+  cat > /usr/local/sbin/berth-worker-firewall <<GUARD
+#!/bin/sh
+# Written by Berth's join script: published ports of this worker answer only the manager ($MANAGER).
+rule="-m conntrack --ctstate DNAT -m conntrack --ctstate NEW ! -s $MANAGER -m comment --comment berth-only-manager -j DROP"
+iptables -C DOCKER-USER \$rule 2>/dev/null || iptables -I DOCKER-USER \$rule
+GUARD
+  chmod 755 /usr/local/sbin/berth-worker-firewall
+  /usr/local/sbin/berth-worker-firewall || fail "could not add the DOCKER-USER rule (iptables)"
+  if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+    cat > /etc/systemd/system/berth-worker-firewall.service <<'UNIT'
+[Unit]
+Description=Berth: published ports of this Swarm worker answer only the manager
+After=docker.service
+Requires=docker.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/usr/local/sbin/berth-worker-firewall
+
+[Install]
+WantedBy=multi-user.target
+UNIT
+    systemctl daemon-reload && systemctl enable berth-worker-firewall.service >/dev/null 2>&1 || fail "could not enable berth-worker-firewall.service"
+  fi
+}
+
 # --- already joined? ---------------------------------------------------------------------------
 state=$(docker info --format '{{.Swarm.LocalNodeState}}')
 if [ "$state" = active ]; then
   if docker info --format '{{range .Swarm.RemoteManagers}}{{.Addr}} {{end}}' | tr ' ' '\n' | grep -qx "$MANAGER:2377"; then
+    # after a reboot without systemd the rule is gone: it comes back here
+    guard_published_ports
     echo "no change: this server is already a node of the swarm managed by $MANAGER"
     exit 0
   fi
@@ -109,9 +143,6 @@ join_token=$(sed -n 's/.*"joinToken":"\([A-Za-z0-9-]*\)".*/\1/p' "$answer")
 say "joining the swarm at $MANAGER:2377"
 docker swarm join --token "$join_token" "$MANAGER:2377" >/dev/null || fail "docker swarm join failed (see above)"
 
-# Published ports answer only the manager (its Caddy routes to them): new connections that Docker
-# forwards to a container (DNAT) from any other address are dropped. Idempotent (-C before -I).
-rule=(-m conntrack --ctstate DNAT -m conntrack --ctstate NEW ! -s "$MANAGER" -m comment --comment berth-only-manager -j DROP)
-iptables -C DOCKER-USER "${rule[@]}" 2>/dev/null || iptables -I DOCKER-USER "${rule[@]}" || fail "could not add the DOCKER-USER rule (iptables)"
+guard_published_ports
 
 echo "joined: this server is now a worker node of $MANAGER's swarm"

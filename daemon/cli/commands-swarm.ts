@@ -114,6 +114,7 @@ export function registerSwarmCommands(program: Command): void {
     .action(async (ref: string, o: { force?: boolean }, cmd: Command) => {
       const s = openSession(cmd);
       const node = await findNode(s, ref);
+      if (node.role === 'worker' && node.tasks > 0) s.out.info(`moving ${node.tasks} task(s) off ${node.hostname}: each new task answers before an old one stops (up to a minute)`);
       const { node: now } = await s.client.patchNode(node.id, { availability: 'drain', ...(o.force ? { force: true } : {}) });
       nodeDone(s, now, `${now.hostname} is draining`);
     });

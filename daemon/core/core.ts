@@ -246,7 +246,7 @@ export function buildCore(deps: CoreDeps): Core {
       publicIp: () => settings.publicIp(),
       log: deps.log,
     }),
-    nodes: new Nodes({ store, swarm: deps.swarm, control: deps.swarmControl, watch: nodeWatch }),
+    nodes: new Nodes({ store, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, watch: nodeWatch, log: deps.log }),
     nodeJoins: new NodeJoins({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, endpoint: deps.joinEndpoint, ca: deps.ca }),
     nodeWatch,
   };

@@ -1,5 +1,6 @@
 // The swarm's nodes (GET /api/nodes, PATCH and DELETE /api/nodes/:nodeId): keys over all projects
-// only. Draining the manager is refused while services are pinned to it (databases and web
+// only. Draining a worker moves its tasks first (a rolling update that excludes it: their new
+// tasks answer before the old ones stop), then drains it; activating it lifts that. Draining the manager is refused while services are pinned to it (databases and web
 // services with volumes run there as plain containers, next to their data) unless `force`. A node
 // is removed only when it is a worker that is down or drained: a ready, active worker still runs
 // tasks, and removing it would strand them.
@@ -9,11 +10,13 @@ import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { NodeWatch } from './node-watch.js';
 import type { Store } from './ports/store.js';
 import type { EngineNode, SwarmControlPort } from './ports/swarm-control.js';
-import type { SwarmPort } from './ports/swarm.js';
+import type { ImageRegistryPort, SwarmPort } from './ports/swarm.js';
 import { checkNodeLabels } from './service-state-rules.js';
 import { listForMessage, managerPinnedServices } from './swarm-services.js';
 
 const AVAILABILITIES = ['active', 'pause', 'drain'] as const;
+/** How long a drain waits for the node's tasks to move gracefully before Swarm's own drain stops the rest. */
+const MOVE_TIMEOUT_MS = 60_000;
 
 /** The closed shape clients rely on (shared/types/swarm.ts): nothing else of Docker's leaves. */
 function nodeView(n: EngineNode, tasks: number): SwarmNode {
@@ -32,7 +35,7 @@ function nodeView(n: EngineNode, tasks: number): SwarmNode {
 }
 
 export class Nodes {
-  constructor(private readonly d: { store: Store; swarm: SwarmPort; control: SwarmControlPort; watch: NodeWatch }) {}
+  constructor(private readonly d: { store: Store; swarm: SwarmPort; control: SwarmControlPort; registry: ImageRegistryPort; watch: NodeWatch; log: (message: string, err?: unknown) => void }) {}
 
   async list(access: Access): Promise<{ nodes: SwarmNode[] }> {
     access.requireAllProjects('listing nodes');
@@ -58,7 +61,19 @@ export class Nodes {
         );
       }
     }
+    const draining = availability === 'drain' && node.availability !== 'drain';
+    // Swarm's own drain stops a node's tasks before their replacements answer: the tasks move first,
+    // by a rolling update (start-first, each new task healthy before an old one stops)
+    if (draining && node.role === 'worker') {
+      const { auth } = await this.d.registry.ensure();
+      const late = await this.d.control.moveTasksOff(node.id, auth, MOVE_TIMEOUT_MS);
+      if (late.length > 0) this.d.log(`draining ${node.hostname}: ${listForMessage(late)} still moving after ${MOVE_TIMEOUT_MS / 1000} s; Swarm's drain stops what is left there`);
+    }
     await this.d.control.updateNode(node, { availability, labels: labels ?? node.labels });
+    if (availability === 'active' && node.availability === 'drain' && node.role === 'worker') {
+      const { auth } = await this.d.registry.ensure();
+      await this.d.control.allowNode(node.id, auth).catch((err: unknown) => this.d.log(`letting services run on ${node.hostname} again`, err));
+    }
     await this.d.watch.refresh();
     const updated = await this.find(nodeId);
     const tasks = await this.d.control.taskCounts();

@@ -68,6 +68,7 @@ export function dockerExecRunner(d: RunnerDeps): ExecRunner {
             env: base.env,
             labels: d.own.labels({ projectId: target.service.projectId, serviceId: target.service.id }),
             network: base.network,
+            overlay: base.overlay,
             volumes: base.volumes,
             binds: base.binds,
             limits: base.limits,

@@ -45,6 +45,7 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
     if (service && dep.upstreamPort === null && dep.containerId && (await d.swarmTasks.isSwarmDeployment(dep))) {
       if (await inspectOwnedSwarmService(d.docker, d.own, dep.containerId, { serviceId: service.id }).catch(() => null)) {
         await setServiceState(d, service.id, { status: 'active' });
+        await d.runtimeLogs.followSwarm(service.id, dep.id, dep.containerId, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
         continue;
       }
     }

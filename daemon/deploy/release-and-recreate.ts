@@ -29,6 +29,7 @@ export async function runReleaseCommand(d: DeployDeps, service: ServiceRecord, d
         env: base.env,
         labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
         network: base.network,
+        overlay: base.overlay,
         volumes: base.volumes,
         binds: base.binds,
         limits: base.limits,

@@ -69,6 +69,7 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
       env,
       labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
       network,
+      overlay: base.overlay,
       alias: service.slug,
       internalPort: service.internalPort,
       publish,

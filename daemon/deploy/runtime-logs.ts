@@ -1,7 +1,9 @@
-// Follows the live container of each service into the runtime log book, and says when a
-// container's log has ended (it stopped), for the runtime stream's `status` event.
+// Follows the live container of each service (or, for a replicated one, every task of its Swarm
+// service) into the runtime log book, and says when the log has ended (it stopped), for the
+// runtime stream's `status` event.
 import type Docker from 'dockerode';
 import { followContainerLogs, type LogFollower } from '../docker/containers.js';
+import { followSwarmServiceLogs } from '../docker/swarm-logs.js';
 import type { LogBook } from './log-book.js';
 import { LogGate, type LogRate } from './log-gate.js';
 
@@ -24,16 +26,27 @@ export class RuntimeLogs {
   ) {}
 
   /** Starts following a service's new container (and stops following its previous one). */
-  async follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0): Promise<void> {
+  follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0): Promise<void> {
+    return this.followFrom(serviceId, deploymentId, containerId, (onLine, onEnd, busy) => followContainerLogs(this.docker, containerId, sinceSeconds, onLine, onEnd, busy));
+  }
+
+  /** Starts following every task of a service's Swarm service, each line prefixed with its node and task. */
+  followSwarm(serviceId: string, deploymentId: string, swarmServiceId: string, sinceSeconds = 0): Promise<void> {
+    return this.followFrom(serviceId, deploymentId, swarmServiceId, (onLine, onEnd, busy) => followSwarmServiceLogs(this.docker, swarmServiceId, sinceSeconds, onLine, onEnd, busy));
+  }
+
+  private async followFrom(
+    serviceId: string,
+    deploymentId: string,
+    containerId: string,
+    source: (onLine: (line: string, stream: 'stdout' | 'stderr') => void, onEnd: () => void, busy: () => Promise<void> | null) => Promise<LogFollower>,
+  ): Promise<void> {
     this.stop(serviceId);
     // lines over the service's rate are dropped; a marker line says how many
     const gate = new LogGate(this.rate, (marker) => this.book.append(serviceId, deploymentId, marker, 'stderr'));
     const entry: Followed = { deploymentId, containerId, follower: { stop() {} }, gate, closed: false };
     this.followed.set(serviceId, entry);
-    entry.follower = await followContainerLogs(
-      this.docker,
-      containerId,
-      sinceSeconds,
+    entry.follower = await source(
       (line, stream) => {
         // a line read after the service stopped being followed (deleted, redeployed) is dropped
         if (this.followed.get(serviceId) === entry && gate.admit(line)) this.book.append(serviceId, deploymentId, line, stream);

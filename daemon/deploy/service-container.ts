@@ -8,6 +8,7 @@ import { effectiveLimits } from '../core/limits.js';
 import type { ServiceRecord } from '../core/records.js';
 import { ensureProjectNetwork } from '../docker/networks.js';
 import { ensureProjectVolume } from '../docker/volumes.js';
+import { existingProjectOverlay } from '../docker/swarm-services.js';
 import { liveDeployment } from '../core/deployment-states.js';
 import type { DeployDeps } from './context.js';
 import { deploymentBinds } from './service-files.js';
@@ -15,6 +16,12 @@ import { deploymentBinds } from './service-files.js';
 export interface ServiceContainerBase {
   env: Record<string, string>;
   network: string;
+  /**
+   * The project's overlay while it exists (Swarm on, a replicated service in the project): every
+   * container of the project joins it too, so replicated tasks and containers reach each other by
+   * name whichever was (re)deployed last.
+   */
+  overlay: string | null;
   limits: { memoryMb: number; cpus: number; pids: number };
   /** The service's named volumes (Docker volume names) and where they mount. */
   volumes: { name: string; target: string; readOnly?: boolean }[];
@@ -61,5 +68,6 @@ export async function serviceContainerBase(d: BaseDeps, service: ServiceRecord, 
     const live = await liveDeployment(d.store, service.id);
     mounted = live ? deploymentBinds(d, service.id, live.id) : [];
   }
-  return { env, network, limits: effectiveLimits(d.limits, service), volumes, binds: mounted };
+  const overlay = await existingProjectOverlay(d.docker, d.own, service.projectId);
+  return { env, network, overlay, limits: effectiveLimits(d.limits, service), volumes, binds: mounted };
 }

@@ -26,6 +26,7 @@ import type { RegistryAuth } from '../core/ports/swarm.js';
 import type { DeployDeps } from './context.js';
 import { retireInBackground } from './retire.js';
 import { followRollout } from './swarm-rollout.js';
+import { taskHealth } from '../docker/task-health.js';
 import { setServiceState, setStatus } from './states.js';
 
 type Say = (line: string, stream?: 'stdout' | 'stderr') => void;
@@ -55,6 +56,11 @@ export async function deployToSwarm(d: DeployDeps, service: ServiceRecord, dep: 
   await pushImage(d.docker, image, target, registry.auth, say, signal);
   if (signal.aborted) throw new BuildError('aborted');
 
+  const probe = service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp';
+  const health = await taskHealth(d.docker, image, service.internalPort, probe, d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }));
+  if (health.kind === 'check') say(`Each task checks its port ${service.internalPort} with ${health.check.tool}: Swarm stops an old task only once a new one answers`);
+  else if (health.kind === 'own') say(`Each task runs the image's own HEALTHCHECK: Swarm stops an old task only once a new one is healthy`);
+  else say(`No health check in the tasks (${health.reason}): Swarm counts a task as started once its process runs; Caddy still sends traffic only to tasks that answer`);
   const overlay = await ensureProjectOverlay(d.docker, d.own, service.projectId);
   await connectProjectContainers(d, service.projectId, overlay);
   const name = swarmServiceName(service.slug, service.id);
@@ -71,6 +77,8 @@ export async function deployToSwarm(d: DeployDeps, service: ServiceRecord, dep: 
     alias: service.slug,
     ...(service.kind === 'image' && service.startCommand ? { cmd: ['sh', '-c', service.startCommand] } : {}),
     stopGraceSeconds: STOP_GRACE_SECONDS,
+    healthCheck: health.kind === 'check' ? health.check.test : null,
+    bootSeconds: Math.round(d.healthTimeoutMs / 1000),
   };
   const existing = (await listOwnedSwarmServices(d.docker, d.own, { serviceId: service.id }))[0] ?? null;
   const where = spec.constraints.length > 0 ? ` on nodes with ${spec.constraints.join(', ')}` : '';
@@ -132,6 +140,9 @@ async function goLive(d: DeployDeps, service: ServiceRecord, dep: DeploymentReco
   const now = d.clock.now();
   if (!(await setStatus(d, dep, 'running', { finishedAt: now }))) throw new BuildError('the deployment was ended elsewhere before it went live');
   await setServiceState(d, service.id, { status: 'active', reachable: true, lastDeployedAt: now, updatedAt: now });
+  // every task's lines from this deployment's start (its new tasks' boot included), prefixed with node and task
+  const since = Math.floor(Date.parse(dep.startedAt ?? dep.createdAt) / 1000);
+  await d.runtimeLogs.followSwarm(service.id, dep.id, swarmServiceId, since).catch((err: unknown) => d.log(`following the logs of Swarm service ${swarmServiceId}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
   // a previous single container goes once its requests finished; the Swarm service itself stays
   retireInBackground(d, service.id, previous, true, swarmServiceId);

@@ -13,6 +13,8 @@ export interface RunSpec {
   labels: Labels;
   network: string;
   alias: string;
+  /** A second network joined under the same alias before the start: the project's overlay while Swarm runs some of its services. */
+  overlay?: string | null;
   /** Port inside the container to publish; null for none. */
   internalPort: number | null;
   /**
@@ -63,6 +65,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: [spec.alias] } } },
   });
   try {
+    if (spec.overlay) await docker.getNetwork(spec.overlay).connect({ Container: container.id, EndpointConfig: { Aliases: [spec.alias] } });
     await container.start();
   } catch (err) {
     // never leave a created container behind (its labels would make it debris anyway)
@@ -137,6 +140,11 @@ export async function followContainerLogs(
 ): Promise<LogFollower> {
   const container = docker.getContainer(id);
   const raw = (await container.logs({ follow: true, stdout: true, stderr: true, since: sinceSeconds, timestamps: false })) as unknown as Readable;
+  return followLogStream(raw, onLine, onEnd, busy);
+}
+
+/** Lines of a multiplexed log stream as they come, paused while `busy` says the book is writing; `onEnd` once it ends. */
+export function followLogStream(raw: Readable, onLine: (line: string, stream: 'stdout' | 'stderr') => void, onEnd: () => void, busy: () => Promise<void> | null = () => null): LogFollower {
   let stopped = false;
   const lines = new DockerLogLines((line, stream) => {
     if (!stopped) onLine(line, stream);

@@ -21,6 +21,8 @@ export interface OneOffSpec {
   /** The owner's labels (Ownership.labels); the role label is added here. */
   labels: Labels;
   network: string;
+  /** The project's overlay too, while Swarm runs some of its services (replicated ones are reachable by name only there). */
+  overlay?: string | null;
   volumes?: { name: string; target: string; readOnly?: boolean }[];
   /** Read-only bind mounts of host files or directories (config files). */
   binds?: { source: string; target: string }[];
@@ -70,6 +72,7 @@ export async function runOneOff(docker: Docker, spec: OneOffSpec, onLine: (line:
       stream.on('close', resolve);
       stream.on('error', () => resolve());
     });
+    if (spec.overlay) await docker.getNetwork(spec.overlay).connect({ Container: container.id });
     await container.start();
     let timedOut = false;
     let aborted = false;

@@ -21,6 +21,10 @@ export interface SwarmServiceSpec {
   alias: string;
   cmd?: string[];
   stopGraceSeconds: number;
+  /** Docker's HealthConfig.Test run in each task (docker/task-health.ts); null: the image's own HEALTHCHECK, or none. */
+  healthCheck: string[] | null;
+  /** How long a task may take to boot before failed checks count. */
+  bootSeconds: number;
 }
 
 export interface OwnedSwarmService {
@@ -56,7 +60,8 @@ function engineSpec(s: SwarmServiceSpec): Record<string, unknown> {
         Env: Object.entries(s.env).map(([k, v]) => `${k}=${v}`),
         ...(s.cmd ? { Command: s.cmd } : {}),
         StopGracePeriod: s.stopGraceSeconds * 1e9,
-        // no HealthCheck: the image's own HEALTHCHECK applies, when it has one
+        // a task counts as running once its check passes: a start-first update stops an old task only then
+        ...(s.healthCheck ? { HealthCheck: { Test: s.healthCheck, Interval: 2e9, Timeout: 3e9, Retries: 3, StartPeriod: s.bootSeconds * 1e9 } } : {}),
       },
       Resources: { Limits: { MemoryBytes: s.limits.memoryMb * 1024 * 1024, NanoCPUs: Math.round(s.limits.cpus * 1e9), Pids: s.limits.pids } },
       RestartPolicy: { Condition: 'on-failure', Delay: 2e9, MaxAttempts: 0 },
@@ -121,6 +126,11 @@ export async function updateSwarmService(docker: Docker, current: OwnedSwarmServ
   await docker.getService(current.id).update({ authconfig: auth, _query: { version: current.version }, _body: engineSpec(spec) });
 }
 
+/** An update to a spec as Docker holds it, changed by the caller (placement, ...): the same rolling rules as a deploy. */
+export async function updateSwarmSpec(docker: Docker, current: OwnedSwarmService, spec: Record<string, unknown>, auth: RegistryAuth): Promise<void> {
+  await docker.getService(current.id).update({ authconfig: auth, _query: { version: current.version }, _body: spec });
+}
+
 /** Docker's own rollback to the spec before the last update (`docker service rollback`). */
 export async function rollbackSwarmService(docker: Docker, current: OwnedSwarmService, auth: RegistryAuth): Promise<void> {
   await docker.getService(current.id).update({ authconfig: auth, _query: { version: current.version, rollback: 'previous' }, _body: current.spec });
@@ -161,6 +171,18 @@ async function createOverlayOnce(docker: Docker, own: Ownership, projectId: stri
   }
   await docker.createNetwork({ Name: name, Driver: 'overlay', Attachable: true, CheckDuplicate: true, Labels: own.labels({ projectId }) });
   return name;
+}
+
+/** The project's overlay when it exists (Swarm on, and a service of the project ran on it); null otherwise. Never creates it. */
+export async function existingProjectOverlay(docker: Docker, own: Ownership, projectId: string): Promise<string | null> {
+  const name = overlayNetworkName(projectId);
+  try {
+    const info = (await docker.getNetwork(name).inspect()) as { Labels?: Labels };
+    return own.owns(info.Labels, { projectId }) ? name : null;
+  } catch (err) {
+    if ((err as { statusCode?: number }).statusCode === 404) return null;
+    throw err;
+  }
 }
 
 /** Connects a container (a database, a single-container service) to the overlay under its slug, so replicated tasks reach it by name. Idempotent. */

@@ -10,7 +10,7 @@ import { sessionLayer, sessionRoutes } from './session.js';
 import { jsonBody } from './body.js';
 import { ResponseCache } from './response-cache.js';
 import { indexRoutes, routesIfMatchable } from './route-index.js';
-import { errorFunnel, type Logger } from './errors.js';
+import { errorFunnel, type Logger, type Unavailable } from './errors.js';
 import type { AppServices, HookBase } from './route-module.js';
 import { mergeHandlers, registerRoutes, route } from './route-table.js';
 import { apiPath } from '../../shared/api-routes.js';
@@ -80,6 +80,8 @@ export interface AppDeps {
   core: Core;
   version: string;
   log: Logger;
+  /** Errors that mean the Docker Engine is down: answered 503 with this message instead of 500. */
+  unavailable?: Unavailable;
   /** Changes whenever stored data may have changed (see store/read-cache.ts). */
   storeVersion: () => string;
   /** Open event streams per key. */
@@ -113,7 +115,7 @@ export function createApp(deps: AppDeps): Koa {
   registerRoutes({ api, open }, ROUTE_HANDLERS, services);
   indexRoutes(api); // every API route is registered: match a request against the few it can match
 
-  app.use(errorFunnel(deps.log));
+  app.use(errorFunnel(deps.log, deps.unavailable));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
   app.use(routesIfMatchable(open));
   const bearer = authenticate(deps.core.keys, [HEALTH_PATH]);

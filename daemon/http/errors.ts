@@ -1,7 +1,6 @@
 // The one error funnel: every failure leaves as `{error: {code, message}}` with its status.
 import type { Context, Next } from 'koa';
 import { BerthError } from '../core/errors.js';
-import { isDockerUnreachable } from '../docker/client.js';
 
 interface HttpLikeError {
   status?: number;
@@ -24,7 +23,10 @@ const CODE_BY_STATUS: Record<number, string> = {
 
 export type Logger = (message: string, err?: unknown) => void;
 
-export function errorFunnel(log: Logger) {
+/** Says when an error means a part Berth relies on is down (the Docker Engine): its 503 message, else null. */
+export type Unavailable = (err: unknown) => string | null;
+
+export function errorFunnel(log: Logger, unavailable: Unavailable = () => null) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
@@ -33,7 +35,7 @@ export function errorFunnel(log: Logger) {
         ctx.body = { error: { code: 'not_found', message: `no route for ${ctx.method} ${ctx.path}` } };
       }
     } catch (err) {
-      const { status, code, message } = describe(err);
+      const { status, code, message } = describe(err, unavailable);
       // Typed errors (a 502 from an AI provider, ...) are answers with their reason, not daemon faults.
       if (status >= 500 && !(err instanceof BerthError)) log(`${ctx.method} ${ctx.path} failed`, err);
       if (ctx.headerSent || !ctx.writable) return; // a stream already started; nothing to send
@@ -43,10 +45,11 @@ export function errorFunnel(log: Logger) {
   };
 }
 
-function describe(err: unknown): { status: number; code: string; message: string } {
+function describe(err: unknown, unavailable: Unavailable): { status: number; code: string; message: string } {
   if (err instanceof BerthError) return { status: err.status, code: err.code, message: err.message };
-  // dockerd stopped or restarting: the caller can retry; the daemon is not at fault.
-  if (isDockerUnreachable(err)) return { status: 503, code: 'docker_unavailable', message: 'the Docker Engine is not answering (is dockerd running?); try again when it is back' };
+  // dockerd stopped or restarting: the caller can retry; the daemon is not at fault
+  const down = unavailable(err);
+  if (down !== null) return { status: 503, code: 'docker_unavailable', message: down };
   const e = (err ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {

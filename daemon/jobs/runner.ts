@@ -142,6 +142,7 @@ export class JobRunner implements JobRunnerPort {
           env: base.env,
           labels: { ...this.d.own.labels({ projectId: service.projectId, serviceId: service.id }), [LABEL_JOB]: job.id, [LABEL_JOB_RUN]: run.id },
           network: base.network,
+          overlay: base.overlay,
           volumes: base.volumes,
           binds: base.binds,
           limits: base.limits,

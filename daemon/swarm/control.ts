@@ -7,6 +7,24 @@ import { InvalidInput, NotFound } from '../core/errors.js';
 import type { EngineNode, SwarmControlPort } from '../core/ports/swarm-control.js';
 import type { Ownership } from '../docker/labels.js';
 import type { DockerSwarmState } from './state.js';
+import type { RegistryAuth } from '../core/ports/swarm.js';
+import { inspectOwnedSwarmService, listOwnedSwarmServices, updateSwarmSpec, type OwnedSwarmService } from '../docker/swarm-services.js';
+
+/** The placement constraint that keeps a service's tasks off a node being drained. */
+function avoid(nodeId: string): string {
+  return `node.id!=${nodeId}`;
+}
+
+/** Rewrites a service's placement constraints with `change`; false when they stay the same (no update). */
+async function updateConstraints(docker: Docker, s: OwnedSwarmService, auth: RegistryAuth, change: (c: string[]) => string[]): Promise<boolean> {
+  const spec = structuredClone(s.spec) as { TaskTemplate?: { Placement?: { Constraints?: string[] } } };
+  const before = spec.TaskTemplate?.Placement?.Constraints ?? [];
+  const after = change(before);
+  if (after.length === before.length && after.every((x, i) => x === before[i])) return false;
+  spec.TaskTemplate = { ...spec.TaskTemplate, Placement: { ...spec.TaskTemplate?.Placement, Constraints: after } };
+  await updateSwarmSpec(docker, s, spec, auth);
+  return true;
+}
 
 interface DockerNode {
   ID: string;
@@ -111,6 +129,31 @@ export class DockerSwarmControl implements SwarmControlPort {
     } catch (err) {
       if (statusCode(err) === 404) throw new NotFound('node not found');
       throw err;
+    }
+  }
+
+  async moveTasksOff(nodeId: string, auth: RegistryAuth, timeoutMs: number): Promise<string[]> {
+    const services = await listOwnedSwarmServices(this.docker, this.own, {});
+    const tasks = (await this.docker.listTasks({ filters: { node: [nodeId], 'desired-state': ['running'] } })) as { ServiceID?: string }[];
+    const there = new Set(tasks.map((t) => t.ServiceID));
+    const moving: OwnedSwarmService[] = [];
+    for (const s of services.filter((x) => there.has(x.id))) {
+      if (await updateConstraints(this.docker, s, auth, (c) => (c.includes(avoid(nodeId)) ? c : [...c, avoid(nodeId)]))) moving.push(s);
+    }
+    const deadline = Date.now() + timeoutMs;
+    let left = moving;
+    while (left.length > 0 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 1000));
+      const now = await Promise.all(left.map((s) => inspectOwnedSwarmService(this.docker, this.own, s.id, {})));
+      // over: completed, or stopped (a rollback or a pause); a service removed meanwhile is over too
+      left = left.filter((s, i) => now[i] && !/completed|paused/.test(now[i]!.updateState ?? 'completed'));
+    }
+    return left.map((s) => s.name);
+  }
+
+  async allowNode(nodeId: string, auth: RegistryAuth): Promise<void> {
+    for (const s of await listOwnedSwarmServices(this.docker, this.own, {})) {
+      await updateConstraints(this.docker, s, auth, (c) => c.filter((x) => x !== avoid(nodeId)));
     }
   }
 

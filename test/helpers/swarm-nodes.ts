@@ -9,6 +9,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { docker, requireDocker } from './docker.js';
+import type { BerthClient } from '../../shared/client.js';
 import { REPO_ROOT } from './repo-root.js';
 import { until } from './wait.js';
 
@@ -143,3 +144,13 @@ export const hostSwarm = {
     if (state !== 'inactive' && state !== '') throw new Error(`the host's Swarm mode is ${state}: another suite left it on, or this one is not run under flock /tmp/berth-host-swarm.lock`);
   },
 };
+
+/**
+ * Joins `worker` the way a user does: the daemon's join command (POST /api/nodes/join), pasted as
+ * root on the new server. Fails with the script's output when it does not exit 0.
+ */
+export async function joinWithCommand(admin: Pick<BerthClient, 'createJoinCommand'>, worker: SwarmWorker): Promise<void> {
+  const { command } = await admin.createJoinCommand();
+  const ran = await worker.exec(['bash', '-c', command], 180_000);
+  if (ran.status !== 0) throw new Error(`the join command failed on ${worker.name} (exit ${ran.status}):\n${ran.stdout}\n${ran.stderr}`);
+}

@@ -155,10 +155,18 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
     expect(projectEvents.heard().filter((e) => e.event === 'node' || e.event === 'swarm')).to.deep.equal([]);
   });
 
-  it('says `no change` when the command runs again on the node that used it', async () => {
+  it('says `no change` when the command runs again on the node that used it, and restores the firewall rule a reboot emptied', async () => {
+    // a reboot empties iptables: without systemd (these workers), running the command again brings the rule back
+    const rules = async () => (await first.exec(['iptables', '-S', 'DOCKER-USER'])).stdout;
+    const line = (await rules()).split('\n').find((l) => l.includes('berth-only-manager'))!;
+    expect((await first.exec(['sh', '-c', `iptables ${line.replace(/^-A /, '-D ')}`])).status).to.equal(0);
+    expect(await rules()).to.not.include('berth-only-manager');
     const again = await first.exec(['bash', '-c', command], 60_000);
     expect(again.status, again.stderr).to.equal(0);
     expect(again.stdout).to.include('no change');
+    expect(await rules()).to.include('berth-only-manager');
+    // what a systemd boot unit runs after Docker starts
+    expect((await first.exec(['test', '-x', '/usr/local/sbin/berth-worker-firewall'])).status).to.equal(0);
   });
 
   it('fails (not exit 0 on an empty script) when the fetch fails: an unknown token', async () => {

@@ -2,7 +2,7 @@
 // Engine: turning Swarm mode on and off, the nodes, and the worker join token. The adapter is
 // daemon/swarm/control.ts. Additive to the contract's ports (core/ports/swarm.ts).
 import type { NodeAvailability, NodeRole, NodeState } from '../../../shared/types/swarm.js';
-import type { ImageRegistryPort } from './swarm.js';
+import type { ImageRegistryPort, RegistryAuth } from './swarm.js';
 
 /** A node as the Engine reports it, with the version its next update must name. */
 export interface EngineNode {
@@ -32,6 +32,14 @@ export interface SwarmControlPort {
   taskCounts(): Promise<Map<string, number>>;
   /** Sets availability and labels (the role and name stay), at the node's current version. */
   updateNode(node: EngineNode, change: { availability: NodeAvailability; labels: Record<string, string> }): Promise<void>;
+  /**
+   * Moves the tasks of this daemon's services off `nodeId` by a rolling update that excludes the
+   * node (`node.id!=<id>`, start-first, each new task healthy before an old one stops), and waits
+   * for the updates to end (at most `timeoutMs`). Answers the services still moving when time ran out.
+   */
+  moveTasksOff(nodeId: string, auth: RegistryAuth, timeoutMs: number): Promise<string[]>;
+  /** Lifts what moveTasksOff added: the services may run on `nodeId` again. */
+  allowNode(nodeId: string, auth: RegistryAuth): Promise<void>;
   /** Removes a node from the swarm (core has checked that it is a worker that is down or drained). */
   removeNode(nodeId: string): Promise<void>;
   /** The swarm's own id (Docker's `swarm inspect` ID); null when Swarm is off. */

@@ -58,7 +58,7 @@ export function NodeRow({ node: n, canWrite }: { node: SwarmNode; canWrite: bool
                   variant="default"
                   label="Drain"
                   title={`Drain ${n.hostname}?`}
-                  message="Its tasks move to other nodes and no new task is placed on it until you activate it again."
+                  message="Its tasks move to other nodes first, each new one answering before an old one stops (up to a minute), then no new task is placed on it until you activate it again."
                   confirmLabel="Drain"
                   busy={patch.isPending}
                   onConfirm={() => patch.mutate({ availability: 'drain' })}

@@ -1,0 +1,256 @@
+// Running a replicated service day to day, on a real swarm on this machine (the host's dockerd is
+// the manager; two Docker-in-Docker workers join with the REAL join command): a service placed on
+// labelled workers reaches the project's containers by name over the overlay, and they reach it; a
+// redeploy of an app that takes seconds to boot keeps answering; a drained worker's tasks move to
+// the other one while requests keep answering; an aborted rolling update leaves the previous
+// release serving; a postgres database keeps its data through a redeploy with Swarm on and stays
+// reachable by name from the tasks; turning Swarm off again leaves single-server Berth as it was.
+// Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
+import { expect } from 'chai';
+import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import type { Service } from '../../shared/types.js';
+import { freePort } from '../helpers/caddy.js';
+import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { requireDatabaseImage } from '../helpers/databases.js';
+import { docker, requireDocker } from '../helpers/docker.js';
+import { httpProbe, pollAll, type Poller } from '../helpers/pollers.js';
+import { bridgeAddress, hostSwarm, hostSwarmState, joinWithCommand, removeAllWorkers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import { until, waitForDeployment } from '../helpers/wait.js';
+
+const REGISTRY_PORT = 5443;
+/** An app that needs a few seconds before it answers, as most real ones do. */
+const SLOW_BOOT = 'sleep 3; exec httpd -f -p ${PORT} -h /www';
+
+/** Caddy's whole configuration with every upstream's port masked: what routes where, not which port a container got. */
+async function caddyRoutes(adminUrl: string): Promise<string> {
+  const config = await (await fetch(`${adminUrl}/config/`)).text();
+  return config.replace(/"dial":"127\.0\.0\.1:\d+"/g, '"dial":"127.0.0.1:<port>"');
+}
+
+/** Berth's Docker objects of a project, by kind and name. */
+function projectObjects(projectId: string): string[] {
+  const out: string[] = [];
+  for (const kind of ['network', 'volume', 'service'] as const) {
+    if (kind === 'service' && hostSwarmState() !== 'active') continue;
+    const names = docker(kind, 'ls', '--filter', `label=dev.berth.project=${projectId}`, '--format', '{{.Name}}');
+    out.push(
+      ...names
+        .split('\n')
+        .filter(Boolean)
+        .map((n) => `${kind} ${n}`),
+    );
+  }
+  const containers = docker('ps', '--filter', `label=dev.berth.project=${projectId}`, '--format', '{{.Label "dev.berth.service"}}');
+  out.push(
+    ...containers
+      .split('\n')
+      .filter(Boolean)
+      .map((s) => `container of ${s}`),
+  );
+  return out.sort();
+}
+
+describe('replicated services day to day: placement, names across nodes, redeploys, drains, aborts, a database, Swarm off again', function () {
+  this.timeout(240_000);
+  let t: TestDaemon;
+  let projectId: string;
+  let manager: string;
+  let workers: SwarmWorker[] = [];
+  let nodeIdOf: Map<string, string>;
+  let plain: Service;
+  let db: Service;
+  let web: Service;
+  let asBefore: { routes: string; objects: string[] };
+  const domain = 'day-to-day.swarm.test';
+
+  async function deploy(serviceId: string, statuses = ['running']) {
+    const { deployment } = await t.admin.deploy(serviceId);
+    return waitForDeployment(t.admin, serviceId, deployment.id, statuses, 200_000);
+  }
+  async function deployLog(deploymentId: string): Promise<string> {
+    const out: string[] = [];
+    for await (const page of t.admin.deploymentLogPages(deploymentId)) out.push(...page.logs.map((l) => l.line));
+    return out.join('\n');
+  }
+  const running = async (serviceId: string) => (await t.admin.listInstances(serviceId)).instances.filter((i) => i.state === 'running');
+  /** Runs `sh -c script` in a running task container of `web` on `worker`. */
+  async function inTask(worker: SwarmWorker, script: string) {
+    const ids = (await worker.docker('ps', '-q', '--filter', `label=dev.berth.service=${web.id}`)).stdout.trim().split('\n').filter(Boolean);
+    expect(ids, `a task of web on ${worker.name}`).to.not.deep.equal([]);
+    return worker.docker('exec', ids[0]!, 'sh', '-c', script);
+  }
+  const failuresOf = (results: Poller[]) => results.flatMap((r) => r.failures);
+
+  before(async function () {
+    this.timeout(600_000);
+    requireDocker();
+    const { registry } = requireSwarmImages();
+    const postgres = requireDatabaseImage('postgres');
+    hostSwarm.assertOff();
+    removeAllWorkers();
+    spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
+    spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
+    manager = bridgeAddress();
+    t = await startTestDaemon({
+      BERTH_IMAGE_REGISTRY: registry,
+      BERTH_REGISTRY_PORT: String(REGISTRY_PORT),
+      BERTH_JOIN_TLS_ADDR: `${manager}:${await freePort()}`,
+      BERTH_IMAGE_POSTGRES: postgres,
+      BERTH_HEALTH_TIMEOUT: '60',
+    });
+    await t.admin.patchSystemSettings({ httpsMode: 'http' });
+    projectId = (await t.admin.createProject({ name: `ops-${Date.now()}` })).project.id;
+    // single-server Berth first: a container service and a database
+    plain = (await t.admin.createService(projectId, { name: 'plain', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 })).service;
+    db = (await t.admin.createService(projectId, { name: 'db', repoFullName: 'database:postgres' })).service;
+    await Promise.all([deploy(plain.id), deploy(db.id)]);
+    await t.admin.databaseQuery(db.id, 'CREATE TABLE kept (note text)');
+    await t.admin.databaseQuery(db.id, "INSERT INTO kept VALUES ('written before Swarm')");
+    asBefore = { routes: await caddyRoutes(t.caddy!.adminUrl), objects: projectObjects(projectId) };
+
+    await t.admin.enableSwarm({ advertiseAddress: manager });
+    workers = await Promise.all(['a', 'b'].map((s) => startWorker(`op-${s}`)));
+    for (const w of workers) await joinWithCommand(t.admin, w);
+    const nodes = await until('both workers ready', async () => {
+      const all = (await t.admin.listNodes()).nodes;
+      return all.filter((n) => n.role === 'worker' && n.state === 'ready').length === 2 ? all : null;
+    });
+    nodeIdOf = new Map(nodes.map((n) => [n.hostname, n.id]));
+    for (const w of workers) await t.admin.patchNode(nodeIdOf.get(w.hostname)!, { labels: { tier: 'app' } });
+  });
+
+  after(async function () {
+    this.timeout(120_000);
+    removeAllWorkers();
+    try {
+      await t?.stop();
+    } finally {
+      hostSwarm.off();
+      spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
+      spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
+      if (manager) rmSync(`/etc/docker/certs.d/${manager}:${REGISTRY_PORT}`, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a service placed on labelled nodes only there, and it reaches the project containers by name over the overlay', async function () {
+    this.timeout(300_000);
+    web = (
+      await t.admin.createService(projectId, {
+        name: 'web',
+        repoUrl: 'docker-image',
+        dockerImage: 'berth-test/httpd:latest',
+        internalPort: 8080,
+        replicas: 2,
+        placement: { nodeLabels: { tier: 'app' } },
+        startCommand: SLOW_BOOT,
+      })
+    ).service;
+    await t.admin.addDomain(web.id, domain);
+    const dep = await deploy(web.id);
+    expect(await deployLog(dep.id)).to.include('on nodes with node.labels.tier==app');
+    const tasks = await running(web.id);
+    expect(tasks).to.have.length(2);
+    expect(tasks.map((i) => i.nodeHostname).sort()).to.deep.equal(workers.map((w) => w.hostname).sort());
+    await until('Caddy routes the domain to the tasks', async () => (await httpProbe(t.caddy!.httpPort, domain)()).ok, 20_000);
+    // a task on a worker reaches a container on the manager by its name, and the database's port
+    const byName = await inTask(workers[0]!, 'wget -qO- http://plain:8080/');
+    expect(byName.stdout + byName.stderr).to.equal('image ok\n');
+    const db5432 = await inTask(workers[0]!, 'nc -w 3 db 5432 </dev/null && echo db-reached');
+    expect(db5432.stdout + db5432.stderr).to.include('db-reached');
+  });
+
+  it('keeps answering through a redeploy of an app that takes seconds to boot: Caddy sends traffic only to tasks that answer', async function () {
+    this.timeout(300_000);
+    const pollers = pollAll({ hostPort: httpProbe(web.hostPort!), domain: httpProbe(t.caddy!.httpPort, domain) });
+    const dep = await deploy(web.id);
+    await new Promise((r) => setTimeout(r, 2000));
+    const results = await pollers.stop();
+    const answered = results.reduce((n, r) => n + r.answers.length, 0);
+    console.log(`      through a rolling update of 2 tasks booting 3 s each: ${failuresOf(results).length} failed of ${answered + failuresOf(results).length} requests`);
+    expect(failuresOf(results), await deployLog(dep.id)).to.deep.equal([]);
+  });
+
+  it('moves a drained worker tasks to the other worker while requests keep answering, and counts tasks per node', async function () {
+    this.timeout(300_000);
+    const [a, b] = workers as [SwarmWorker, SwarmWorker];
+    const pollers = pollAll({ hostPort: httpProbe(web.hostPort!), domain: httpProbe(t.caddy!.httpPort, domain) });
+    const { node } = await t.admin.patchNode(nodeIdOf.get(a.hostname)!, { availability: 'drain' });
+    expect(node.availability).to.equal('drain');
+    await until(
+      'both tasks running on the other worker',
+      async () => {
+        const tasks = await running(web.id);
+        return tasks.length === 2 && tasks.every((i) => i.nodeHostname === b.hostname);
+      },
+      120_000,
+      500,
+    );
+    await until('Caddy routes only to the moved tasks', async () => (await httpProbe(t.caddy!.httpPort, domain)()).ok, 20_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    const results = await pollers.stop();
+    const failures = failuresOf(results);
+    console.log(`      draining a worker under 50 ms pollers: ${failures.length} failed request(s)${failures.length ? `: ${failures.slice(0, 3).join('; ')}` : ''}`);
+    const recent = failures.filter((f) => Date.parse(f.slice(0, 24)) > Date.now() - 3000);
+    expect(recent, 'failures in the last 3 s').to.deep.equal([]);
+    const counts = new Map((await t.admin.listNodes()).nodes.map((n) => [n.hostname, n.tasks]));
+    expect(counts.get(a.hostname)).to.equal(0);
+    expect(counts.get(b.hostname)).to.equal(2);
+    await t.admin.patchNode(nodeIdOf.get(a.hostname)!, { availability: 'active' });
+  });
+
+  it('aborts a rolling update: the deployment ends aborted, the Swarm service is back on the previous image, and it keeps serving', async function () {
+    this.timeout(300_000);
+    const live = (await t.admin.listDeployments(web.id)).deployments.find((d) => d.status === 'running')!;
+    await t.admin.patchService(web.id, { startCommand: 'sleep 600' });
+    const { deployment } = await t.admin.deploy(web.id);
+    // its check keeps it `starting`: Swarm does not stop an old task for it
+    await until('a task of the new image starting on a node', async () => /task \d\/2 starting on/.test(await deployLog(deployment.id)), 120_000, 500);
+    await new Promise((r) => setTimeout(r, 3000));
+    expect(await running(web.id)).to.have.length(2);
+    expect(await t.admin.abortDeployment(deployment.id)).to.deep.equal({ accepted: true });
+    const ended = await waitForDeployment(t.admin, web.id, deployment.id, ['aborted', 'failed', 'running'], 150_000);
+    expect(ended.status, await deployLog(deployment.id)).to.equal('aborted');
+    const image = docker('service', 'inspect', '--format', '{{.Spec.TaskTemplate.ContainerSpec.Image}}', ended.containerName!);
+    expect(image).to.include(`/berth/${web.id}:${live.id}`);
+    await until('both previous tasks running', async () => (await running(web.id)).length === 2, 60_000, 500);
+    expect(await httpProbe(t.caddy!.httpPort, domain)()).to.deep.equal({ ok: true, text: 'image ok' });
+    expect((await t.admin.listDeployments(web.id)).deployments.find((d) => d.id === live.id)!.status).to.equal('running');
+    await t.admin.patchService(web.id, { startCommand: SLOW_BOOT });
+  });
+
+  it('keeps a postgres database data through a redeploy with Swarm on; the new container is reachable by name from the tasks; its node cannot be drained', async function () {
+    this.timeout(300_000);
+    await deploy(db.id);
+    const rows = await t.admin.databaseQuery(db.id, 'SELECT note FROM kept');
+    expect(JSON.stringify(rows)).to.include('written before Swarm');
+    const reached = await inTask(workers[1]!, 'nc -w 3 db 5432 </dev/null && echo db-reached');
+    expect(reached.stdout + reached.stderr).to.include('db-reached');
+    const self = (await t.admin.listNodes()).nodes.find((n) => n.role === 'manager')!;
+    const refused = await t.admin.request<{ error: { message: string } }>('PATCH', `/api/nodes/${self.id}`, { availability: 'drain' });
+    expect(refused.status).to.equal(409);
+    expect(refused.body.error.message).to.include('db');
+  });
+
+  it('turns Swarm off again: the same routes and Docker objects as before it was on, and the services keep serving', async function () {
+    this.timeout(300_000);
+    await t.admin.deleteService(web.id);
+    for (const w of workers) {
+      const id = nodeIdOf.get(w.hostname)!;
+      await t.admin.patchNode(id, { availability: 'drain' });
+      await w.docker('swarm', 'leave');
+      await until(`${w.hostname} down`, async () => (await t.admin.listNodes()).nodes.find((n) => n.id === id)?.state === 'down', 60_000, 500);
+      expect((await t.admin.request('DELETE', `/api/nodes/${id}`)).status).to.equal(200);
+    }
+    expect((await t.admin.disableSwarm()).swarm).to.deep.equal({ enabled: false, managerAddress: null, nodeCount: 0 });
+    expect(hostSwarmState()).to.equal('inactive');
+    expect((await t.admin.listNodes()).nodes).to.deep.equal([]);
+    await until('Caddy routes as before Swarm was on', async () => (await caddyRoutes(t.caddy!.adminUrl)) === asBefore.routes, 20_000, 500);
+    expect(projectObjects(projectId)).to.deep.equal(asBefore.objects);
+    // the database kept its data and still answers; a redeploy is a plain container again
+    expect(JSON.stringify(await t.admin.databaseQuery(db.id, 'SELECT note FROM kept'))).to.include('written before Swarm');
+    const dep = await deploy(plain.id);
+    expect(docker('inspect', '--format', '{{len .NetworkSettings.Networks}}', dep.containerName!)).to.equal('1');
+    expect(await httpProbe(plain.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
+  });
+});
