@@ -99,6 +99,7 @@ export async function pruneOnNodes(docker: Docker, own: Ownership, req: NodePrun
     },
     Mode: { GlobalJob: {} },
   };
+  await removeStaleJobs(docker, own, req.timeoutMs);
   const { id } = (await docker.createService(req.auth, spec as unknown as Docker.CreateServiceOptions)) as { id: string };
   try {
     const tasks = await waitEnded(docker, id, req.timeoutMs);
@@ -140,6 +141,15 @@ async function jobOutput(docker: Docker, id: string): Promise<string[]> {
   reader.push(data);
   reader.end();
   return lines.filter((l) => l.trim() !== '');
+}
+
+/** Jobs a stopped daemon left behind (it removes each one after its run): gone once twice the time limit has passed. */
+async function removeStaleJobs(docker: Docker, own: Ownership, timeoutMs: number): Promise<void> {
+  const label = Object.entries(own.systemLabels(ROLE)).map(([k, v]) => `${k}=${v}`);
+  const jobs = (await docker.listServices({ filters: { label } })) as { ID: string; CreatedAt?: string; Spec?: { Labels?: Labels } }[];
+  for (const job of jobs) {
+    if (own.ownsSystem(job.Spec?.Labels, ROLE) && Date.now() - Date.parse(job.CreatedAt ?? '') > 2 * timeoutMs) await removeJob(docker, own, job.ID);
+  }
 }
 
 async function removeJob(docker: Docker, own: Ownership, id: string): Promise<void> {
