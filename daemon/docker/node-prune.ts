@@ -29,19 +29,28 @@ const ENDED = new Set(['complete', 'failed', 'rejected', 'shutdown', 'orphaned',
 const SCRIPT = `
 set -u
 kept() { case " $KEEP " in *" $1 "*) return 0;; esac; return 1; }
-docker ps -a --filter "label=${LABEL_SERVICE}=$SERVICE" --filter "label=${LABEL_INSTANCE}=$INSTANCE" --filter status=exited --filter status=created --filter status=dead --format '{{.ID}} {{.Image}}' |
-while read -r id image; do
-  case "$image" in "$REPO":*@sha256:*|"$REPO"@sha256:*) ;; *) continue;; esac
-  kept "\${image##*@}" || docker rm "$id" >/dev/null 2>&1 || true
+# this repository's images: tag (or <none>), digest, full image id
+images=$(docker image ls --digests --no-trunc --format '{{.Repository}} {{.Tag}} {{.Digest}} {{.ID}}' | while read -r repo tag digest id; do
+  [ "$repo" = "$REPO" ] && echo "$tag $digest $id"
+done)
+ids=" $(echo "$images" | while read -r tag digest id; do echo "$id"; done | tr '\n' ' ') "
+kept_ids=" $(echo "$images" | while read -r tag digest id; do kept "$digest" && echo "$id"; done | tr '\n' ' ') "
+# stopped task containers of Berth's service (Swarm's task history) would pin an image that is not kept
+docker ps -a -q --filter "label=${LABEL_SERVICE}=$SERVICE" --filter "label=${LABEL_INSTANCE}=$INSTANCE" --filter status=exited --filter status=created --filter status=dead |
+while read -r c; do
+  image=$(docker inspect -f '{{.Image}}' "$c") || continue
+  case "$ids" in *" $image "*) ;; *) continue;; esac
+  case "$kept_ids" in *" $image "*) continue;; esac
+  docker rm "$c" >/dev/null 2>&1 && echo "$NODE: removed the stopped task container $c"
 done
-docker image ls --digests --format '{{.Repository}} {{.Tag}} {{.Digest}}' |
-while read -r repo tag digest; do
-  [ "$repo" = "$REPO" ] || continue
+echo "$images" | while read -r tag digest id; do
+  [ -n "$id" ] || continue
   kept "$digest" && continue
   if [ "$tag" != "<none>" ]; then
+    # a tag without a digest cannot be matched against the kept ones: it stays
     [ "$digest" = "<none>" ] && continue
-    ref="$repo:$tag"
-  else ref="$repo@$digest"
+    ref="$REPO:$tag"
+  else ref="$REPO@$digest"
   fi
   if out=$(docker image rm "$ref" 2>&1); then echo "$NODE: removed $ref"; else echo "$NODE: kept $ref: $out"; fi
 done
