@@ -159,6 +159,12 @@ describe('replicated services on Swarm', function () {
       throw err;
     });
     await show();
+    console.log(
+      t.logs
+        .filter((l) => l.startsWith(`pruning ${repo} on `))
+        .map((l) => `        ${l.slice(`pruning ${repo} on `.length).trim()}`)
+        .join('\n'),
+    );
     const logs = t.logs.join('\n');
     // each worker removed the second image itself, by the digest that deployment was pushed with
     for (const w of workers) expect(logs).to.match(new RegExp(`on ${w.hostname}: removed ${repo}[:@]\\S+`));
