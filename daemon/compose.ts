@@ -164,6 +164,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       clock,
       swarm,
       registry,
+      dockerCliImage: config.dockerCliImage,
       log,
       buildLogs,
       runtimeLogs,

@@ -34,6 +34,8 @@ export interface Config {
   images: Record<DatabaseEngine, string>;
   /** Swarm mode: the image of Berth's own registry (BERTH_IMAGE_REGISTRY, default `registry:2`) and its port on the manager address (BERTH_REGISTRY_PORT, 5443). */
   registry: { image: string; port: number };
+  /** Swarm mode: an image with sh and the docker CLI (BERTH_IMAGE_DOCKER_CLI, default `docker:27-cli`), the job that prunes images on every node runs it. */
+  dockerCliImage: string;
   /**
    * BERTH_JOIN_TLS_ADDR (host:port): where a development daemon serves its own API over HTTPS (a
    * certificate from Berth's CA) so that nodes can join; null: joining goes through Caddy's
@@ -151,6 +153,8 @@ export function readConfig(env: Env = process.env): Config {
 
   const registryImage = value('BERTH_IMAGE_REGISTRY') ?? 'registry:2';
   if (/\s/.test(registryImage) || registryImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_REGISTRY must be an image reference, got "${registryImage}"`);
+  const dockerCliImage = value('BERTH_IMAGE_DOCKER_CLI') ?? 'docker:27-cli';
+  if (/\s/.test(dockerCliImage) || dockerCliImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_DOCKER_CLI must be an image reference, got "${dockerCliImage}"`);
   const joinTlsRaw = value('BERTH_JOIN_TLS_ADDR');
   // a host is required: it is the address the join command names and the certificate covers
   if (joinTlsRaw !== undefined && !/^[^\s:]+:[0-9]+$|^\[[0-9a-fA-F:]+\]:[0-9]+$/.test(joinTlsRaw)) {
@@ -214,6 +218,7 @@ export function readConfig(env: Env = process.env): Config {
     apiTlsAddr: value('BERTH_API_TLS_ADDR') === undefined ? null : listenAddr('BERTH_API_TLS_ADDR', value('BERTH_API_TLS_ADDR')!),
     images,
     registry: { image: registryImage, port: port('BERTH_REGISTRY_PORT', value('BERTH_REGISTRY_PORT') ?? '5443', 1) },
+    dockerCliImage,
     joinTlsAddr: joinTlsRaw ?? null,
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,

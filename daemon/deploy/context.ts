@@ -30,6 +30,8 @@ export interface DeployDeps {
   swarm: SwarmPort;
   /** Berth's registry on the manager (Swarm mode only): where built images are pushed for the workers. */
   registry: ImageRegistryPort;
+  /** An image with sh and the docker CLI (BERTH_IMAGE_DOCKER_CLI): the job that prunes images on every Swarm node runs it (docker/node-prune.ts). */
+  dockerCliImage: string;
   /** The daemon's own log (not a deployment's). */
   log: (message: string, err?: unknown) => void;
   buildLogs: LogBook;

@@ -1,17 +1,21 @@
 // After a deployment went live: the deployments it replaced are retired (a container once Caddy's
 // in-flight requests on it finished; a Swarm service once its pool is out of Caddy), then the images
-// and config file snapshots beyond what a rollback needs go.
+// and config file snapshots beyond what a rollback needs go: on the manager, and for a Swarm-backed
+// service on every node too (docker/node-prune.ts).
 import type { DeploymentRecord } from '../core/records.js';
 import { removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
-import { untagPushed } from '../docker/image-push.js';
-import { removeOwnedSwarmService } from '../docker/swarm-services.js';
+import { registryRepo, untagPushed } from '../docker/image-push.js';
+import { pruneOnNodes, toolImageInRegistry } from '../docker/node-prune.js';
+import { listOwnedSwarmServices, removeOwnedSwarmService } from '../docker/swarm-services.js';
 import type { DeployDeps } from './context.js';
 import { drained } from './drain.js';
 import { pruneDeploymentFiles } from './service-files.js';
 
 /** How long an old container may keep finishing requests after a swap. */
 const DRAIN_GRACE_MS = 30_000;
+/** How long the pruning job on the Swarm nodes may take before it is removed anyway. */
+const NODE_PRUNE_TIMEOUT_MS = 120_000;
 
 /** Retires `previous` in the background, then prunes; every failure is logged, none escapes. */
 export function retireInBackground(d: DeployDeps, serviceId: string, previous: DeploymentRecord[], drain: boolean, keepSwarmService: string | null = null): void {
@@ -20,7 +24,25 @@ export function retireInBackground(d: DeployDeps, serviceId: string, previous: D
     .then(() => pruneImages(d, serviceId))
     .then(() => pruneFiles(d, serviceId))
     .then(() => prunePushedTags(d, serviceId))
-    .catch((err: unknown) => d.log(`pruning old images of ${serviceId}`, err));
+    .catch((err: unknown) => d.log(`pruning old images of ${serviceId}`, err))
+    .then(() => pruneNodes(d, serviceId, previous, keepSwarmService))
+    .catch((err: unknown) => d.log(`pruning old images of ${serviceId} on the Swarm nodes`, err));
+}
+
+/**
+ * The deployments whose images and files a rollback may need: anything in progress or live, plus
+ * the last N superseded (N: `keepImages`, the project's quota maxImagesPerService). Null when the
+ * service is gone.
+ */
+async function rollbackDeploymentIds(d: DeployDeps, serviceId: string): Promise<Set<string> | null> {
+  const service = await d.store.services.get(serviceId);
+  if (!service) return null;
+  const keep = await d.keepImages(service.projectId);
+  const deployments = await d.store.deployments.listByService(serviceId);
+  const ids = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
+  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
+  for (const x of wentLive.slice(0, keep)) ids.add(x.id);
+  return ids;
 }
 
 /**
@@ -30,18 +52,56 @@ export function retireInBackground(d: DeployDeps, serviceId: string, previous: D
  * copies are not garbage-collected here.
  */
 async function prunePushedTags(d: DeployDeps, serviceId: string): Promise<void> {
-  const service = await d.store.services.get(serviceId);
-  if (!service) return;
-  const keep = await d.keepImages(service.projectId);
-  const deployments = await d.store.deployments.listByService(serviceId);
-  const kept = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
-  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
-  for (const x of wentLive.slice(0, keep)) kept.add(x.id);
+  const kept = await rollbackDeploymentIds(d, serviceId);
+  if (!kept) return;
   const images = await d.docker.listImages({ filters: { reference: [`*/berth/${serviceId}`] } });
   for (const tag of images.flatMap((i) => i.RepoTags ?? [])) {
     if (!tag.includes(`/berth/${serviceId}:`) || kept.has(tag.slice(tag.lastIndexOf(':') + 1))) continue;
     await untagPushed(d.docker, tag);
   }
+}
+
+/**
+ * For a Swarm-backed service (Swarm on, and the new or a replaced deployment ran as its Swarm
+ * service): every node removes the images of the service's repository whose digest is not kept, in
+ * one GlobalJob (docker/node-prune.ts). Digests, because a node holds what Swarm pulled by digest
+ * untagged.
+ */
+async function pruneNodes(d: DeployDeps, serviceId: string, previous: DeploymentRecord[], keepSwarmService: string | null): Promise<void> {
+  let ranOnSwarm = keepSwarmService !== null;
+  for (const dep of previous) ranOnSwarm ||= await d.swarmTasks.isSwarmDeployment(dep);
+  if (!ranOnSwarm || !(await d.swarm.enabled())) return;
+  const ids = await rollbackDeploymentIds(d, serviceId);
+  if (!ids) return;
+  const registry = await d.registry.ensure();
+  const repo = registryRepo(registry.address, serviceId);
+  const keep = await keptDigests(d, serviceId, repo, ids);
+  const image = await toolImageInRegistry(d.docker, d.dockerCliImage, registry, (m) => d.log(m));
+  await pruneOnNodes(d.docker, d.own, { serviceId, repo, keep, image, auth: registry.auth, timeoutMs: NODE_PRUNE_TIMEOUT_MS }, (m) => d.log(m));
+}
+
+/**
+ * The digests every node keeps: the manager's RepoDigests entry in `repo` of each kept deployment's
+ * pushed tag, and the digests the service's Swarm spec and its previous spec name (what Docker's
+ * rollback returns to).
+ */
+async function keptDigests(d: DeployDeps, serviceId: string, repo: string, ids: Set<string>): Promise<string[]> {
+  const digests = new Set<string>();
+  for (const id of ids) {
+    const info = await d.docker
+      .getImage(`${repo}:${id}`)
+      .inspect()
+      .catch((err: { statusCode?: number }) => {
+        // never pushed (a container deployment, or one that failed before its push); any other error stops the pruning
+        if (err.statusCode === 404) return null;
+        throw err;
+      });
+    for (const ref of info?.RepoDigests ?? []) if (ref.startsWith(`${repo}@`)) digests.add(ref.slice(repo.length + 1));
+  }
+  for (const s of await listOwnedSwarmServices(d.docker, d.own, { serviceId })) {
+    for (const image of [s.image, s.previousImage]) if (image?.includes('@')) digests.add(image.slice(image.lastIndexOf('@') + 1));
+  }
+  return [...digests];
 }
 
 async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean, keepSwarmService: string | null): Promise<void> {
@@ -89,12 +149,6 @@ async function pruneImages(d: DeployDeps, serviceId: string): Promise<void> {
 
 /** Keeps the config file snapshots of the deployments that may run again (in progress, live, or among the last ones a rollback can go back to). */
 async function pruneFiles(d: DeployDeps, serviceId: string): Promise<void> {
-  const service = await d.store.services.get(serviceId);
-  if (!service) return;
-  const keep = await d.keepImages(service.projectId);
-  const deployments = await d.store.deployments.listByService(serviceId);
-  const ids = new Set(deployments.filter((x) => ['queued', 'building', 'running'].includes(x.status)).map((x) => x.id));
-  const wentLive = deployments.filter((x) => x.status === 'superseded').sort((a, b) => (b.finishedAt ?? b.createdAt).localeCompare(a.finishedAt ?? a.createdAt));
-  for (const x of wentLive.slice(0, keep)) ids.add(x.id);
-  pruneDeploymentFiles(d, serviceId, ids);
+  const ids = await rollbackDeploymentIds(d, serviceId);
+  if (ids) pruneDeploymentFiles(d, serviceId, ids);
 }

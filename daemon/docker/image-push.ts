@@ -9,7 +9,12 @@ import type { LineSink } from './images.js';
 
 /** `<registry>/berth/<serviceId>:<deploymentId>`: one repository per service, one tag per deployment. */
 export function registryRef(registry: string, serviceId: string, deploymentId: string): string {
-  return `${registry}/berth/${serviceId}:${deploymentId}`;
+  return `${registryRepo(registry, serviceId)}:${deploymentId}`;
+}
+
+/** `<registry>/berth/<serviceId>`: the repository of a service's pushed images. */
+export function registryRepo(registry: string, serviceId: string): string {
+  return `${registry}/berth/${serviceId}`;
 }
 
 /** Tags `localRef` as `target` and pushes it with `auth`. Layer progress is summarised (one line per layer state, not per byte). */

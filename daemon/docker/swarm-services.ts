@@ -32,6 +32,8 @@ export interface OwnedSwarmService {
   name: string;
   version: number;
   image: string;
+  /** The image of the spec before the last update (what Docker's rollback returns to), null when never updated. */
+  previousImage: string | null;
   labels: Labels;
   /** Docker's UpdateStatus.State (`updating`, `completed`, `rollback_started`, `rollback_completed`, `paused`, ...), null before any update. */
   updateState: string | null;
@@ -84,6 +86,7 @@ interface RawService {
   ID: string;
   Version?: { Index?: number };
   Spec?: { Name?: string; Labels?: Labels; TaskTemplate?: { ContainerSpec?: { Image?: string } } };
+  PreviousSpec?: { TaskTemplate?: { ContainerSpec?: { Image?: string } } };
   UpdateStatus?: { State?: string; Message?: string };
 }
 
@@ -93,6 +96,7 @@ function view(s: RawService): OwnedSwarmService {
     name: s.Spec?.Name ?? '',
     version: s.Version?.Index ?? 0,
     image: s.Spec?.TaskTemplate?.ContainerSpec?.Image ?? '',
+    previousImage: s.PreviousSpec?.TaskTemplate?.ContainerSpec?.Image ?? null,
     labels: s.Spec?.Labels ?? {},
     updateState: s.UpdateStatus?.State ?? null,
     updateMessage: s.UpdateStatus?.Message ?? '',

@@ -33,16 +33,23 @@ const DIND_OPTIONS = [
   '/lib/modules:/lib/modules:ro',
 ];
 
-let images: { node: string; registry: string } | null = null;
+interface SwarmImages {
+  node: string;
+  registry: string;
+  /** The stand-in for docker:27-cli (BERTH_IMAGE_DOCKER_CLI): the image-pruning job on every node runs it. */
+  dockerCli: string;
+}
 
-/** Builds (or finds) berth-test/swarm-node and berth-test/registry; their hashed references. */
-export function requireSwarmImages(): { node: string; registry: string } {
+let images: SwarmImages | null = null;
+
+/** Builds (or finds) berth-test/swarm-node, berth-test/registry and berth-test/docker-cli; their hashed references. */
+export function requireSwarmImages(): SwarmImages {
   if (images) return images;
   requireDocker();
   const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/swarm-images.sh')], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`swarm image setup failed:\n${res.stderr}\n${res.stdout}`);
-  const [node, registry] = res.stdout.trim().split('\n');
-  images = { node: node!, registry: registry! };
+  const [node, registry, dockerCli] = res.stdout.trim().split('\n');
+  images = { node: node!, registry: registry!, dockerCli: dockerCli! };
   return images;
 }
 

@@ -5,6 +5,8 @@
 // under 50 ms pollers leaves a failed-request window that closes; an image that cannot be pulled
 // fails the deployment with the task's error and node in the log while the previous release keeps
 // serving; scaling back to 1 returns to a container; replicas 2 with Swarm off is refused (409).
+// Each worker loses the images of deployments older than a rollback needs (the pruning job runs
+// the stand-in docker CLI image, berth-test/docker-cli, on every node).
 // Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
@@ -43,7 +45,14 @@ describe('replicated services on Swarm', function () {
     const images = requireSwarmImages();
     hostSwarm.assertOff();
     // the registry: the stand-in for registry:2 that test/setup/swarm-images.sh builds
-    t = await startTestDaemon({ BERTH_REGISTRY_PORT: String(REGISTRY_PORT), BERTH_IMAGE_REGISTRY: images.registry, BERTH_HEALTH_TIMEOUT: '60' });
+    t = await startTestDaemon({
+      BERTH_REGISTRY_PORT: String(REGISTRY_PORT),
+      BERTH_IMAGE_REGISTRY: images.registry,
+      BERTH_IMAGE_DOCKER_CLI: images.dockerCli,
+      // the live image and one to roll back to: a third deployment makes the first one's image go
+      BERTH_KEEP_IMAGES: '1',
+      BERTH_HEALTH_TIMEOUT: '60',
+    });
     await t.admin.patchSystemSettings({ httpsMode: 'http' });
     projectId = (await t.admin.createProject({ name: `swarm-${Date.now()}` })).project.id;
   });
@@ -102,6 +111,65 @@ describe('replicated services on Swarm', function () {
       expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
       expect(await httpProbe(port, domain)()).to.deep.equal({ ok: true, text: 'image ok' });
     }
+  });
+
+  it('prunes old images on every worker: the live one and the rollback one stay, older digests go, no pruning job is left', async function () {
+    this.timeout(420_000);
+    // four deployments of four images (the same content with another label each: another digest)
+    const image = 'berth-test/prune-web:latest';
+    const rebuild = (generation: number) => {
+      const build = spawnSync('docker', ['build', '-q', '-t', image, '-'], {
+        input: `FROM berth-test/httpd:latest\nLABEL dev.berth.test.generation=${generation}-${Date.now()}\n`,
+        encoding: 'utf8',
+        env: { ...process.env, DOCKER_BUILDKIT: '0' },
+      });
+      expect(build.status, build.stderr).to.equal(0);
+    };
+    rebuild(0);
+    const pruned = (await t.admin.createService(projectId, { name: 'pruned', repoUrl: 'docker-image', dockerImage: image, internalPort: 8080, replicas: 3 })).service;
+    const repo = `${bridgeAddress()}:${REGISTRY_PORT}/berth/${pruned.id}`;
+    const digests: string[] = [];
+    for (let generation = 0; generation < 4; generation++) {
+      if (generation > 0) rebuild(generation);
+      const dep = await deploy(pruned.id);
+      // the manager's pushed tag of the live deployment names the digest in Berth's registry
+      const repoDigests = docker('image', 'inspect', '-f', '{{range .RepoDigests}}{{println .}}{{end}}', `${repo}:${dep.id}`).split('\n');
+      digests.push(repoDigests.find((l) => l.startsWith(`${repo}@`))!.slice(repo.length + 1));
+    }
+    expect(new Set(digests).size, 'four different digests').to.equal(4);
+    const [first, second, rollback, live] = digests as [string, string, string, string];
+    const onWorker = async (w: SwarmWorker) => {
+      const out = await w.docker('image', 'ls', '--digests', '--format', '{{.Repository}} {{.Tag}} {{.Digest}}');
+      return out.stdout.split('\n').filter((l) => l.startsWith(`${repo} `));
+    };
+    const pruneDone = async () => {
+      if (docker('service', 'ls', '-q', '--filter', 'name=berth-prune-')) return false;
+      for (const w of workers) {
+        const held = (await onWorker(w)).map((l) => l.split(' ')[2]);
+        if (held.includes(first) || held.includes(second) || !held.includes(rollback) || !held.includes(live)) return false;
+      }
+      return true;
+    };
+    const show = async () => {
+      for (const w of workers) console.log(`      ${w.hostname} holds of the service's repository:\n${(await onWorker(w)).map((l) => `        ${l}`).join('\n')}`);
+    };
+    await until('old images gone from every worker, the live and rollback ones kept, no pruning job left', pruneDone, 150_000, 1000).catch(async (err: unknown) => {
+      await show();
+      console.log(t.logs.filter((l) => /prun/.test(l)).join('\n'));
+      throw err;
+    });
+    await show();
+    console.log(
+      t.logs
+        .filter((l) => l.startsWith(`pruning ${repo} on `))
+        .map((l) => `        ${l.slice(`pruning ${repo} on `.length).trim()}`)
+        .join('\n'),
+    );
+    const logs = t.logs.join('\n');
+    // each worker removed the second image itself, by the digest that deployment was pushed with
+    for (const w of workers) expect(logs).to.match(new RegExp(`on ${w.hostname}: removed ${repo}[:@]\\S+`));
+    expect(t.logs.filter((l) => /Swarm nodes|: task (failed|rejected)/.test(l))).to.deep.equal([]);
+    await t.admin.deleteService(pruned.id);
   });
 
   it('keeps serving when a worker dies: the failed-request window closes once Swarm reschedules', async function () {
