@@ -11,6 +11,8 @@ import { join } from 'node:path';
 import { createBridgeHandlers, RefusedCallError, type IpcSender, type StreamMessage } from '../../desktop/main/bridge-handlers.js';
 import { DesktopApp, type DesktopAppOptions } from '../../desktop/main/desktop-app.js';
 import { WeakBackendError } from '../../desktop/main/secret-store.js';
+import { formatFingerprint } from '../../shared/pinned-tls.js';
+import { servedCertificate, startTlsTestDaemon } from '../helpers/api-tls.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { missingDockerfile } from '../helpers/failing-apps.js';
@@ -372,18 +374,54 @@ describe('desktop key store and pinned certificates', function () {
       expect(projects.status).to.equal(200);
       const bad = await x.app.addServer({ name: 'wrong pin', url: front.url, key, fingerprint: 'ab'.repeat(32) });
       expect(bad.test.ok).to.equal(false);
-      expect(bad.test.error).to.include('not the pinned').and.include('refusing to connect');
+      expect(bad.test.error).to.include("the server's certificate changed").and.include(`paste the new fingerprint ${front.fingerprint}`);
       const call = await x.app.forward(bad.server.id, 'GET', '/api/projects', undefined);
       expect(call.status).to.equal(0);
-      expect(JSON.stringify(call.body)).to.include('refusing to connect');
+      expect(JSON.stringify(call.body)).to.include('someone may be in between');
       x.app.start();
       const stream = x.app.streams.get(bad.server.id)!;
       await until('the pinned stream refused', async () => stream.state.status === 'offline', 5_000, 50);
-      expect(stream.state.error).to.include('not the pinned');
+      expect(stream.state.error).to.include("the server's certificate changed");
       await until('the right pin streams', async () => x.app.streams.get(good.server.id)!.state.status === 'online', 5_000, 50);
       x.app.stop();
     } finally {
       await front.stop();
+    }
+  });
+
+  it("after the server's address changed, a pinned server says the certificate changed, with both fingerprints; pasting the new one reconnects", async () => {
+    const tls = await startTlsTestDaemon();
+    try {
+      const admin = (await tls.t.admin.createKey({ name: 'desktop', access: 'write', projects: 'all' })).token;
+      const old = (await servedCertificate(tls.port)).fingerprint;
+      const x = make('gnome_libsecret');
+      const { server, test } = await x.app.addServer({ name: 'moved', url: tls.url, key: admin, fingerprint: old });
+      expect(test).to.include({ ok: true });
+      x.app.start();
+      const stream = () => x.app.streams.get(server.id)!;
+      await until('online with the old pin', async () => stream().state.status === 'online', 10_000, 50);
+
+      const change = await tls.t.admin.setServerAddress('198.51.100.61');
+      const fresh = change.address.fingerprint!;
+      const message =
+        `the server's certificate changed (pinned ${formatFingerprint(old).slice(0, 11)}…, served ${formatFingerprint(fresh).slice(0, 11)}…): ` +
+        `if you changed the server's address, edit the server and paste the new fingerprint ${fresh}; otherwise do not connect: someone may be in between`;
+      expect((await x.app.test(server.id)).error).to.equal(message);
+      const call = await x.app.forward(server.id, 'GET', '/api/projects', undefined);
+      expect(call.status).to.equal(0);
+      expect((call.body as { error: { message: string } }).error.message).to.equal(`moved cannot be reached: ${message}`);
+      // the stream drops at its next reconnect (the server list shows its error)
+      x.app.reconnectAll();
+      await until('the stream refused', async () => stream().state.status === 'offline', 10_000, 50);
+      expect(x.app.summaries()[0]!.connection.error).to.equal(message);
+
+      // edit the server: the new fingerprint
+      x.app.update(server.id, { fingerprint: fresh.toUpperCase() });
+      expect((await x.app.test(server.id)).ok).to.equal(true);
+      await until('online with the new pin', async () => stream().state.status === 'online', 10_000, 50);
+      x.app.stop();
+    } finally {
+      await tls.t.stop();
     }
   });
 });
