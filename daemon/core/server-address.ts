@@ -56,7 +56,7 @@ export class ServerAddresses {
   async get(access: Access): Promise<ServerAddress> {
     access.requireAllProjects("reading the server's address");
     const view = await this.view();
-    return { ...view, fingerprint: await this.d.certificate.fingerprintFor(view.address, READ_WAIT_MS) };
+    return { ...view, fingerprint: await this.d.certificate.fingerprintFor(view.address, READ_WAIT_MS), apiUrl: this.d.certificate.urlFor(view.address) };
   }
 
   async set(access: Access, input: { address: string }): Promise<ServerAddressChange> {
@@ -66,7 +66,7 @@ export class ServerAddresses {
     const before = await this.view();
     const previousFingerprint = await this.d.certificate.fingerprintFor(before.address, READ_WAIT_MS);
     if (before.address === address && !before.detected) {
-      return { address: { ...before, fingerprint: previousFingerprint }, changed: false, previousFingerprint, proxy: { ok: true, detail: 'the address was already this one: nothing changed' } };
+      return { address: { ...before, fingerprint: previousFingerprint, apiUrl: this.d.certificate.urlFor(address) }, changed: false, previousFingerprint, proxy: { ok: true, detail: 'the address was already this one: nothing changed' } };
     }
     // the detected address made explicit keeps the certificate (same subject), and is no longer re-read
     await this.d.settings.set(PUBLIC_IP_SETTING, address, this.d.clock.now());
@@ -76,10 +76,10 @@ export class ServerAddresses {
     // after the certificate is served, so a view refetched on these events shows the new fingerprint
     this.d.events.publish({ type: 'settings', allProjects: true, data: { area: 'system' } });
     this.d.events.publish({ type: 'settings', allProjects: true, data: { area: 'address' } });
-    return { address: { ...(await this.view()), fingerprint }, changed: before.address !== address, previousFingerprint, proxy };
+    return { address: { ...(await this.view()), fingerprint, apiUrl: this.d.certificate.urlFor(address) }, changed: before.address !== address, previousFingerprint, proxy };
   }
 
-  private async view(): Promise<Omit<ServerAddress, 'fingerprint'>> {
+  private async view(): Promise<Omit<ServerAddress, 'fingerprint' | 'apiUrl'>> {
     const set = await this.d.settings.get(PUBLIC_IP_SETTING);
     return { address: set ?? this.d.detectedIp, detected: set === null, detectedAddress: this.d.detectedIp };
   }

@@ -50,6 +50,10 @@ export class CaddyApiCertificate implements ApiCertificatePort {
     this.served = listen !== null;
   }
 
+  urlFor(address: string): string | null {
+    return this.listen === null ? null : `https://${address}:${dialTarget(this.listen).port}`;
+  }
+
   async fingerprintFor(address: string, waitMs: number): Promise<string | null> {
     if (this.listen === null) return null;
     const { host, port } = dialTarget(this.listen);

@@ -56,6 +56,8 @@ export interface ServerAddress {
    * HTTPS with Caddy's certificate, or no certificate for `address` was served in time.
    */
   fingerprint: string | null;
+  /** Where clients reach the API with that certificate, `https://<address>:<port>`; null when it is not served over HTTPS here. */
+  apiUrl: string | null;
 }
 
 /** PUT /api/system/address's answer. */

@@ -29,7 +29,13 @@ describe("the server's address and the API certificate", function () {
     expect(res.status).to.equal(200);
     first = res.body.address;
     const served = await servedCertificate(s.port);
-    expect(first).to.deep.equal({ address: first.detectedAddress, detected: true, detectedAddress: first.detectedAddress, fingerprint: served.fingerprint });
+    expect(first).to.deep.equal({
+      address: first.detectedAddress,
+      detected: true,
+      detectedAddress: first.detectedAddress,
+      fingerprint: served.fingerprint,
+      apiUrl: `https://${first.detectedAddress}:${s.port}`,
+    });
     expect(first.fingerprint).to.match(/^[0-9a-f]{64}$/);
     expect(served.ips).to.deep.equal([first.address]);
   });
@@ -85,7 +91,7 @@ describe("the server's address and the API certificate", function () {
     expect(changed).to.equal(true);
     expect(proxy.ok, proxy.detail).to.equal(true);
     expect(previousFingerprint).to.equal(first.fingerprint);
-    expect(address).to.include({ address: '198.51.100.31', detected: false, detectedAddress: first.detectedAddress });
+    expect(address).to.include({ address: '198.51.100.31', detected: false, detectedAddress: first.detectedAddress, apiUrl: `https://198.51.100.31:${s.port}` });
     expect(address.fingerprint).to.match(/^[0-9a-f]{64}$/).and.not.equal(first.fingerprint);
     const served = await servedCertificate(s.port);
     expect(served).to.deep.equal({ fingerprint: address.fingerprint, ips: ['198.51.100.31'] });
@@ -116,7 +122,7 @@ describe("the server's address and the API certificate", function () {
     const { fingerprint } = await servedCertificate(s.port);
     await s.t.restart();
     const after = (await s.t.admin.request<{ address: ServerAddress }>('GET', '/api/system/address')).body.address;
-    expect(after).to.deep.equal({ address: '198.51.100.31', detected: false, detectedAddress: first.detectedAddress, fingerprint });
+    expect(after).to.deep.equal({ address: '198.51.100.31', detected: false, detectedAddress: first.detectedAddress, fingerprint, apiUrl: `https://198.51.100.31:${s.port}` });
     expect((await servedCertificate(s.port)).fingerprint).to.equal(fingerprint);
   });
 });

@@ -9,11 +9,11 @@ import type { ServerAddress, ServerAddressChange } from '../../../../../shared/t
 import { useAction, useGet } from '../../api/context';
 import { ConfirmButton, ErrorNote, Field, Loading } from '../../ui/kit';
 
-/** The URL other clients log in at: this page's, with the old address swapped for the new one (none inside the desktop app). */
-function loginUrl(from: string, to: string): string {
+/** The URL other clients log in at: where the API is served with the new certificate (this page's when it is a hostname behind it). */
+function loginUrl(a: ServerAddress): string {
   const { protocol, origin, hostname } = window.location;
-  if (!protocol.startsWith('http')) return '<server URL>';
-  return hostname === from ? origin.replace(from, to) : origin;
+  if (protocol === 'https:' && hostname !== a.address && !/^[\d.]+$/.test(hostname)) return origin;
+  return a.apiUrl ?? '<server URL>';
 }
 
 function Changed({ change, from }: { change: ServerAddressChange; from: string }) {
@@ -28,7 +28,7 @@ function Changed({ change, from }: { change: ServerAddressChange; from: string }
         <>
           <Field label="New certificate fingerprint">{(id) => <input id={id} readOnly value={fp} className="mono" onFocus={(e) => e.currentTarget.select()} />}</Field>
           <p>
-            Re-pin every client: <code>{`berth login ${loginUrl(from, change.address.address)} --fingerprint ${fp}`}</code>; in the desktop app, edit the server and paste the new fingerprint.
+            Re-pin every client: <code>{`berth login ${loginUrl(change.address)} --fingerprint ${fp}`}</code>; in the desktop app, edit the server and paste the new fingerprint.
           </p>
         </>
       ) : (
@@ -45,6 +45,8 @@ export function AddressCard() {
   const current = q.data?.address;
   const change = useAction<{ address: string }, ServerAddressChange>('PUT', apiPath('system.address.set'), {
     invalidate: [['server-address'], ['settings']],
+    // a refusal shows beside the form
+    notifyErrors: false,
     success: (r) => (r.changed ? `Address changed to ${r.address.address}` : null),
     onSuccess: (r) => {
       setDone({ change: r, from: current?.address ?? '' });
@@ -93,7 +95,10 @@ export function AddressCard() {
               <p>Generated URLs and DNS records will name the new address.</p>
             </div>
           }
-          onConfirm={() => change.mutate({ address: next.trim() })}
+          onConfirm={() => {
+            setDone(null);
+            change.mutate({ address: next.trim() });
+          }}
         />
       </div>
     </section>
