@@ -86,7 +86,6 @@ export function registerQuotaCommands(program: Command): void {
       const answer = await s.client.patchProjectQuotas(project.id, patch);
       s.out.result({ project: project.slug, ...answer }, () => `project ${project.slug}\n${quotaTable(answer)}`);
     });
-
 }
 
 /** `berth server disk` (the `server` group: commands-server.ts). */

@@ -21,7 +21,7 @@ function addressLines(a: ServerAddress): string {
 }
 
 /** The URL other clients log in at: this one, with the old address swapped for the new one when it named the server by it. */
-export function loginUrl(server: string, from: string, to: string): string {
+function loginUrl(server: string, from: string, to: string): string {
   const url = new URL(server);
   if (url.hostname === from) url.hostname = to;
   return url.origin + url.pathname.replace(/\/+$/, '');

@@ -66,7 +66,12 @@ export class ServerAddresses {
     const before = await this.view();
     const previousFingerprint = await this.d.certificate.fingerprintFor(before.address, READ_WAIT_MS);
     if (before.address === address && !before.detected) {
-      return { address: { ...before, fingerprint: previousFingerprint, apiUrl: this.d.certificate.urlFor(address) }, changed: false, previousFingerprint, proxy: { ok: true, detail: 'the address was already this one: nothing changed' } };
+      return {
+        address: { ...before, fingerprint: previousFingerprint, apiUrl: this.d.certificate.urlFor(address) },
+        changed: false,
+        previousFingerprint,
+        proxy: { ok: true, detail: 'the address was already this one: nothing changed' },
+      };
     }
     // the detected address made explicit keeps the certificate (same subject), and is no longer re-read
     await this.d.settings.set(PUBLIC_IP_SETTING, address, this.d.clock.now());

@@ -13,7 +13,7 @@ const RETRY_MS = 200;
 const HANDSHAKE_TIMEOUT_MS = 3000;
 
 /** Where to connect for a listen address: its host, or loopback when it listens on every address. */
-export function dialTarget(listen: string): { host: string; port: number } {
+function dialTarget(listen: string): { host: string; port: number } {
   const at = listen.lastIndexOf(':');
   const host = listen.slice(0, at).replace(/^\[(.*)\]$/, '$1');
   const port = Number(listen.slice(at + 1));
@@ -37,7 +37,7 @@ function servedCertificate(host: string, port: number): Promise<Buffer> {
 }
 
 /** Whether a certificate's subject alternative names include this IP address. */
-export function namesAddress(der: Buffer, address: string): boolean {
+function namesAddress(der: Buffer, address: string): boolean {
   const names = new X509Certificate(der).subjectAltName ?? '';
   return names.split(/,\s*/).some((n) => n === `IP Address:${address}`);
 }

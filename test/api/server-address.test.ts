@@ -77,9 +77,7 @@ describe("the server's address and the API certificate", function () {
     const before = await snapshotStore(s.t.dataDir);
     const put = await readAll.request<ErrorBody>('PUT', '/api/system/address', { address: '198.51.100.9' });
     expect(put.status).to.equal(403);
-    expect((await writeSome.request<ErrorBody>('PUT', '/api/system/address', { address: '198.51.100.9' })).body.error.message).to.match(
-      /changing the server's address needs a key over all projects/,
-    );
+    expect((await writeSome.request<ErrorBody>('PUT', '/api/system/address', { address: '198.51.100.9' })).body.error.message).to.match(/changing the server's address needs a key over all projects/);
     expect((await writeSome.request('GET', '/api/system/address')).status).to.equal(403);
     expect(await snapshotStore(s.t.dataDir)).to.deep.equal(before);
   });
@@ -92,7 +90,9 @@ describe("the server's address and the API certificate", function () {
     expect(proxy.ok, proxy.detail).to.equal(true);
     expect(previousFingerprint).to.equal(first.fingerprint);
     expect(address).to.include({ address: '198.51.100.31', detected: false, detectedAddress: first.detectedAddress, apiUrl: `https://198.51.100.31:${s.port}` });
-    expect(address.fingerprint).to.match(/^[0-9a-f]{64}$/).and.not.equal(first.fingerprint);
+    expect(address.fingerprint)
+      .to.match(/^[0-9a-f]{64}$/)
+      .and.not.equal(first.fingerprint);
     const served = await servedCertificate(s.port);
     expect(served).to.deep.equal({ fingerprint: address.fingerprint, ips: ['198.51.100.31'] });
     // the settings view agrees, and its existing keys are as they were

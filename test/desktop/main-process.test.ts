@@ -9,18 +9,16 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeHandlers, RefusedCallError, type IpcSender, type StreamMessage } from '../../desktop/main/bridge-handlers.js';
-import { DesktopApp, type DesktopAppOptions } from '../../desktop/main/desktop-app.js';
 import { WeakBackendError } from '../../desktop/main/secret-store.js';
-import { formatFingerprint } from '../../shared/pinned-tls.js';
-import { servedCertificate, startTlsTestDaemon } from '../helpers/api-tls.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { harness, type Harness } from './harness.js';
 import { requireDocker } from '../helpers/docker.js';
 import { missingDockerfile } from '../helpers/failing-apps.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { startTlsFront } from '../helpers/proxies.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
-import { notificationStandIn, powerMonitorStandIn, safeStorageStandIn, trayStandIn } from './stand-ins.js';
+import { safeStorageStandIn } from './stand-ins.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -28,37 +26,6 @@ async function freePort(): Promise<number> {
   const { port } = srv.address() as AddressInfo;
   await new Promise((r) => srv.close(r));
   return port;
-}
-
-interface Harness {
-  app: DesktopApp;
-  dir: string;
-  notes: ReturnType<typeof notificationStandIn>;
-  tray: ReturnType<typeof trayStandIn>;
-  power: ReturnType<typeof powerMonitorStandIn>;
-  opened: { serverId: string; route: string }[];
-}
-
-function harness(opts: Partial<DesktopAppOptions> & { dir?: string } = {}): Harness {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'berth-desktop-'));
-  const notes = notificationStandIn();
-  const tray = trayStandIn();
-  const power = powerMonitorStandIn();
-  const opened: { serverId: string; route: string }[] = [];
-  const app = new DesktopApp({
-    configDir: dir,
-    safeStorage: safeStorageStandIn(),
-    platform: 'linux',
-    createNotification: (c) => notes.create(c),
-    powerMonitor: power,
-    tray,
-    openInWindow: (serverId, route) => opened.push({ serverId, route }),
-    quit: () => undefined,
-    stream: { backoffBaseMs: 200, backoffMaxMs: 1000 },
-    notifier: { offlineDebounceMs: 1000 },
-    ...opts,
-  });
-  return { app, dir, notes, tray, power, opened };
 }
 
 /** A service on the daemon whose deployments really fail (no Dockerfile in the repository). */
@@ -386,42 +353,6 @@ describe('desktop key store and pinned certificates', function () {
       x.app.stop();
     } finally {
       await front.stop();
-    }
-  });
-
-  it("after the server's address changed, a pinned server says the certificate changed, with both fingerprints; pasting the new one reconnects", async () => {
-    const tls = await startTlsTestDaemon();
-    try {
-      const admin = (await tls.t.admin.createKey({ name: 'desktop', access: 'write', projects: 'all' })).token;
-      const old = (await servedCertificate(tls.port)).fingerprint;
-      const x = make('gnome_libsecret');
-      const { server, test } = await x.app.addServer({ name: 'moved', url: tls.url, key: admin, fingerprint: old });
-      expect(test).to.include({ ok: true });
-      x.app.start();
-      const stream = () => x.app.streams.get(server.id)!;
-      await until('online with the old pin', async () => stream().state.status === 'online', 10_000, 50);
-
-      const change = await tls.t.admin.setServerAddress('198.51.100.61');
-      const fresh = change.address.fingerprint!;
-      const message =
-        `the server's certificate changed (pinned ${formatFingerprint(old).slice(0, 11)}…, served ${formatFingerprint(fresh).slice(0, 11)}…): ` +
-        `if you changed the server's address, edit the server and paste the new fingerprint ${fresh}; otherwise do not connect: someone may be in between`;
-      expect((await x.app.test(server.id)).error).to.equal(message);
-      const call = await x.app.forward(server.id, 'GET', '/api/projects', undefined);
-      expect(call.status).to.equal(0);
-      expect((call.body as { error: { message: string } }).error.message).to.equal(`moved cannot be reached: ${message}`);
-      // the stream drops at its next reconnect (the server list shows its error)
-      x.app.reconnectAll();
-      await until('the stream refused', async () => stream().state.status === 'offline', 10_000, 50);
-      expect(x.app.summaries()[0]!.connection.error).to.equal(message);
-
-      // edit the server: the new fingerprint
-      x.app.update(server.id, { fingerprint: fresh.toUpperCase() });
-      expect((await x.app.test(server.id)).ok).to.equal(true);
-      await until('online with the new pin', async () => stream().state.status === 'online', 10_000, 50);
-      x.app.stop();
-    } finally {
-      await tls.t.stop();
     }
   });
 });

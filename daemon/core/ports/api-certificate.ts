@@ -13,6 +13,3 @@ export interface ApiCertificatePort {
   /** `https://<address>:<port>` of the listener; null when not served. */
   urlFor(address: string): string | null;
 }
-
-/** A daemon without an HTTPS listener for its API (development, tests, the `berth keys` tool). */
-export const NO_API_CERTIFICATE: ApiCertificatePort = { served: false, fingerprintFor: async () => null, urlFor: () => null };

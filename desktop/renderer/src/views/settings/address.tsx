@@ -32,7 +32,12 @@ function Changed({ change, from }: { change: ServerAddressChange; from: string }
           </p>
         </>
       ) : (
-        <p>No fingerprint: {change.proxy.ok ? 'the API is not served over HTTPS with the internal CA here, or its certificate was not served in time.' : `the reverse proxy did not load the change: ${change.proxy.detail}`}</p>
+        <p>
+          No fingerprint:{' '}
+          {change.proxy.ok
+            ? 'the API is not served over HTTPS with the internal CA here, or its certificate was not served in time.'
+            : `the reverse proxy did not load the change: ${change.proxy.detail}`}
+        </p>
       )}
     </div>
   );
@@ -89,8 +94,8 @@ export function AddressCard() {
           message={
             <div className="stack">
               <p>
-                The API certificate is re-issued for {next.trim() || 'the new address'}. Every client pinned to the current certificate (the berth CLI, the desktop app, scripts with
-                BERTH_CERT_SHA256) is refused until it re-pins with the new fingerprint, shown here after the change.
+                The API certificate is re-issued for {next.trim() || 'the new address'}. Every client pinned to the current certificate (the berth CLI, the desktop app, scripts with BERTH_CERT_SHA256)
+                is refused until it re-pins with the new fingerprint, shown here after the change.
               </p>
               <p>Generated URLs and DNS records will name the new address.</p>
             </div>
