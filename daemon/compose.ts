@@ -60,6 +60,7 @@ import { EngineInstances } from './swarm/instances.js';
 import { CaddyProxy } from './proxy/caddy.js';
 import { Quotas } from './core/quotas.js';
 import { keptDetectedIp, publicIpSource } from './public-ip.js';
+import { CaddyApiCertificate } from './proxy/api-certificate.js';
 import { openDataDir } from './runtime.js';
 import type { CachedStore } from './store/read-cache.js';
 import { cronRules } from './jobs/cron.js';
@@ -271,6 +272,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     swarm,
     swarmControl: new DockerSwarmControl(docker, own, swarm),
     registry,
+    // the certificate Caddy serves the API with, read by a handshake (the fingerprint a change of the address answers)
+    apiCertificate: new CaddyApiCertificate(config.apiTlsAddr),
     joinEndpoint: new JoinEndpoint({ joinTlsAddr: config.joinTlsAddr, apiTlsAddr: config.apiTlsAddr, publicIp }),
     deployLimits,
     notifyTargets,

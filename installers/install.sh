@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Berth's VPS installer: makes this server a Berth host from a release bundle, or upgrades it.
 #
-#   install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
-#              [--uninstall] [--purge]
+#   install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--address IP]
+#              [--dry-run] [--uninstall] [--purge]
 #
 # What it does (every step is named in /var/log/berth-install.log; secrets never are):
 #   preflight (root, Debian 12/13 or Ubuntu 22.04/24.04, architecture, memory, disk, ports 80/443
@@ -38,8 +38,8 @@ readonly MIN_DISK_MB=2048
 
 usage() {
   cat <<'EOF'
-usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--dry-run]
-                  [--insecure] [--uninstall] [--purge]
+usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--address IP]
+                  [--dry-run] [--insecure] [--uninstall] [--purge]
        install.sh --join URL PIN TOKEN
 
   --from FILE|URL|DIR  the release bundle (berth-<version>-linux-<arch>.tar.gz, with SHA256SUMS
@@ -51,6 +51,13 @@ usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] 
                        DNS must point here); default: https://<this server's address>:4310 with
                        a certificate from Caddy's internal CA, whose fingerprint is printed
   --email EMAIL        contact address for the ACME account (with --domain)
+  --address IP         the IPv4 address clients reach this server at (its API certificate, generated
+                       URLs and DNS records name it); default: the address of the default route's
+                       interface, detected once at the first start and kept. The address changes
+                       only when you say so (this option again, `berth server set-address`, the
+                       console's settings): a new one re-issues the API certificate, and clients
+                       pinned to the old one must re-pin with the fingerprint printed; the same
+                       address again is no change
   --dry-run            check this machine and print the plan; change nothing
   --uninstall          stop and remove Berth; keeps /etc/berth, /var/lib/berth and Docker's
                        containers, volumes and images (a later install picks them up)
@@ -109,6 +116,7 @@ from=""
 assume_yes=0
 domain=""
 email=""
+address=""
 dry_run=0
 insecure=0
 mode=install
@@ -127,6 +135,8 @@ parse_args() {
       --domain=*) domain="${1#--domain=}"; shift ;;
       --email) [ $# -ge 2 ] || { usage >&2; exit 2; }; email="$2"; shift 2 ;;
       --email=*) email="${1#--email=}"; shift ;;
+      --address) [ $# -ge 2 ] || { usage >&2; exit 2; }; address="$2"; shift 2 ;;
+      --address=*) address="${1#--address=}"; shift ;;
       --dry-run) dry_run=1; shift ;;
       --insecure) insecure=1; shift ;;
       --uninstall) mode=uninstall; shift ;;
@@ -143,6 +153,11 @@ parse_args() {
     echo "install.sh: --email must be an email address, got \"$email\"" >&2; exit 2
   fi
   if [ -n "$email" ] && [ -z "$domain" ]; then echo "install.sh: --email goes with --domain" >&2; exit 2; fi
+  if [ -n "$address" ]; then
+    local why
+    why=$(address_problem "$address")
+    [ -z "$why" ] || { echo "install.sh: --address $why" >&2; exit 2; }
+  fi
   # Over plain HTTP anyone on the path can swap the bundle and the SHA256SUMS beside it together:
   # the checksum proves nothing then. Only on purpose (a mirror on a trusted network).
   case "$from" in
@@ -152,6 +167,20 @@ parse_args() {
         exit 2
       fi ;;
   esac
+}
+
+# Why $1 cannot be the server's address (empty when it can): the daemon's own rules
+# (daemon/core/server-address.ts), checked before anything is installed.
+address_problem() {
+  local ip="$1" a b c d
+  if ! [[ "$ip" =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]]; then echo "must be an IPv4 address like 203.0.113.10, got \"$ip\""; return 0; fi
+  a=$((10#${BASH_REMATCH[1]})) b=$((10#${BASH_REMATCH[2]})) c=$((10#${BASH_REMATCH[3]})) d=$((10#${BASH_REMATCH[4]}))
+  if [ "$a" -gt 255 ] || [ "$b" -gt 255 ] || [ "$c" -gt 255 ] || [ "$d" -gt 255 ]; then echo "must be an IPv4 address like 203.0.113.10, got \"$ip\""; return 0; fi
+  if [ "$a" = 0 ]; then echo "$ip cannot be the server's address: 0.0.0.0/8 means \"this host\" and no client can connect to it"
+  elif [ "$a" = 127 ]; then echo "$ip cannot be the server's address: a loopback address is this machine itself for every client"
+  elif [ "$a" = 169 ] && [ "$b" = 254 ]; then echo "$ip cannot be the server's address: a link-local address does not leave its network segment"
+  elif [ "$a" -ge 224 ]; then echo "$ip cannot be the server's address: multicast and reserved addresses are not one host"
+  fi
 }
 
 # ---------------------------------------------------------------------------------------------
@@ -361,6 +390,7 @@ print_plan() {
       [ "$action" = upgrade ] && echo "  restart the daemon (apps keep serving through Caddy)"
     fi
     echo "  the daemon on 127.0.0.1:$DAEMON_PORT; the API over HTTPS at $api"
+    [ -z "$address" ] || echo "  the server's address: $address (a new one re-issues the API certificate; pinned clients re-pin)"
     [ "$action" = no-change ] || [ "$action" = reconfigure ] || echo "  create the first all-projects write key (shown once) when no key exists"
     echo "  log: $LOG"
     echo
@@ -672,22 +702,46 @@ create_first_key() {
   [ -n "$first_key" ] && [ -n "$created_key_id" ] || die "berth keys create gave no key"
 }
 
-# With --domain: the daemon's settings route the hostname to its API (dashboardHostname) and use
-# ACME; they are changed through the API with a key made for this and revoked right after.
+# The installer changes settings through the daemon's API (on loopback) with a key made for the
+# call and revoked right after. The key goes to curl on stdin (a header file), never on its argv.
+# Prints the answer's body; `what` names the call in the error.
+installer_api() {
+  local method="$1" path="$2" body="$3" what="$4" err="$tmp_dir/ikey.err" token answer="" status=0
+  token=$(berth_cli keys create --access write --projects all --name "installer-$(date -u +%Y%m%d%H%M%S)" 2>"$err") || die "could not create the installer's key"
+  installer_key_id=$(sed -n 's/^created key \([^ ]*\) .*/\1/p' "$err")
+  answer=$(printf 'Authorization: Bearer %s\n' "$token" | curl -sS --max-time 60 -X "$method" -H @- -H 'Content-Type: application/json' \
+    --data "$body" -w '\n%{http_code}' "http://127.0.0.1:$DAEMON_PORT$path" 2>>"$LOG") || status=$?
+  # revoked before any failure is reported: this may run in a command substitution, whose exit skips the EXIT trap
+  berth_cli keys revoke "$installer_key_id" >> "$LOG" 2>&1 || die "could not revoke the installer's key"
+  installer_key_id=""
+  [ "$status" = 0 ] || die "the daemon did not answer $what (curl exit $status)"
+  printf '%s\n' "${answer%$'\n'*}" >> "$LOG"
+  [[ "${answer##*$'\n'}" == 2* ]] || die "the daemon refused $what: ${answer%$'\n'*}"
+  printf '%s' "${answer%$'\n'*}"
+}
+
+# With --domain: the daemon's settings route the hostname to its API (dashboardHostname) and use ACME.
 apply_domain_settings() {
   [ -n "$domain" ] || return 0
   [ "$domain" = "$prior_domain" ] && [ "$email" = "$prior_email" ] && [ "$action" != fresh ] && [ "$action" != reinstall ] && [ "$action" != repair ] && return 0
   step "domain $domain"
-  local err="$tmp_dir/ikey.err" token body
-  token=$(berth_cli keys create --access write --projects all --name "installer-$(date -u +%Y%m%d%H%M%S)" 2>"$err") || die "could not create the installer's key"
-  installer_key_id=$(sed -n 's/^created key \([^ ]*\) .*/\1/p' "$err")
-  body=$(printf '{"dashboardHostname":"%s","httpsMode":"acme"%s}' "$domain" "${email:+,\"acmeEmail\":\"$email\"}")
-  # The key goes to curl on stdin (a header file), never on its argv.
-  printf 'Authorization: Bearer %s\n' "$token" | curl -fsS --max-time 20 -X PATCH -H @- -H 'Content-Type: application/json' \
-    --data "$body" "http://127.0.0.1:$DAEMON_PORT/api/system/settings" >> "$LOG" 2>&1 || die "the daemon refused the domain settings"
-  echo >> "$LOG"
-  berth_cli keys revoke "$installer_key_id" >> "$LOG" 2>&1 || die "could not revoke the installer's key"
-  installer_key_id=""
+  installer_api PATCH /api/system/settings "$(printf '{"dashboardHostname":"%s","httpsMode":"acme"%s}' "$domain" "${email:+,\"acmeEmail\":\"$email\"}")" "the domain settings" > /dev/null
+}
+
+# With --address: the server's address (the daemon's publicIp setting). The daemon answers whether
+# it changed; the same address again changes nothing, and the certificate stays the one pinned.
+address_changed=0
+apply_address() {
+  [ -n "$address" ] || return 0
+  step "address $address"
+  local answer
+  answer=$(installer_api PUT /api/system/address "$(printf '{"address":"%s"}' "$address")" "the address $address")
+  if [[ "$answer" == *'"changed":true'* ]]; then
+    address_changed=1
+    say "the server's address is now $address: the API certificate was re-issued for it; clients pinned to the old one must re-pin with the fingerprint below"
+  else
+    say "address $address: no change"
+  fi
 }
 
 api_url=""
@@ -739,6 +793,7 @@ print_result() {
     fi
     echo "Connect the CLI:"
     if [ -n "$cert_sha256" ]; then echo "  berth login $api_url --fingerprint $cert_sha256"; else echo "  berth login $api_url"; fi
+    [ "$address_changed" = 1 ] && echo "The address changed: every client pinned to the old certificate re-pins with the line above (desktop app: edit the server, paste the new fingerprint)."
     echo "Uninstall: $OPT/uninstall.sh (add --purge to delete data too)"
     echo
   } >&2
@@ -792,6 +847,7 @@ do_install() {
   fi
   wait_local_health
   apply_domain_settings
+  apply_address
   wait_https_health
   [ "$switch" = 1 ] && prune_releases "$previous"
   write_install_state

@@ -89,6 +89,9 @@ export const API_ROUTES = [
   { id: 'ai-providers.delete', method: 'DELETE', path: '/api/system/ai-providers/:providerId', access: 'all-projects-write', action: 'managing AI providers' },
   { id: 'system.settings', method: 'GET', path: '/api/system/settings', access: 'all-projects-read', action: 'reading system settings' },
   { id: 'system.settings.patch', method: 'PATCH', path: '/api/system/settings', access: 'all-projects-write', action: 'changing system settings' },
+  // the server's address and the fingerprint of the API certificate served for it; changing it re-issues that certificate
+  { id: 'system.address', method: 'GET', path: '/api/system/address', access: 'all-projects-read', action: "reading the server's address" },
+  { id: 'system.address.set', method: 'PUT', path: '/api/system/address', access: 'all-projects-write', action: "changing the server's address" },
   { id: 'dns-providers.put', method: 'PUT', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'dns-providers.delete', method: 'DELETE', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'domains.dns-record', method: 'POST', path: `${S}/domains/:domainId/dns-records`, access: 'write' },

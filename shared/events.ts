@@ -10,7 +10,8 @@ export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
 /** Which settings changed in a `settings` event (what a settings view refetches). */
-export type SettingsArea = 'system' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
+/** `address`: the server's address changed, and with it the API certificate's fingerprint. */
+export type SettingsArea = 'system' | 'address' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
 
 /** The payload of each event type heard by keys of the event's project. */
 export interface ProjectEventPayloads {

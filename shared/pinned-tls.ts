@@ -26,6 +26,24 @@ export class FingerprintMismatchError extends Error {
   }
 }
 
+/** The first bytes of a fingerprint, `AB:CD:EF:01…`: enough to tell two apart at a glance. */
+export function shortFingerprint(hex: string): string {
+  return `${formatFingerprint(hex).slice(0, 11)}…`;
+}
+
+/**
+ * What a client pinned to another certificate tells its user. The likely cause is the user's own
+ * change of the server's address (a new address gets a new certificate, and the server printed its
+ * fingerprint then); the other is someone in between. The served fingerprint is given whole, so it
+ * can be compared with the one the server printed. `repin` says how to re-pin in this client.
+ */
+export function certificateChangedMessage(e: FingerprintMismatchError, repin: string): string {
+  return (
+    `the server's certificate changed (pinned ${shortFingerprint(e.expected)}, served ${shortFingerprint(e.actual)}): ` +
+    `if you changed the server's address, ${repin}; otherwise do not connect: someone may be in between`
+  );
+}
+
 /** Lower-case hex without separators; accepts `AB:CD:...`, `abcd...` and a `sha256:` / `SHA256=` prefix. Throws on anything else. */
 export function normalizeFingerprint(input: string): string {
   const hex = input

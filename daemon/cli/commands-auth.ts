@@ -5,7 +5,7 @@ import { Writable } from 'node:stream';
 import { ApiError } from '../../shared/client.js';
 import { formatFingerprint } from '../../shared/pinned-tls.js';
 import { configPath, readCliConfig, writeCliConfig } from './config-store.js';
-import { CliError, EXIT, usageError } from './exit-codes.js';
+import { CliError, EXIT, pinMismatchOf, usageError } from './exit-codes.js';
 import { writeLinkedProject } from './linked-project.js';
 import { table } from './output.js';
 import { globalsOf, makeClient, normalizeFingerprintOrUsage, normalizeServer, openSession, outputOf } from './session.js';
@@ -65,6 +65,9 @@ export function registerAuthCommands(program: Command): void {
         if (err instanceof ApiError && (err.status === 401 || err.status === 403)) {
           throw new CliError(`${server} refused the key (${err.message}); nothing was saved`, EXIT.auth);
         }
+        // the fingerprint given just now is not the served one: say so as it is (not "the certificate changed")
+        const mismatch = pinMismatchOf(err);
+        if (mismatch) throw new CliError(`${mismatch.message}; nothing was saved`, EXIT.auth);
         throw err;
       }
       const name = o.name ?? new URL(server).host;

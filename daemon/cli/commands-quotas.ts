@@ -86,8 +86,10 @@ export function registerQuotaCommands(program: Command): void {
       const answer = await s.client.patchProjectQuotas(project.id, patch);
       s.out.result({ project: project.slug, ...answer }, () => `project ${project.slug}\n${quotaTable(answer)}`);
     });
+}
 
-  const server = program.command('server').description("the server's own state (berth server disk)");
+/** `berth server disk` (the `server` group: commands-server.ts). */
+export function registerServerDiskCommand(server: Command): void {
   server
     .command('disk')
     .description('free disk, the threshold, and whether new builds, deploys and backups are paused (exit 1 when they are)')

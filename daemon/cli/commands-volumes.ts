@@ -3,17 +3,17 @@ import type { Command } from 'commander';
 import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { createInterface } from 'node:readline/promises';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
 import type { BackupStorageKind } from '../../shared/types.js';
 import { deadlineOf, storageOption, waitForJob } from './commands-db.js';
+import { confirm } from './confirm.js';
 import { parseDuration } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
-import { openSession, type Session } from './session.js';
+import { openSession } from './session.js';
 
 /** Bytes in a unit people read (1024-based). */
 function sizeText(bytes: number | null): string {
@@ -26,19 +26,6 @@ function sizeText(bytes: number | null): string {
     u++;
   }
   return `${u === 0 ? v : v.toFixed(1)} ${units[u]}`;
-}
-
-/** Asks on the terminal; without one, --yes is the only way to say yes. */
-async function confirm(s: Session, question: string): Promise<void> {
-  if (s.opts.yes) return;
-  if (!process.stdin.isTTY || !process.stderr.isTTY) throw usageError(`${question}: pass --yes to do it`);
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = (await rl.question(`${question}? [y/N] `)).trim().toLowerCase();
-    if (answer !== 'y' && answer !== 'yes') throw new CliError('not restored');
-  } finally {
-    rl.close();
-  }
 }
 
 export function registerVolumeCommands(program: Command): void {
@@ -110,7 +97,7 @@ export function registerVolumeCommands(program: Command): void {
     .action(async (ref: string, volume: string, backupId: string, _o, cmd: Command) => {
       const s = openSession(cmd);
       const service = await s.service(ref);
-      await confirm(s, `restore replaces everything in volume ${volume} of ${service.slug} with backup ${backupId}, stopping ${service.slug} meanwhile`);
+      await confirm(s, `restore replaces everything in volume ${volume} of ${service.slug} with backup ${backupId}, stopping ${service.slug} meanwhile`, 'not restored');
       s.out.info(`restoring volume ${volume} of ${service.slug}; ${service.slug} is stopped until it is done...`);
       const res = await s.client.restoreVolumeBackup(service.id, volume, backupId);
       s.out.result(res, () => res.detail.join('\n'));

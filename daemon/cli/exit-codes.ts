@@ -1,7 +1,7 @@
 // The exit codes scripts rely on (DESIGN, CLI contract), and how an error maps onto them.
 import { CommanderError } from 'commander';
 import { ApiError } from '../../shared/client.js';
-import { FingerprintMismatchError } from '../../shared/pinned-tls.js';
+import { certificateChangedMessage, FingerprintMismatchError } from '../../shared/pinned-tls.js';
 import { SseTooLargeError } from '../../shared/sse.js';
 
 export const EXIT = {
@@ -88,10 +88,18 @@ function networkDetail(err: unknown): string {
   return deepest?.code ?? deepest?.message ?? String(err);
 }
 
+/** The refusal of a certificate other than the pinned one, wherever it is in the error's causes. */
+export function pinMismatchOf(err: unknown): FingerprintMismatchError | undefined {
+  return causes(err).find((e): e is FingerprintMismatchError => e instanceof FingerprintMismatchError);
+}
+
 /** The message and exit code for any error thrown by a command. */
 export function describeError(err: unknown, server?: string): { message: string; exitCode: ExitCode } {
-  const mismatch = causes(err).find((e) => e instanceof FingerprintMismatchError);
-  if (mismatch) return { message: (mismatch as Error).message, exitCode: EXIT.auth };
+  const mismatch = pinMismatchOf(err);
+  if (mismatch) {
+    const url = server ?? `https://${mismatch.host}`;
+    return { message: certificateChangedMessage(mismatch, `re-pin with \`berth login ${url} --fingerprint ${mismatch.actual}\``), exitCode: EXIT.auth };
+  }
   if (err instanceof CliError) return { message: err.message, exitCode: err.exitCode };
   if (err instanceof CommanderError) return { message: err.message, exitCode: EXIT.usage };
   if (err instanceof SseTooLargeError) return { message: err.message, exitCode: EXIT.failed };

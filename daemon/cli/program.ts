@@ -15,6 +15,7 @@ import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
 import { registerReplicaCommands } from './commands-replicas.js';
+import { registerServerCommands } from './commands-server.js';
 import { registerSwarmCommands } from './commands-swarm.js';
 import { registerVolumeCommands } from './commands-volumes.js';
 import { CommandExit, describeError, EXIT } from './exit-codes.js';
@@ -45,7 +46,7 @@ function buildProgram(env: ProgramEnv): Command {
     // usage errors read like every other error: `berth: <message>` on stderr
     .configureOutput({ outputError: (text, write) => write(`berth: ${text.replace(/^error: /, '')}`) })
     .showHelpAfterError('(add --help for usage)')
-    .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups, nodes and replicas.')
+    .description('Berth from the terminal: log in to a server, deploy and watch, logs, env, domains, databases, backups, nodes and replicas, the server and its address.')
     .version(env.version, '-V, --version')
     .option('--server <url>', 'the server (default: BERTH_SERVER, else the current context)')
     .option('--token <key>', 'the API key (default: BERTH_TOKEN, else the saved one; prefer the variable: argv is visible to other users)')
@@ -66,6 +67,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerJobCommands(program);
   registerNotifyCommands(program);
   registerQuotaCommands(program);
+  registerServerCommands(program);
   registerVolumeCommands(program);
   registerComposeCommands(program);
   registerExecCommands(program);

@@ -54,6 +54,8 @@ import { Nodes } from './nodes.js';
 import { NodeWatch } from './node-watch.js';
 import { NodeJoins } from './node-joins.js';
 import { SystemSettings } from './system-settings.js';
+import { ServerAddresses } from './server-address.js';
+import type { ApiCertificatePort } from './ports/api-certificate.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
 import { Jobs } from './jobs.js';
@@ -72,6 +74,8 @@ export interface CoreDeps {
   publicIp: () => Promise<string>;
   /** The first non-internal IPv4 of this host, found at start. */
   detectedIp: string;
+  /** The certificate the API is served with over HTTPS (its fingerprint after an address change). */
+  apiCertificate: ApiCertificatePort;
   engine: DeploymentEngine;
   /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
   swarm: SwarmPort;
@@ -156,6 +160,8 @@ export interface Core {
   aiProviders: AiProviders;
   explainer: FailureExplainer;
   settings: SystemSettings;
+  /** The server's address and the API certificate's fingerprint; changing it re-issues the certificate. */
+  address: ServerAddresses;
   dns: DnsProviders;
   notifications: NotificationChannels;
   metrics: SystemMetricsView;
@@ -209,6 +215,7 @@ export function buildCore(deps: CoreDeps): Core {
     // failure explanations: the built-in rules or a configured AI provider's HTTP API
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
     settings,
+    address: new ServerAddresses({ settings: store.settings, clock, detectedIp: deps.detectedIp, proxy: deps.proxy, certificate: deps.apiCertificate, events: deps.events }),
     // DNS providers: A records written through the provider's HTTP API
     dns,
     notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets, deps.events),

@@ -3,7 +3,6 @@
 // the per-project queue cap, core/deploy-limits.ts). Stored as plain strings in the settings
 // table under fixed keys, which the proxy reads. Reading needs a key over all projects; changing
 // them a write key over all projects. A PATCH is checked whole before anything is written.
-import { isIPv4 } from 'node:net';
 import type { Access } from './access.js';
 import type { EventSink } from './events.js';
 import type { Clock } from './clock.js';
@@ -11,6 +10,7 @@ import { DEPLOY_LIMIT_NAMES, type DeployLimitSettings } from './deploy-limits.js
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
 import { NotifyTargets } from './notify-targets.js';
+import { checkServerAddress, PUBLIC_IP_SETTING } from './server-address.js';
 import type { ProxyPort } from './ports/proxy.js';
 import { HTTPS_MODES } from '../../shared/constants.js';
 import type { HttpsMode, ProxyResult, SystemSettings as SystemSettingsWire, SystemSettingsPatch } from '../../shared/types.js';
@@ -23,7 +23,7 @@ export type { SystemSettingsPatch };
 /** The keys the proxy integration reads: keep them exactly. */
 const SETTING_KEYS = {
   rootDomain: 'rootDomain',
-  publicIp: 'publicIp',
+  publicIp: PUBLIC_IP_SETTING,
   acmeEmail: 'acmeEmail',
   httpsMode: 'httpsMode',
   dashboardHostname: 'dashboardHostname',
@@ -33,12 +33,6 @@ const SETTING_KEYS = {
 export type SystemSettingsView = SystemSettingsWire;
 
 const EMAIL = /^[^\s@"<>(),;:\\]+@[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)+$/i;
-
-function checkIpv4(raw: string, field: string): string {
-  const ip = raw.trim();
-  if (!isIPv4(ip)) throw new InvalidInput(`${field} must be an IPv4 address like 203.0.113.10`);
-  return ip;
-}
 
 export class SystemSettings {
   constructor(
@@ -72,7 +66,7 @@ export class SystemSettings {
     if (input.dashboardHostname !== undefined) {
       writes.push([SETTING_KEYS.dashboardHostname, input.dashboardHostname === null ? null : hostnameField(input.dashboardHostname, 'dashboardHostname')]);
     }
-    if (input.publicIp !== undefined) writes.push([SETTING_KEYS.publicIp, input.publicIp === null ? null : checkIpv4(input.publicIp, 'publicIp')]);
+    if (input.publicIp !== undefined) writes.push([SETTING_KEYS.publicIp, input.publicIp === null ? null : checkServerAddress(input.publicIp, 'publicIp')]);
     if (input.acmeEmail !== undefined) writes.push([SETTING_KEYS.acmeEmail, input.acmeEmail === null ? null : email(input.acmeEmail)]);
     if (input.httpsMode !== undefined) writes.push([SETTING_KEYS.httpsMode, input.httpsMode]);
     const limitWrites = this.deployLimits.writes(input);
@@ -90,6 +84,8 @@ export class SystemSettings {
       else await this.settings.set(key, value, now);
     }
     this.events.publish({ type: 'settings', allProjects: true, data: { area: 'system' } });
+    // the address (and the API certificate's fingerprint) too: GET /api/system/address tells the new one
+    if (input.publicIp !== undefined) this.events.publish({ type: 'settings', allProjects: true, data: { area: 'address' } });
     if (limitWrites.length > 0) this.events.publish({ type: 'settings', allProjects: true, data: { area: 'deploy-limits' } });
     const proxy = await this.proxy.apply();
     return { settings: await this.view(), proxy };

@@ -143,7 +143,7 @@ interface KeyStoreStatus {
 export interface AppRoutes {
   'GET /desktop/servers': { body: undefined; answer: { servers: ServerSummary[]; keys: KeyStoreStatus; choices: { id: string; label: string }[] } };
   'POST /desktop/servers': { body: { url: string; key: string; name?: string; fingerprint?: string }; answer: { server: ServerSummary | undefined; test: ServerTestResult } };
-  'PATCH /desktop/servers/:id': { body: { name?: string; colour?: string; muted?: boolean }; answer: { server: ServerSummary | undefined } };
+  'PATCH /desktop/servers/:id': { body: { name?: string; colour?: string; muted?: boolean; fingerprint?: string }; answer: { server: ServerSummary | undefined } };
   'DELETE /desktop/servers/:id': { body: undefined; answer: { ok: true } };
   'POST /desktop/servers/:id/test': { body: undefined; answer: { test: ServerTestResult } };
   'POST /desktop/servers/:id/key': { body: { key: string }; answer: { test: ServerTestResult } };

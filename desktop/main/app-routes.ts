@@ -48,6 +48,7 @@ export async function answerAppRoute(app: DesktopApp, method: string, path: stri
         ...(str('name') !== undefined ? { name: str('name')! } : {}),
         ...(str('colour') !== undefined ? { colour: str('colour')! } : {}),
         ...(typeof b.muted === 'boolean' ? { muted: b.muted } : {}),
+        ...(str('fingerprint') !== undefined ? { fingerprint: str('fingerprint')! } : {}),
       };
       app.update(id, patch);
       return ok('PATCH /desktop/servers/:id', 200, { server: app.summaries().find((s) => s.id === id) });

@@ -1,7 +1,7 @@
 // How the main process reaches one server: plain fetch, or fetch over a connection that accepts
 // only the pinned certificate (shared/pinned-tls.ts, as the CLI does). Testing a server = its
 // health answer and the scope of the key.
-import { FingerprintMismatchError, pinnedFetch, type FetchLike } from '../../shared/pinned-tls.js';
+import { certificateChangedMessage, FingerprintMismatchError, pinnedFetch, type FetchLike } from '../../shared/pinned-tls.js';
 import type { ServerTestResult } from '../ipc/contract.js';
 import type { ServerEntry } from './server-list.js';
 
@@ -14,11 +14,14 @@ export function fetchFor(server: Pick<ServerEntry, 'fingerprint'>): FetchLike {
   return f;
 }
 
-/** A readable reason for a failed connection (the pinned-certificate refusal says so). */
+/**
+ * A readable reason for a failed connection. A certificate other than the pinned one says what
+ * changed and how to re-pin here (the server list's edit form takes the new fingerprint).
+ */
 export function connectionError(err: unknown): string {
   let e: unknown = err;
   for (let i = 0; i < 5 && e; i++) {
-    if (e instanceof FingerprintMismatchError) return e.message;
+    if (e instanceof FingerprintMismatchError) return certificateChangedMessage(e, `edit the server and paste the new fingerprint ${e.actual}`);
     e = (e as { cause?: unknown }).cause;
   }
   const cause = (err as { cause?: { code?: string; message?: string } })?.cause;

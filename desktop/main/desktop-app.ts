@@ -134,8 +134,15 @@ export class DesktopApp implements BridgeBackend {
     return testServer(s, key);
   }
 
-  update(serverId: string, patch: { name?: string; colour?: string; muted?: boolean }): ServerEntry {
+  update(serverId: string, patch: { name?: string; colour?: string; muted?: boolean; fingerprint?: string }): ServerEntry {
+    const before = this.servers.get(serverId);
     const s = this.servers.update(serverId, patch);
+    // the event stream connects with the pin it started with: a new pin starts it again
+    if (before?.fingerprint !== s.fingerprint && this.streams.has(serverId)) {
+      this.streams.get(serverId)!.stop();
+      this.streams.delete(serverId);
+      this.startStream(s);
+    }
     const v = this.views.get(serverId);
     if (v) Object.assign(v, { name: s.name, colour: s.colour, muted: s.muted });
     this.renderTray();

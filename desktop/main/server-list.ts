@@ -77,9 +77,14 @@ export class ServerList {
     return { ...entry };
   }
 
-  update(id: string, patch: { name?: string; colour?: string; muted?: boolean }): ServerEntry {
+  update(id: string, patch: { name?: string; colour?: string; muted?: boolean; fingerprint?: string }): ServerEntry {
     const s = this.servers.find((x) => x.id === id);
     if (!s) throw new ServerListError(`no server ${id}`);
+    // a new pin (the server's address and certificate changed); a pin is replaced, never removed here
+    if (patch.fingerprint !== undefined) {
+      if (!s.url.startsWith('https:')) throw new ServerListError('a pinned certificate needs an https:// URL');
+      s.fingerprint = normalizeFingerprint(patch.fingerprint);
+    }
     if (patch.name !== undefined) {
       if (!patch.name.trim()) throw new ServerListError('a server needs a name');
       s.name = patch.name.trim();

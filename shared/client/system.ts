@@ -1,5 +1,5 @@
 // The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
-// notification channels, system settings and DNS providers.
+// notification channels, system settings, the server's address and DNS providers.
 import type {
   AiProvider,
   AiProviderInput,
@@ -15,6 +15,8 @@ import type {
   ProjectQuotasAnswer,
   ProxyResult,
   QuotaValues,
+  ServerAddress,
+  ServerAddressChange,
   SystemMetrics,
   SystemSettings,
   SystemSettingsPatch,
@@ -89,6 +91,14 @@ export class SystemClient extends ProjectsClient {
   }
   patchSystemSettings(patch: SystemSettingsPatch): Promise<{ settings: SystemSettings; dnsProviders: DnsProviderStatus[]; proxy: ProxyResult }> {
     return this.api('system.settings.patch', {}, patch);
+  }
+  /** The server's address, whether it was detected or set, and the API certificate's fingerprint. */
+  serverAddress(): Promise<{ address: ServerAddress }> {
+    return this.api('system.address', {});
+  }
+  /** Sets the server's address: the API certificate is re-issued for it (every pinned client must re-pin). */
+  setServerAddress(address: string): Promise<ServerAddressChange> {
+    return this.api('system.address.set', {}, { address });
   }
   connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
     return this.api('dns-providers.put', { providerId }, credentials);

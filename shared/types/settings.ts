@@ -1,4 +1,5 @@
-// System settings (GET/PATCH /api/system/settings).
+// System settings (GET/PATCH /api/system/settings) and the server's address (GET/PUT /api/system/address).
+import type { ProxyResult } from './common.js';
 
 export type HttpsMode = 'acme' | 'internal' | 'http';
 
@@ -34,4 +35,38 @@ export interface SystemSettingsPatch {
   cloneTimeoutSeconds?: number | null;
   maxQueuedPerProject?: number | null;
   allowPrivateNotifyTargets?: boolean;
+}
+
+/**
+ * The server's address (GET/PUT /api/system/address): what every generated URL and DNS record
+ * names, and the subject of the API's certificate when Caddy serves the API over HTTPS with its
+ * internal CA. It changes only when the user says so: re-issuing that certificate locks out every
+ * client pinned to the old one.
+ */
+export interface ServerAddress {
+  /** The address in force: the one set (the publicIp setting), else the one detected on the first start. */
+  address: string;
+  /** True when `address` is the detected one (nothing set). */
+  detected: boolean;
+  /** The address detected on the first start and kept since (never re-detected). */
+  detectedAddress: string;
+  /**
+   * SHA-256 of the API certificate's DER as served now for `address`, lower-case hex without
+   * colons (the installer's BERTH_CERT_SHA256); null when this daemon does not serve its API over
+   * HTTPS with Caddy's certificate, or no certificate for `address` was served in time.
+   */
+  fingerprint: string | null;
+  /** Where clients reach the API with that certificate, `https://<address>:<port>`; null when it is not served over HTTPS here. */
+  apiUrl: string | null;
+}
+
+/** PUT /api/system/address's answer. */
+export interface ServerAddressChange {
+  address: ServerAddress;
+  /** False when the address was already this one: nothing was written and the certificate is the same. */
+  changed: boolean;
+  /** The fingerprint served before the change (null: none served), for the re-pin message. */
+  previousFingerprint: string | null;
+  /** The reverse proxy's answer to the new configuration (the API listener's certificate follows it). */
+  proxy: ProxyResult;
 }

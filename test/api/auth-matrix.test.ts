@@ -122,6 +122,8 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'system.disk.patch': { params: none, body: () => ({ minFreeBytes: null }) },
   'system.settings': { params: none },
   'system.settings.patch': { params: none, body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }) },
+  'system.address': { params: none },
+  'system.address.set': { params: none, body: () => ({ address: '198.51.100.31' }) },
   'dns-providers.put': { params: () => ({ providerId: 'cloudflare' }), body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }) },
   // Spaceship is never connected here: allowed means past auth, which answers 404.
   'dns-providers.delete': { params: () => ({ providerId: 'spaceship' }), allowed: [404] },

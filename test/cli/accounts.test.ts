@@ -290,7 +290,7 @@ describe('berth CLI: login, contexts, exit codes, --json, env files, pinned cert
         writeFileSync(configFile(), JSON.stringify(config), { mode: 0o600 });
         const refused = await cli.run(['projects']);
         expect(refused.code, refused.stderr).to.equal(3);
-        expect(refused.stderr).to.include('not the pinned');
+        expect(refused.stderr).to.include("the server's certificate changed").and.include(`--fingerprint ${other.fingerprint}`).and.include('someone may be in between');
       } finally {
         await other.stop();
       }

@@ -9,16 +9,16 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createBridgeHandlers, RefusedCallError, type IpcSender, type StreamMessage } from '../../desktop/main/bridge-handlers.js';
-import { DesktopApp, type DesktopAppOptions } from '../../desktop/main/desktop-app.js';
 import { WeakBackendError } from '../../desktop/main/secret-store.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
+import { harness, type Harness } from './harness.js';
 import { requireDocker } from '../helpers/docker.js';
 import { missingDockerfile } from '../helpers/failing-apps.js';
 import { uniq } from '../helpers/fixtures.js';
 import { startGitServer, type GitServer } from '../helpers/git-server.js';
 import { startTlsFront } from '../helpers/proxies.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
-import { notificationStandIn, powerMonitorStandIn, safeStorageStandIn, trayStandIn } from './stand-ins.js';
+import { safeStorageStandIn } from './stand-ins.js';
 
 async function freePort(): Promise<number> {
   const srv = createServer();
@@ -26,37 +26,6 @@ async function freePort(): Promise<number> {
   const { port } = srv.address() as AddressInfo;
   await new Promise((r) => srv.close(r));
   return port;
-}
-
-interface Harness {
-  app: DesktopApp;
-  dir: string;
-  notes: ReturnType<typeof notificationStandIn>;
-  tray: ReturnType<typeof trayStandIn>;
-  power: ReturnType<typeof powerMonitorStandIn>;
-  opened: { serverId: string; route: string }[];
-}
-
-function harness(opts: Partial<DesktopAppOptions> & { dir?: string } = {}): Harness {
-  const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'berth-desktop-'));
-  const notes = notificationStandIn();
-  const tray = trayStandIn();
-  const power = powerMonitorStandIn();
-  const opened: { serverId: string; route: string }[] = [];
-  const app = new DesktopApp({
-    configDir: dir,
-    safeStorage: safeStorageStandIn(),
-    platform: 'linux',
-    createNotification: (c) => notes.create(c),
-    powerMonitor: power,
-    tray,
-    openInWindow: (serverId, route) => opened.push({ serverId, route }),
-    quit: () => undefined,
-    stream: { backoffBaseMs: 200, backoffMaxMs: 1000 },
-    notifier: { offlineDebounceMs: 1000 },
-    ...opts,
-  });
-  return { app, dir, notes, tray, power, opened };
 }
 
 /** A service on the daemon whose deployments really fail (no Dockerfile in the repository). */
@@ -372,14 +341,14 @@ describe('desktop key store and pinned certificates', function () {
       expect(projects.status).to.equal(200);
       const bad = await x.app.addServer({ name: 'wrong pin', url: front.url, key, fingerprint: 'ab'.repeat(32) });
       expect(bad.test.ok).to.equal(false);
-      expect(bad.test.error).to.include('not the pinned').and.include('refusing to connect');
+      expect(bad.test.error).to.include("the server's certificate changed").and.include(`paste the new fingerprint ${front.fingerprint}`);
       const call = await x.app.forward(bad.server.id, 'GET', '/api/projects', undefined);
       expect(call.status).to.equal(0);
-      expect(JSON.stringify(call.body)).to.include('refusing to connect');
+      expect(JSON.stringify(call.body)).to.include('someone may be in between');
       x.app.start();
       const stream = x.app.streams.get(bad.server.id)!;
       await until('the pinned stream refused', async () => stream.state.status === 'offline', 5_000, 50);
-      expect(stream.state.error).to.include('not the pinned');
+      expect(stream.state.error).to.include("the server's certificate changed");
       await until('the right pin streams', async () => x.app.streams.get(good.server.id)!.state.status === 'online', 5_000, 50);
       x.app.stop();
     } finally {

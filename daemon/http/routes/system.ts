@@ -1,6 +1,7 @@
 // System settings (root domain, public IPv4, ACME e-mail, HTTPS mode, dashboard hostname, deployment
-// timeouts and the per-project queue cap), DNS provider connections, and writing a custom domain's
-// A record through a connected provider.
+// timeouts and the per-project queue cap), the server's address with the fingerprint of the API
+// certificate served for it, DNS provider connections, and writing a custom domain's A record
+// through a connected provider.
 import { isIPv4 } from 'node:net';
 import { z } from 'zod';
 import { requireDnsProviderId } from '../../core/dns.js';
@@ -25,6 +26,9 @@ const settingsPatch = z.strictObject({
   maxQueuedPerProject: nullableLimit,
   allowPrivateNotifyTargets: z.boolean().optional(),
 });
+
+// the address itself is checked by core (core/server-address.ts), as PATCH's publicIp is
+const addressBody = z.strictObject({ address: z.string().max(64, 'must be at most 64 characters') });
 
 const secret = z.string().trim().min(1, 'must not be empty').max(4096);
 const baseUrl = z.string().max(2048).optional();
@@ -55,6 +59,13 @@ export const systemRoutes = {
       const { settings, proxy } = await core.settings.patch(access, body);
       return { settings, dnsProviders: await core.dns.list(access), proxy };
     },
+  }),
+  ...route('system.address', {
+    handler: async ({ access }, { core }) => ({ address: await core.address.get(access) }),
+  }),
+  ...route('system.address.set', {
+    body: addressBody,
+    handler: async ({ access, body }, { core }) => core.address.set(access, body),
   }),
   // the body's schema depends on the provider named in the path: parsed in the handler, after the key check
   ...route('dns-providers.put', {

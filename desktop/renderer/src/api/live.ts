@@ -10,6 +10,8 @@ import type { StreamState } from '../transport/transport';
 
 const SETTINGS_VIEWS: Record<SettingsArea, QueryKey[]> = {
   system: [['settings']],
+  // a new address comes with a new API certificate: its fingerprint is shown beside the address
+  address: [['settings'], ['server-address']],
   'deploy-limits': [['settings']],
   // the effective quotas every project page shows
   'quota-defaults': [['settings'], ['project-quotas']],

@@ -81,6 +81,7 @@ function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummar
   const id = useId();
   const [name, setName] = useState(s.name);
   const [key, setKey] = useState('');
+  const [fingerprint, setFingerprint] = useState('');
   const [note, setNote] = useState<string | null>(null);
   const act = (p: Promise<unknown>, ok?: string) =>
     void p.then(
@@ -123,6 +124,26 @@ function ServerRow({ bridge, s, onDone }: { bridge: BerthBridge; s: ServerSummar
       <button type="button" className="btn btn-danger" onClick={() => act(call(bridge, 'DELETE', `/desktop/servers/${s.id}`))}>
         Remove {s.name}
       </button>
+      {s.url.startsWith('https:') ? (
+        <>
+          {/* after the server's address changed: the new fingerprint `berth server set-address` (or the console) printed */}
+          <label htmlFor={`${id}-fp`}>New certificate fingerprint for {s.name}</label>
+          <input id={`${id}-fp`} value={fingerprint} onChange={(e) => setFingerprint(e.target.value)} placeholder="64 hex digits" />
+          <button
+            type="button"
+            className="btn"
+            disabled={!fingerprint.trim()}
+            onClick={() =>
+              act(
+                call(bridge, 'PATCH', `/desktop/servers/${s.id}`, { fingerprint }).then(() => setFingerprint('')),
+                'Certificate re-pinned.',
+              )
+            }
+          >
+            Re-pin {s.name}
+          </button>
+        </>
+      ) : null}
       {s.hasKey === false ? (
         <>
           <label htmlFor={`${id}-key`}>Key for {s.name}</label>

@@ -9,6 +9,7 @@ import { ManageServers, type ServersAnswer } from './manage-servers';
 export interface ServerSummary {
   id: string;
   name: string;
+  url: string;
   colour: string;
   state: 'none' | 'ok' | 'building' | 'failed' | 'offline';
   connection: { status: 'connecting' | 'online' | 'offline'; since?: number; error?: string };
@@ -49,6 +50,8 @@ function Overview({ servers, onPick }: { servers: ServerSummary[]; onPick(id: st
                 · services: {s.failed.length} failed, {s.building.length} building
               </span>
             ) : null}{' '}
+            {/* why it is offline, in the main process's words (a changed certificate says how to re-pin) */}
+            {s.connection.status === 'offline' && s.connection.error ? <p className="server-error">{s.connection.error}</p> : null}
             <button type="button" className="btn" onClick={() => onPick(s.id)}>
               Open {s.name}
             </button>

@@ -1,5 +1,6 @@
-// Server settings: the root domain, the public IP, the HTTPS mode with its ACME e-mail, and the
-// dashboard hostname; saving shows the reverse proxy's answer.
+// Server settings: the root domain, the HTTPS mode with its ACME e-mail, and the
+// dashboard hostname; saving shows the reverse proxy's answer. The address has its own card
+// (address.tsx): changing it re-issues the API certificate, which a form save must not do in passing.
 import { useState } from 'react';
 import type { HttpsMode, ProxyResult, SystemSettings } from '../../../../../shared/types.js';
 import { useAction } from '../../api/context';
@@ -9,7 +10,6 @@ import { apiPath } from '../../../../../shared/api-routes.js';
 export function General({ settings }: { settings: SystemSettings }) {
   const [f, setF] = useState({
     rootDomain: settings.rootDomain ?? '',
-    publicIp: settings.publicIpDetected ? '' : settings.publicIp,
     httpsMode: settings.httpsMode ?? '',
     acmeEmail: settings.acmeEmail ?? '',
     dashboardHostname: settings.dashboardHostname ?? '',
@@ -29,7 +29,6 @@ export function General({ settings }: { settings: SystemSettings }) {
         e.preventDefault();
         save.mutate({
           rootDomain: f.rootDomain.trim() || null,
-          publicIp: f.publicIp.trim() || null,
           acmeEmail: f.acmeEmail.trim() || null,
           dashboardHostname: f.dashboardHostname.trim() || null,
           ...(f.httpsMode ? { httpsMode: f.httpsMode as HttpsMode } : {}),
@@ -40,9 +39,6 @@ export function General({ settings }: { settings: SystemSettings }) {
       <div className="cols">
         <Field label="Root domain" hint="Services and databases get names under it">
           {(id) => <input id={id} value={f.rootDomain} onChange={set('rootDomain')} placeholder="example.com" />}
-        </Field>
-        <Field label="Public IP" hint={settings.publicIpDetected ? `Detected: ${settings.publicIp}. Leave empty to keep it.` : 'Set by hand; empty returns to the detected address'}>
-          {(id) => <input id={id} value={f.publicIp} onChange={set('publicIp')} placeholder={settings.publicIp} />}
         </Field>
       </div>
       <div className="cols">

@@ -1,8 +1,9 @@
-// System settings: domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
+// System settings: the server's address, domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
 // One file per section.
 import type { DnsProviderStatus, SystemSettings } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { ErrorNote, Loading } from '../../ui/kit';
+import { AddressCard } from './address';
 import { AiProviders } from './ai-providers';
 import { BackupStorage } from './backup-storage';
 import { DeployLimits } from './deploy-limits';
@@ -28,6 +29,7 @@ export default function SettingsPage() {
       </div>
       <ErrorNote error={q.error} />
       {q.isPending ? <Loading what="settings" /> : null}
+      <AddressCard />
       {q.data ? <General settings={q.data.settings} /> : null}
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
