@@ -7,6 +7,7 @@
 // fails ("unable to apply caps": no CAP_SYS_RESOURCE in the bounding set), so every other
 // capability, no seccomp/apparmor confinement, the host's cgroup tree and kernel modules.
 import { spawn, spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { docker, requireDocker } from './docker.js';
 import type { BerthClient } from '../../shared/client.js';
@@ -160,4 +161,24 @@ export async function joinWithCommand(admin: Pick<BerthClient, 'createJoinComman
   const { command } = await admin.createJoinCommand();
   const ran = await worker.exec(['bash', '-c', command], 180_000);
   if (ran.status !== 0) throw new Error(`the join command failed on ${worker.name} (exit ${ran.status}):\n${ran.stdout}\n${ran.stderr}`);
+}
+
+/**
+ * Removes what a swarm suite leaves on the host (run at its start too: a crashed run may have left
+ * it; every swarm suite holds the host lock, so none is in use): the workers, Berth's registry
+ * container and volume, and the manager's trust of that registry. Leaves the host's Swarm mode off.
+ */
+export function removeSwarmLeftovers(manager?: string, registryPort = 5443): void {
+  removeAllWorkers();
+  hostSwarm.off();
+  spawnSync('docker', ['rm', '-f', '-v', 'berth-registry'], { stdio: 'ignore' });
+  spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
+  if (manager) rmSync(`/etc/docker/certs.d/${manager}:${registryPort}`, { recursive: true, force: true });
+}
+
+/** A deployment's whole log, one string: what a suite matches task lines against. */
+export async function deploymentLogText(client: Pick<BerthClient, 'deploymentLogPages'>, deploymentId: string): Promise<string> {
+  const out: string[] = [];
+  for await (const page of client.deploymentLogPages(deploymentId)) out.push(...page.logs.map((l) => l.line));
+  return out.join('\n');
 }

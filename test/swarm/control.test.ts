@@ -7,7 +7,7 @@
 // Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join } from 'node:path';
 import type { BerthClient } from '../../shared/client.js';
@@ -17,7 +17,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { listenToEvents, type EventListener } from '../helpers/event-listener.js';
 import { makeProjectWorld, type ProjectWorld } from '../helpers/fixtures.js';
-import { bridgeAddress, hostSwarm, hostSwarmState, removeAllWorkers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import { bridgeAddress, hostSwarm, hostSwarmState, removeAllWorkers, removeSwarmLeftovers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
 import { until } from '../helpers/wait.js';
 
 const REGISTRY_PORT = 5443;
@@ -58,10 +58,7 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
     requireDocker();
     const { registry } = requireSwarmImages();
     hostSwarm.assertOff();
-    removeAllWorkers();
-    // what a crashed run of a swarm suite left (every swarm suite holds the host lock: none is in use)
-    spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
-    spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
+    removeSwarmLeftovers();
     manager = bridgeAddress();
     t = await startTestDaemon({
       BERTH_IMAGE_REGISTRY: registry,
@@ -83,10 +80,7 @@ describe('Swarm mode: turning it on, joining nodes with the real command, node r
       await t.admin.request('DELETE', '/api/swarm').catch(() => undefined);
       await t.stop();
     }
-    hostSwarm.off();
-    spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
-    spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
-    if (manager) rmSync(`/etc/docker/certs.d/${manager}:${REGISTRY_PORT}`, { recursive: true, force: true });
+    removeSwarmLeftovers(manager, REGISTRY_PORT);
   });
 
   it('is off at start: no manager, no nodes', async () => {

@@ -7,15 +7,13 @@
 // reachable by name from the tasks; turning Swarm off again leaves single-server Berth as it was.
 // Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
 import { expect } from 'chai';
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import type { Service } from '../../shared/types.js';
 import { freePort } from '../helpers/caddy.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImage } from '../helpers/databases.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { httpProbe, pollAll, type Poller } from '../helpers/pollers.js';
-import { bridgeAddress, hostSwarm, hostSwarmState, joinWithCommand, removeAllWorkers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import { bridgeAddress, deploymentLogText, hostSwarm, hostSwarmState, joinWithCommand, removeAllWorkers, removeSwarmLeftovers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const REGISTRY_PORT = 5443;
@@ -68,11 +66,7 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     const { deployment } = await t.admin.deploy(serviceId);
     return waitForDeployment(t.admin, serviceId, deployment.id, statuses, 200_000);
   }
-  async function deployLog(deploymentId: string): Promise<string> {
-    const out: string[] = [];
-    for await (const page of t.admin.deploymentLogPages(deploymentId)) out.push(...page.logs.map((l) => l.line));
-    return out.join('\n');
-  }
+  const deployLog = (deploymentId: string) => deploymentLogText(t.admin, deploymentId);
   const running = async (serviceId: string) => (await t.admin.listInstances(serviceId)).instances.filter((i) => i.state === 'running');
   /** Runs `sh -c script` in a running task container of `web` on `worker`. */
   async function inTask(worker: SwarmWorker, script: string) {
@@ -88,9 +82,7 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     const { registry } = requireSwarmImages();
     const postgres = requireDatabaseImage('postgres');
     hostSwarm.assertOff();
-    removeAllWorkers();
-    spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
-    spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
+    removeSwarmLeftovers();
     manager = bridgeAddress();
     t = await startTestDaemon({
       BERTH_IMAGE_REGISTRY: registry,
@@ -126,10 +118,7 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     try {
       await t?.stop();
     } finally {
-      hostSwarm.off();
-      spawnSync('docker', ['rm', '-f', 'berth-registry'], { stdio: 'ignore' });
-      spawnSync('docker', ['volume', 'rm', 'berth-registry-data'], { stdio: 'ignore' });
-      if (manager) rmSync(`/etc/docker/certs.d/${manager}:${REGISTRY_PORT}`, { recursive: true, force: true });
+      removeSwarmLeftovers(manager, REGISTRY_PORT);
     }
   });
 

@@ -16,7 +16,7 @@ import type { Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { httpProbe, pollAll } from '../helpers/pollers.js';
-import { bridgeAddress, hostSwarm, removeAllWorkers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import { bridgeAddress, deploymentLogText, hostSwarm, removeSwarmLeftovers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const REGISTRY_PORT = 5443;
@@ -33,11 +33,7 @@ describe('replicated services on Swarm', function () {
     const { deployment } = await t.admin.deploy(serviceId);
     return waitForDeployment(t.admin, serviceId, deployment.id, statuses, 200_000);
   }
-  async function deployLog(deploymentId: string): Promise<string> {
-    const out: string[] = [];
-    for await (const page of t.admin.deploymentLogPages(deploymentId)) out.push(...page.logs.map((l) => l.line));
-    return out.join('\n');
-  }
+  const deployLog = (deploymentId: string) => deploymentLogText(t.admin, deploymentId);
 
   before(async function () {
     this.timeout(300_000);
@@ -62,9 +58,7 @@ describe('replicated services on Swarm', function () {
     try {
       await t?.stop();
     } finally {
-      removeAllWorkers();
-      hostSwarm.off();
-      spawnSync('docker', ['rm', '-f', '-v', 'berth-registry'], { stdio: 'ignore' });
+      removeSwarmLeftovers(bridgeAddress(), REGISTRY_PORT);
     }
   });
 
