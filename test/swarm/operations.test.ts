@@ -13,7 +13,18 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImage } from '../helpers/databases.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { httpProbe, pollAll, type Poller } from '../helpers/pollers.js';
-import { bridgeAddress, deploymentLogText, hostSwarm, hostSwarmState, joinWithCommand, removeAllWorkers, removeSwarmLeftovers, requireSwarmImages, startWorker, type SwarmWorker } from '../helpers/swarm-nodes.js';
+import {
+  bridgeAddress,
+  deploymentLogText,
+  hostSwarm,
+  hostSwarmState,
+  joinWithCommand,
+  removeAllWorkers,
+  removeSwarmLeftovers,
+  requireSwarmImages,
+  startWorker,
+  type SwarmWorker,
+} from '../helpers/swarm-nodes.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const REGISTRY_PORT = 5443;
