@@ -13,6 +13,7 @@ import {
   connectToOverlay,
   createSwarmService,
   ensureProjectOverlay,
+  existingProjectOverlay,
   inspectOwnedSwarmService,
   listOwnedSwarmServices,
   removeOwnedSwarmService,
@@ -62,7 +63,13 @@ export async function deployToSwarm(d: DeployDeps, service: ServiceRecord, dep: 
   else if (health.kind === 'own') say(`Each task runs the image's own HEALTHCHECK: Swarm stops an old task only once a new one is healthy`);
   else say(`No health check in the tasks (${health.reason}): Swarm counts a task as started once its process runs; Caddy still sends traffic only to tasks that answer`);
   const overlay = await ensureProjectOverlay(d.docker, d.own, service.projectId);
-  await connectProjectContainers(d, service.projectId, overlay);
+  // a drained manager takes no network attachment: its containers stay off the overlay
+  if ((await existingProjectOverlay(d.docker, d.own, service.projectId)) !== null) await connectProjectContainers(d, service.projectId, overlay);
+  else
+    say(
+      `This server is drained: the project's containers here (databases, services with volumes) cannot join the overlay, so tasks reach them by name only once it is active again and they are redeployed`,
+      'stderr',
+    );
   const name = swarmServiceName(service.slug, service.id);
   const spec: SwarmServiceSpec = {
     name,

@@ -177,16 +177,28 @@ async function createOverlayOnce(docker: Docker, own: Ownership, projectId: stri
   return name;
 }
 
-/** The project's overlay when it exists (Swarm on, and a service of the project ran on it); null otherwise. Never creates it. */
+/**
+ * The project's overlay when a container started here can join it: it exists (Swarm on, and a
+ * service of the project ran on it) and this node is not drained (Docker places no network
+ * attachment on a drained node: the container's start fails after 20 s). Null otherwise. Never creates it.
+ */
 export async function existingProjectOverlay(docker: Docker, own: Ownership, projectId: string): Promise<string | null> {
   const name = overlayNetworkName(projectId);
   try {
     const info = (await docker.getNetwork(name).inspect()) as { Labels?: Labels };
-    return own.owns(info.Labels, { projectId }) ? name : null;
+    if (!own.owns(info.Labels, { projectId })) return null;
   } catch (err) {
     if ((err as { statusCode?: number }).statusCode === 404) return null;
     throw err;
   }
+  return (await thisNodeDrained(docker)) ? null : name;
+}
+
+async function thisNodeDrained(docker: Docker): Promise<boolean> {
+  const nodeId = ((await docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
+  if (!nodeId) return false;
+  const node = (await docker.getNode(nodeId).inspect()) as { Spec?: { Availability?: string } };
+  return node.Spec?.Availability === 'drain';
 }
 
 /** Connects a container (a database, a single-container service) to the overlay under its slug, so replicated tasks reach it by name. Idempotent. */
