@@ -65,15 +65,19 @@ export async function runOneOff(docker: Docker, spec: OneOffSpec, onLine: (line:
   let onAbort: (() => void) | undefined;
   try {
     const lines = new DockerLogLines(onLine);
-    const stream = (await container.attach({ stream: true, stdout: true, stderr: true, logs: true })) as NodeJS.ReadableStream;
+    if (spec.overlay) await docker.getNetwork(spec.overlay).connect({ Container: container.id });
+    await container.start();
+    // The output is read from the container's log, from its first line and followed to its end: one
+    // source. An attach with `logs` replays the log file while the container already writes, and a
+    // line written meanwhile came twice (a job's run log showed it twice); one without `logs` may miss
+    // what the container wrote before the attach was live.
+    const stream = (await container.logs({ follow: true, stdout: true, stderr: true })) as unknown as NodeJS.ReadableStream;
     const ended = new Promise<void>((resolve) => {
       stream.on('data', (chunk: Buffer) => lines.push(chunk));
       stream.on('end', resolve);
       stream.on('close', resolve);
       stream.on('error', () => resolve());
     });
-    if (spec.overlay) await docker.getNetwork(spec.overlay).connect({ Container: container.id });
-    await container.start();
     let timedOut = false;
     let aborted = false;
     const stop = () => container.stop({ t: 2 }).catch(() => undefined);
