@@ -3,7 +3,8 @@
 // ports, file trees, supervisor pid files), showing its logs and removing what a run left. Used by
 // test/installer/install.test.ts.
 import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
 
@@ -93,10 +94,27 @@ export function readPid(name: string): number | null {
   return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : null;
 }
 
-export function buildBundle(version: string, out: string): string {
+function buildBundle(version: string, out: string): string {
   const res = spawnSync('bash', [join(REPO_ROOT, 'installers/release.sh'), '--version', version, '--out', out], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 600_000 });
   if (res.status !== 0) throw new Error(`release.sh failed:\n${res.stderr}`);
   return res.stdout.trim().split('\n').pop()!;
+}
+
+let bundles: { previous: string; current: string } | null = null;
+
+/**
+ * Two release bundles of this checkout, built once per test run and shared by the installer suites
+ * (the one on this machine and the one on a systemd VPS): `previous` (version PREVIOUS, what an
+ * upgrade starts from) and `current` (VERSION). Removed when the process exits.
+ */
+export function releaseBundles(): { previous: string; current: string } {
+  if (bundles) return bundles;
+  const dir = mkdtempSync(join(tmpdir(), 'berth-bundles-'));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  const t0 = Date.now();
+  bundles = { previous: buildBundle(PREVIOUS, join(dir, 'previous')), current: buildBundle(VERSION, join(dir, 'current')) };
+  console.log(`      two release bundles built in ${Math.round((Date.now() - t0) / 1000)} s`);
+  return bundles;
 }
 
 /** What the installer, the daemon and Caddy said, for a failed test (none of these logs holds a key). */

@@ -1,24 +1,43 @@
 // Pollers for the data-plane tests: every 50 ms, one request on a fresh connection (HTTP through
 // Caddy, or a database's wire protocol on its host port), recording each answer or failure.
-import { request } from 'node:http';
+import { type ClientRequest, request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { connect } from 'node:net';
 
 export type Probe = () => Promise<{ ok: true; text: string } | { ok: false; error: string }>;
+
+type Outcome = Awaited<ReturnType<Probe>>;
+
+/** Sends `req` and resolves with its outcome: 200 and the body, or what went wrong. */
+function settle(req: ClientRequest, resolve: (r: Outcome) => void): void {
+  req.on('response', (res) => {
+    let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (c: string) => (text += c));
+    res.on('end', () => resolve(res.statusCode === 200 ? { ok: true, text: text.trim() } : { ok: false, error: `HTTP ${res.statusCode}: ${text.trim()}` }));
+    res.on('error', (err) => resolve({ ok: false, error: err.message }));
+  });
+  req.on('timeout', () => req.destroy(new Error('timed out')));
+  req.on('error', (err) => resolve({ ok: false, error: err.message }));
+  req.end();
+}
 
 /** GET / on 127.0.0.1:<port> with an optional Host header; any status other than 200 is a failure. */
 export function httpProbe(port: number, host?: string): Probe {
   return () =>
     new Promise((resolve) => {
-      const req = request({ host: '127.0.0.1', port, path: '/', headers: host ? { host } : {}, agent: false, timeout: 5000 }, (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => (text += c));
-        res.on('end', () => resolve(res.statusCode === 200 ? { ok: true, text: text.trim() } : { ok: false, error: `HTTP ${res.statusCode}: ${text.trim()}` }));
-        res.on('error', (err) => resolve({ ok: false, error: err.message }));
-      });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
-      req.on('error', (err) => resolve({ ok: false, error: err.message }));
-      req.end();
+      settle(request({ host: '127.0.0.1', port, path: '/', headers: host ? { host } : {}, agent: false, timeout: 5000 }), resolve);
+    });
+}
+
+/**
+ * GET / over HTTPS to `address:port` for the domain `servername` (SNI and Host), as a browser
+ * reaches an app on a server's domain; the certificate is not checked (Caddy's internal CA).
+ */
+export function httpsProbe(address: string, port: number, servername: string): Probe {
+  return () =>
+    new Promise((resolve) => {
+      settle(httpsRequest({ host: address, port, servername, path: '/', headers: { host: servername }, agent: false, timeout: 5000, rejectUnauthorized: false }), resolve);
     });
 }
 

@@ -2,13 +2,11 @@
 // Docker-in-Docker containers of berth-test/swarm-node (test/setup/swarm-images.sh) that join
 // through Berth's real join command. The host's Swarm mode is host-wide, so every suite that turns
 // it on runs under `flock /tmp/berth-host-swarm.lock` and turns it off again in its `after`.
-//
-// The container options are the ones that work here (../shared/ENVIRONMENT.md): `--privileged`
-// fails ("unable to apply caps": no CAP_SYS_RESOURCE in the bounding set), so every other
-// capability, no seccomp/apparmor confinement, the host's cgroup tree and kernel modules.
-import { spawn, spawnSync } from 'node:child_process';
+
+import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { DIND_OPTIONS, type ExecResult, execIn } from './dind.js';
 import { docker, requireDocker } from './docker.js';
 import type { BerthClient } from '../../shared/client.js';
 import { REPO_ROOT } from './repo-root.js';
@@ -17,22 +15,6 @@ import { until } from './wait.js';
 /** Every worker container carries it; `removeAllWorkers` removes by it (and by the name prefix). */
 const WORKER_LABEL = 'dev.berth.test.swarm-node';
 const WORKER_PREFIX = 'berth-test-node-';
-
-const DIND_OPTIONS = [
-  '--cap-add=ALL',
-  '--cap-drop=SYS_RESOURCE',
-  '--security-opt',
-  'seccomp=unconfined',
-  '--security-opt',
-  'apparmor=unconfined',
-  '--security-opt',
-  'systempaths=unconfined',
-  '--cgroupns=host',
-  '-v',
-  '/sys/fs/cgroup:/sys/fs/cgroup:rw',
-  '-v',
-  '/lib/modules:/lib/modules:ro',
-];
 
 interface SwarmImages {
   node: string;
@@ -54,12 +36,6 @@ export function requireSwarmImages(): SwarmImages {
   return images;
 }
 
-interface ExecResult {
-  status: number;
-  stdout: string;
-  stderr: string;
-}
-
 export interface SwarmWorker {
   /** The container's name (also its hostname, which becomes the node's hostname). */
   name: string;
@@ -74,25 +50,6 @@ export interface SwarmWorker {
   /** The worker's own dockerd: `docker <args>` inside it. */
   docker(...args: string[]): Promise<ExecResult>;
   remove(): void;
-}
-
-function execIn(container: string, argv: string[], timeoutMs = 120_000): Promise<ExecResult> {
-  return new Promise((resolve) => {
-    const child = spawn('docker', ['exec', container, ...argv], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString('utf8')));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', (err) => {
-      clearTimeout(timer);
-      resolve({ status: -1, stdout, stderr: `${stderr}${String(err)}` });
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ status: code ?? -1, stdout, stderr });
-    });
-  });
 }
 
 /** Starts a DinD worker named `berth-test-node-<suffix>` and waits for its inner dockerd. */

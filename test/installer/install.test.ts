@@ -13,7 +13,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { docker, requireDocker } from '../helpers/docker.js';
 import {
-  buildBundle,
   CADDY_AUTOSAVE,
   CADDY_HOME,
   CLI_LINK,
@@ -30,6 +29,7 @@ import {
   PREVIOUS,
   printLogTails,
   readPid,
+  releaseBundles,
   removeLeftovers,
   resultLines,
   RUN,
@@ -76,10 +76,7 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     requireDocker();
     caddyHomeBefore = existsSync(CADDY_HOME) ? readdirSync(CADDY_HOME) : [];
     work = mkdtempSync(join(tmpdir(), 'berth-installer-test-'));
-    const t0 = Date.now();
-    previousBundle = buildBundle(PREVIOUS, join(work, 'previous'));
-    currentBundle = buildBundle(VERSION, join(work, 'current'));
-    console.log(`      two release bundles built in ${Math.round((Date.now() - t0) / 1000)} s`);
+    ({ previous: previousBundle, current: currentBundle } = releaseBundles());
   });
 
   afterEach(function () {

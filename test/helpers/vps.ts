@@ -1,0 +1,109 @@
+// A fresh VPS, simulated: a container of berth-test/vps (test/setup/images/vps) that boots systemd
+// as PID 1 with Debian's docker.io inside (../shared/ENVIRONMENT.md, "A fresh VPS, simulated").
+// It sits on a network of its own at a fixed address, so a reboot (`docker restart`: systemd shuts
+// down and boots again) keeps the address a pinned client connects to, as a real server's would.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DIND_OPTIONS, type ExecResult, execIn } from './dind.js';
+import { docker, requireDocker } from './docker.js';
+import { REPO_ROOT } from './repo-root.js';
+import { until } from './wait.js';
+
+const VPS_LABEL = 'dev.berth.test.vps';
+const NETWORK = 'berth-test-vps';
+const SUBNET = '10.213.7.0/24';
+
+export interface Vps {
+  name: string;
+  /** Its address on the VPS network: the address of its network card, inside and out. */
+  address: string;
+  /** `bash -c script` as root in the VPS, to its end; `input` goes to its stdin. */
+  sh(script: string, timeoutMs?: number, input?: string): Promise<ExecResult>;
+  /** Like `sh`, but throws with the output when the script does not exit 0; its stdout, trimmed. */
+  run(script: string, timeoutMs?: number): Promise<string>;
+  /** Copies a file of this machine into the VPS. */
+  copyIn(path: string, dir: string): void;
+  /** `docker save ref | docker load` into the VPS's own Engine (no registry is reachable). */
+  loadImage(ref: string): void;
+  /** `docker restart`: systemd stops every unit, the container stops, and it boots again. */
+  reboot(): Promise<void>;
+  remove(): void;
+}
+
+/** Builds (or finds) berth-test/vps; its hashed reference. */
+function requireVpsImage(): string {
+  requireDocker();
+  const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/db-images.sh'), 'vps'], { encoding: 'utf8' });
+  if (res.status !== 0) throw new Error(`VPS image setup failed:\n${res.stderr}\n${res.stdout}`);
+  return res.stdout.trim();
+}
+
+async function booted(name: string): Promise<void> {
+  // `degraded` is a booted system with a failed unit: the suite asserts Berth's units itself
+  await until(`systemd in ${name} to finish booting`, async () => /^(running|degraded)$/.test((await execIn(name, ['systemctl', 'is-system-running'], 10_000)).stdout.trim()), 120_000, 500);
+}
+
+/** Removes every VPS container (with its inner /var/lib/docker) and the VPS network. */
+export function removeAllVps(): void {
+  const ids = docker('ps', '-aq', '--filter', `label=${VPS_LABEL}`).split('\n').filter(Boolean);
+  if (ids.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore' });
+  spawnSync('docker', ['network', 'rm', NETWORK], { stdio: 'ignore' });
+}
+
+/** Boots `berth-test-vps-<suffix>` at 10.213.7.<host> and waits for systemd and its Docker Engine. */
+export async function startVps(suffix: string, host: number): Promise<Vps> {
+  const image = requireVpsImage();
+  const name = `berth-test-vps-${suffix}`;
+  const address = `10.213.7.${host}`;
+  spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+  if (spawnSync('docker', ['network', 'inspect', NETWORK], { stdio: 'ignore' }).status !== 0) docker('network', 'create', '--subnet', SUBNET, '--label', `${VPS_LABEL}=1`, NETWORK);
+  docker(
+    'run',
+    '-d',
+    '--name',
+    name,
+    '--hostname',
+    `vps-${suffix}`,
+    '--label',
+    `${VPS_LABEL}=1`,
+    '--network',
+    NETWORK,
+    '--ip',
+    address,
+    ...DIND_OPTIONS,
+    '--tmpfs',
+    '/run',
+    '--tmpfs',
+    '/run/lock',
+    image,
+  );
+  await booted(name);
+  const sh = (script: string, timeoutMs?: number, input?: string) => execIn(name, ['bash', '-c', script], timeoutMs, input);
+  const vps: Vps = {
+    name,
+    address,
+    sh,
+    run: async (script, timeoutMs) => {
+      const r = await sh(script, timeoutMs);
+      if (r.status !== 0) throw new Error(`in ${name}, \`${script}\` exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
+      return r.stdout.trim();
+    },
+    copyIn: (path, dir) => {
+      docker('exec', name, 'mkdir', '-p', dir);
+      docker('cp', path, `${name}:${dir}/`);
+    },
+    loadImage: (ref) => {
+      const r = spawnSync('bash', ['-c', `docker save "$1" | docker exec -i "$2" docker load`, '_', ref, name], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`loading ${ref} into ${name} failed:\n${r.stderr}`);
+    },
+    reboot: async () => {
+      docker('restart', '-t', '60', name);
+      await booted(name);
+    },
+    remove: () => {
+      spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
+    },
+  };
+  await until(`the Docker Engine in ${name}`, async () => (await sh('docker info --format "{{.Driver}}"', 10_000)).stdout.trim() === 'vfs', 60_000, 500);
+  return vps;
+}

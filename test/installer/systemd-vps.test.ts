@@ -1,0 +1,209 @@
+// The release bundle's installer on a fresh VPS with systemd as PID 1 (a container of
+// berth-test/vps that boots systemd, with Debian's docker.io inside: test/helpers/vps.ts), driven
+// from outside as a user's laptop would: the HTTPS API pinned to the printed fingerprint at the
+// VPS's address, an app on a domain over HTTPS through Caddy. Install, units, an app, the daemon
+// killed, a reboot in which Docker's bridges come before the network card, a rerun, an upgrade,
+// uninstall and purge. Pollers count the app's failed requests wherever the issue says "0 failed".
+import { expect } from 'chai';
+import { X509Certificate } from 'node:crypto';
+import { dirname } from 'node:path';
+import { requireDocker } from '../helpers/docker.js';
+import { PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
+import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
+import { httpsProbe, pollAll, type Poller } from '../helpers/pollers.js';
+import { removeAllVps, startVps, type Vps } from '../helpers/vps.js';
+import { until } from '../helpers/wait.js';
+
+const DOMAIN = 'shop.berth.test';
+
+describe('installer: release bundle on a fresh VPS with systemd (simulated: systemd in a container)', function () {
+  this.timeout(600_000);
+  let vps: Vps;
+  let api = { host: '', port: 4310, fingerprint: '' };
+  let key = '';
+  let url = '';
+  let projectId = '';
+  let serviceId = '';
+  let liveDeployment = '';
+  const bundlePath = { previous: '', current: '' };
+
+  const installer = async (...args: string[]) => {
+    const t0 = Date.now();
+    const r = await vps.sh(`bash /root/current/install.sh ${args.join(' ')}`, 300_000);
+    return { ...r, seconds: (Date.now() - t0) / 1000 };
+  };
+  const call = <T>(method: string, path: string, body?: unknown) => pinnedRequest<T>(api, method, path, { token: key, body });
+  const appProbe = () => httpsProbe(vps.address, 443, DOMAIN);
+  const unitStates = async (what: 'is-active' | 'is-enabled') => (await vps.sh(`systemctl ${what} berth caddy docker`)).stdout.trim().split('\n');
+  const mainPid = async () => Number(await vps.run('systemctl show -p MainPID --value berth'));
+  const failuresOf = (pollers: Poller[]) => pollers.flatMap((p) => p.failures.map((f) => `${p.name}: ${f}`));
+
+  before(async function () {
+    if (process.getuid?.() !== 0) this.skip();
+    requireDocker();
+    removeAllVps();
+    const t0 = Date.now();
+    const bundles = releaseBundles();
+    vps = await startVps('a', 10);
+    for (const [which, path] of Object.entries(bundles) as ['previous' | 'current', string][]) {
+      // the tarball, its SHA256SUMS and install.sh, as a user downloads them
+      for (const file of ['SHA256SUMS', 'install.sh', path.split('/').pop()!]) vps.copyIn(`${dirname(path)}/${file}`, `/root/${which}`);
+      bundlePath[which] = `/root/${which}/${path.split('/').pop()}`;
+    }
+    vps.loadImage('berth-test/httpd:latest');
+    api = { host: vps.address, port: 4310, fingerprint: '' };
+    console.log(`      VPS booted, bundles and the app's image in it: ${Math.round((Date.now() - t0) / 1000)} s`);
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state !== 'failed' || !vps) return;
+    const tail = await vps.sh('tail -n 20 /var/log/berth-install.log; journalctl -u berth -n 30 --no-pager; journalctl -u caddy -n 10 --no-pager');
+    console.log(tail.stdout.replace(/^/gm, '      '));
+  });
+
+  after(() => {
+    removeAllVps();
+  });
+
+  it('installs: units active and enabled, Caddy from Debian, the API over HTTPS at the VPS address pinned to the printed fingerprint', async () => {
+    const r = await installer('--from', bundlePath.previous, '--yes');
+    expect(r.status, r.stderr).to.equal(0);
+    console.log(`      install took ${r.seconds.toFixed(1)} s`);
+    expect(r.stderr).to.include('==> systemd units');
+    expect(r.stderr).to.not.include('No systemd here');
+    // Caddy was not on the VPS: the installer installed it from the distribution
+    expect(r.stderr).to.include('==> packages: caddy');
+    const lines = resultLines(r.stdout);
+    expect(Object.keys(lines)).to.deep.equal(['BERTH_URL', 'BERTH_KEY', 'BERTH_CERT_SHA256']);
+    url = lines.BERTH_URL!;
+    key = lines.BERTH_KEY!;
+    expect(url).to.equal(`https://${vps.address}:4310`);
+    api.fingerprint = lines.BERTH_CERT_SHA256!;
+
+    expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
+    expect(await unitStates('is-enabled')).to.deep.equal(['enabled', 'enabled', 'enabled']);
+    const health = await pinnedRequest<{ ok: boolean; version: string }>(api, 'GET', '/api/health');
+    expect(health.body).to.deep.equal({ ok: true, version: PREVIOUS });
+    expect(normalFingerprint(health.cert.fingerprint256)).to.equal(api.fingerprint);
+    expect(new X509Certificate(health.cert.raw).subjectAltName).to.include(`IP Address:${vps.address}`);
+    // the daemon itself listens on the VPS's loopback only
+    expect(await vps.run('ss -ltnH "sport = :4311" | awk \'{print $4}\'')).to.equal('127.0.0.1:4311');
+  });
+
+  it('an app deployed through the API answers on its domain over HTTPS through Caddy', async () => {
+    const project = await call<{ project: { id: string } }>('POST', '/api/projects', { name: 'Shop' });
+    expect(project.status).to.equal(200);
+    projectId = project.body.project.id;
+    const service = await call<{ service: { id: string } }>('POST', `/api/projects/${projectId}/services`, {
+      name: 'web',
+      repoUrl: 'docker-image',
+      dockerImage: 'berth-test/httpd:latest',
+      internalPort: 8080,
+      env: [{ key: 'WORD', value: 'kept' }],
+    });
+    expect(service.status).to.equal(200);
+    serviceId = service.body.service.id;
+    const deployment = await call<{ deployment: { id: string } }>('POST', `/api/services/${serviceId}/deployments`);
+    expect(deployment.status).to.equal(200);
+    liveDeployment = deployment.body.deployment.id;
+    await until(
+      'the deployment to be running',
+      async () =>
+        (await call<{ deployments: { id: string; status: string }[] }>('GET', `/api/services/${serviceId}/overview`)).body.deployments.find((d) => d.id === liveDeployment)?.status === 'running',
+      90_000,
+    );
+    expect((await call('POST', `/api/services/${serviceId}/domains`, { hostname: DOMAIN })).status).to.equal(200);
+    await until('the domain to answer over HTTPS', async () => (await appProbe()()).ok, 30_000);
+    expect(await appProbe()()).to.deep.equal({ ok: true, text: 'image ok' });
+  });
+
+  it('SIGKILL of the daemon: systemd starts it again, and the app answers throughout (0 failed requests)', async () => {
+    const before = await mainPid();
+    const restarts = Number(await vps.run('systemctl show -p NRestarts --value berth'));
+    const pollers = pollAll({ domain: appProbe() });
+    await new Promise((r) => setTimeout(r, 500));
+    await vps.run(`kill -KILL ${before}`);
+    await until('systemd to start the daemon again', async () => ((await mainPid()) || before) !== before, 30_000);
+    await until('the API to answer again', async () => (await pinnedRequest(api, 'GET', '/api/health').catch(() => null))?.status === 200, 30_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    const done = await pollers.stop();
+    expect(Number(await vps.run('systemctl show -p NRestarts --value berth'))).to.equal(restarts + 1);
+    expect(failuresOf(done)).to.deep.equal([]);
+    expect(done[0]!.answers.length).to.be.greaterThan(10);
+  });
+
+  it("a reboot in which Docker's bridges come before the network card keeps the address, the certificate and the app, with no step by hand", async () => {
+    const addressBefore = (await call<{ address: { address: string } }>('GET', '/api/system/address')).body.address.address;
+    expect(addressBefore).to.equal(vps.address);
+    await vps.reboot();
+    // The case the bug needed: interfaces in index order list a Docker bridge (with an IPv4 address) before eth0.
+    const order = (await vps.run("ip -o -4 addr show | awk '{print $2}'")).split('\n');
+    console.log(`      interfaces in order after the reboot: ${order.join(', ')}`);
+    expect(order.findIndex((n) => n === 'docker0' || n.startsWith('brth') || n.startsWith('br-'))).to.be.lessThan(order.indexOf('eth0'));
+
+    await until('the app to answer after the reboot', async () => (await appProbe()()).ok, 60_000);
+    await until('the API to answer after the reboot', async () => (await pinnedRequest(api, 'GET', '/api/health').catch(() => null))?.status === 200, 60_000);
+    expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
+    // the same certificate (pinned: a different one is refused before any byte is sent) and address
+    const address = await call<{ address: { address: string; fingerprint: string; apiUrl: string } }>('GET', '/api/system/address');
+    expect(address.body.address).to.include({ address: vps.address, fingerprint: api.fingerprint, apiUrl: url });
+    const overview = await call<{ service: { status: string; primaryUrl: string }; deployments: { id: string; status: string }[] }>('GET', `/api/services/${serviceId}/overview`);
+    expect(overview.body.service.status).to.equal('active');
+    expect(overview.body.deployments.find((d) => d.status === 'running')?.id).to.equal(liveDeployment);
+  });
+
+  it('a rerun with the same bundle says "no change" and leaves the daemon running as it was', async () => {
+    const pid = await mainPid();
+    const r = await installer('--from', bundlePath.previous, '--yes');
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.include(`Berth ${PREVIOUS}: no change`);
+    expect(resultLines(r.stdout)).to.deep.equal({ BERTH_URL: url, BERTH_CERT_SHA256: api.fingerprint });
+    expect(await mainPid()).to.equal(pid);
+  });
+
+  it('an upgrade keeps projects, variables, keys and the running app, with 0 failed app requests', async () => {
+    const pollers = pollAll({ domain: appProbe() });
+    const r = await installer('--from', bundlePath.current, '--yes');
+    await new Promise((res) => setTimeout(res, 1000));
+    const done = await pollers.stop();
+    expect(r.status, r.stderr).to.equal(0);
+    console.log(`      upgrade took ${r.seconds.toFixed(1)} s; ${done[0]!.answers.length} app requests meanwhile`);
+    expect(r.stderr).to.include(`Berth upgraded from ${PREVIOUS} to ${VERSION}`);
+    expect(resultLines(r.stdout)).to.deep.equal({ BERTH_URL: url, BERTH_CERT_SHA256: api.fingerprint });
+    expect(failuresOf(done)).to.deep.equal([]);
+    expect((await pinnedRequest(api, 'GET', '/api/health')).body).to.deep.equal({ ok: true, version: VERSION });
+    expect(await vps.run('readlink /opt/berth/current')).to.equal(`/opt/berth/releases/${VERSION}`);
+    const overview = await until(
+      'the service to be adopted as active',
+      async () => {
+        const o = await call<{ service: { status: string }; env: { key: string; value: string }[]; deployments: { id: string; status: string }[] }>('GET', `/api/services/${serviceId}/overview`);
+        return o.body.service?.status === 'active' ? o : null;
+      },
+      60_000,
+    );
+    expect(overview.body.env.find((e) => e.key === 'WORD')?.value).to.equal('kept');
+    expect(overview.body.deployments.find((d) => d.status === 'running')?.id).to.equal(liveDeployment);
+    expect(await unitStates('is-enabled')).to.deep.equal(['enabled', 'enabled', 'enabled']);
+  });
+
+  it('--uninstall disables and removes the unit and /opt/berth, keeping data, Caddy and the app', async () => {
+    const r = await installer('--uninstall', '--yes');
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.include('Berth is removed; kept: /etc/berth, /var/lib/berth');
+    expect((await vps.sh('systemctl is-active berth')).stdout.trim()).to.not.equal('active');
+    expect(await vps.run('test -e /etc/systemd/system/berth.service || test -e /opt/berth || echo gone')).to.equal('gone');
+    expect(await vps.run('ls /etc/berth/berth.env /var/lib/berth/berth.sqlite')).to.equal('/etc/berth/berth.env\n/var/lib/berth/berth.sqlite');
+    // Caddy keeps serving the routes Berth last gave it
+    expect(await appProbe()()).to.deep.equal({ ok: true, text: 'image ok' });
+  });
+
+  it("--purge removes data, configuration and Berth's Docker objects; Docker and Caddy stay", async () => {
+    const r = await installer('--purge', '--yes', '--from', bundlePath.current);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.include('Berth is removed, with its data, configuration and Docker objects');
+    expect(await vps.run('docker ps -aq --filter label=dev.berth.managed=true | wc -l')).to.equal('0');
+    expect(await vps.run('for p in /opt/berth /etc/berth /var/lib/berth /etc/systemd/system/caddy.service.d/berth.conf; do test -e $p && echo $p; done; true')).to.equal('');
+    expect(await vps.run('systemctl is-active docker caddy')).to.equal('active\nactive');
+    expect((await appProbe()()).ok).to.equal(false);
+  });
+});
