@@ -2,7 +2,7 @@
 # Berth's VPS installer: makes this server a Berth host from a release bundle, or upgrades it.
 #
 #   install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--address IP]
-#              [--dry-run] [--uninstall] [--purge]
+#              [--dry-run] [--uninstall] [--purge] [--status FILE]
 #
 # What it does (every step is named in /var/log/berth-install.log; secrets never are):
 #   preflight (root, Debian 12/13 or Ubuntu 22.04/24.04, architecture, memory, disk, ports 80/443
@@ -14,6 +14,11 @@
 #   (the daemon listens on 127.0.0.1), the first key, and the lines BERTH_URL=, BERTH_KEY=,
 #   BERTH_CERT_SHA256= for scripts. A rerun is an upgrade that keeps data, configuration and keys.
 #
+# An upgrade rolls back by itself: the daemon is stopped, Berth's state (the store, /etc/berth) is
+# copied to /var/lib/berth/upgrade-backups/, the new release is switched in and started; when it is
+# not healthy within 60 s (a migration that fails, a daemon that exits or answers another version),
+# the previous release and the state copy come back and start again, and the run exits 3.
+#
 # The script body runs only from its last line, so a partial download does nothing.
 set -euo pipefail
 
@@ -24,6 +29,10 @@ readonly RUN_DIR=/run/berth
 readonly LOG=/var/log/berth-install.log
 readonly SUPERVISOR_LOGS=/var/log/berth
 readonly UNIT=/etc/systemd/system/berth.service
+# Upgrades asked for through the API: the daemon (sandboxed) writes a request in $DATA/upgrade,
+# this path unit sees it and starts the service, which runs installers/upgrade.sh outside the sandbox.
+readonly UPGRADE_PATH_UNIT=/etc/systemd/system/berth-upgrade.path
+readonly UPGRADE_UNIT=/etc/systemd/system/berth-upgrade.service
 readonly CADDY_DROPIN=/etc/systemd/system/caddy.service.d/berth.conf
 readonly SYSCTL_FILE=/etc/sysctl.d/60-berth.conf
 readonly CLI_LINK=/usr/local/bin/berth
@@ -63,13 +72,18 @@ usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] 
                        containers, volumes and images (a later install picks them up)
   --purge              with --uninstall: also remove the data, the configuration and every
                        Docker container, volume, network and image this Berth created
+  --status FILE        also write the run's state to FILE (KEY=value lines: STATE, STEP, MESSAGE,
+                       FROM_VERSION, TO_VERSION, times): how installers/upgrade.sh reports an
+                       upgrade the API asked for
 
   --join URL PIN TOKEN  make this server a Swarm worker node of the Berth server at URL (the
                        values of the command `berth nodes join-command` prints: its https://
                        address, the sha256// pin without the prefix, the token); installs no
                        Berth here: runs that server's join script (docs/swarm.md)
 
-Running it again upgrades Berth in place (data, configuration and keys are kept).
+Running it again upgrades Berth in place (data, configuration and keys are kept). An upgrade
+whose new daemon is not healthy within 60 s rolls back to the previous release and the state it had
+before (exit status 3).
 EOF
 }
 
@@ -85,8 +99,32 @@ installer_key_id=""
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
 log() { if [ "$logging" = 1 ]; then printf '%s %s\n' "$(stamp)" "$*" >> "$LOG"; fi; }
 say() { printf 'berth: %s\n' "$*" >&2; log "$*"; }
-step() { current_step="$*"; say "==> $*"; }
-die() { say "error: $*"; exit 1; }
+step() { current_step="$*"; say "==> $*"; write_status running; }
+last_error=""
+rollback_armed=0   # 1 from the switch to a new release until it answered healthy: a failure rolls back
+rolled_back=0
+die() {
+  last_error="$*"
+  say "error: $*"
+  if [ "$rollback_armed" = 1 ]; then roll_back "$*"; fi
+  exit 1
+}
+
+# --status FILE: the run's state as KEY=value lines, rewritten whole (a reader never sees half).
+# The ID and STARTED_AT that installers/upgrade.sh wrote first are kept.
+status_file=""
+status_started=""
+write_status() {
+  [ -n "$status_file" ] || return 0
+  local state="$1" message="${2:-}" id="" finished=""
+  id=$(sed -n 's/^ID=//p' "$status_file" 2>/dev/null | head -n 1)
+  [ -n "$status_started" ] || status_started=$(sed -n 's/^STARTED_AT=//p' "$status_file" 2>/dev/null | head -n 1)
+  [ -n "$status_started" ] || status_started=$(stamp)
+  [ "$state" = running ] || finished=$(stamp)
+  printf 'ID=%s\nSTATE=%s\nFROM_VERSION=%s\nTO_VERSION=%s\nSTEP=%s\nMESSAGE=%s\nSTARTED_AT=%s\nFINISHED_AT=%s\n' \
+    "$id" "$state" "${installed_version:-}" "${bundle_version:-}" "$current_step" "${message//$'\n'/ }" "$status_started" "$finished" > "$status_file.tmp"
+  mv -f "$status_file.tmp" "$status_file"
+}
 # Runs a command with its output in the log only; failing is fatal. Never pass secrets here.
 run() {
   log "run: $*"
@@ -97,7 +135,14 @@ run() {
 on_exit() {
   local status=$?
   if [ -n "$installer_key_id" ]; then berth_cli keys revoke "$installer_key_id" >/dev/null 2>&1 || true; fi
-  if [ "$status" != 0 ]; then
+  if [ "$status" = 0 ]; then write_status succeeded "$([ "$action" = no-change ] && echo "no change: build $bundle_build is the one installed")"
+  elif [ "$rolled_back" = 1 ]; then
+    write_status rolled_back "$last_error"
+    log "ROLLED BACK to $installed_version: $last_error"
+  else
+    write_status failed "${last_error:-the installer stopped (exit $status) during: $current_step}"
+  fi
+  if [ "$status" != 0 ] && [ "$rolled_back" != 1 ]; then
     # A first key that was never shown is useless: revoke it so the next run issues a new one.
     if [ -n "$created_key_id" ]; then berth_cli keys revoke "$created_key_id" >/dev/null 2>&1 || true; fi
     if [ "$changed_something" = 1 ]; then
@@ -141,6 +186,7 @@ parse_args() {
       --insecure) insecure=1; shift ;;
       --uninstall) mode=uninstall; shift ;;
       --purge) mode=uninstall; purge=1; shift ;;
+      --status) [ $# -ge 2 ] || { usage >&2; exit 2; }; status_file="$2"; shift 2 ;;
       --join) [ $# -ge 4 ] || { usage >&2; exit 2; }; mode="join"; join_url="$2"; join_pin="${3#sha256//}"; join_token="$4"; shift 4 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "install.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -535,6 +581,11 @@ EOF
     # Only the listener that --domain switches is managed on reruns; everything else is yours.
     env_set BERTH_API_TLS_ADDR "$([ -z "$domain" ] && echo ":$API_TLS_PORT")"
   fi
+  # How the daemon starts an upgrade asked for through the API (installers/upgrade.sh)
+  env_set BERTH_UPGRADER "$([ "$init_mode" = systemd ] && echo path-unit || echo spawn)"
+  env_set BERTH_INSTALL_ROOT "$OPT"
+  mkdir -p "$DATA/upgrade"
+  chmod 0700 "$DATA/upgrade"
   chmod 0600 "$ETC/berth.env"
 }
 
@@ -575,10 +626,16 @@ write_units() {
   [ "$init_mode" = systemd ] || return 0
   step "systemd units"
   units_changed+=$(install_file "$OPT/current/installers/berth.service" "$UNIT")
-  local caddy_changed
+  local caddy_changed upgrade_changed=""
   caddy_changed=$(install_file "$OPT/current/installers/caddy-berth.conf" "$CADDY_DROPIN")
-  if [ -n "$units_changed$caddy_changed" ]; then run systemctl daemon-reload; fi
+  # a release from before upgrades through the API has no such units: nothing to install then
+  if [ -f "$OPT/current/installers/berth-upgrade.path" ]; then
+    upgrade_changed=$(install_file "$OPT/current/installers/berth-upgrade.path" "$UPGRADE_PATH_UNIT")
+    upgrade_changed+=$(install_file "$OPT/current/installers/berth-upgrade.service" "$UPGRADE_UNIT")
+  fi
+  if [ -n "$units_changed$caddy_changed$upgrade_changed" ]; then run systemctl daemon-reload; fi
   run systemctl enable caddy berth
+  if [ -f "$UPGRADE_PATH_UNIT" ]; then run systemctl enable --now berth-upgrade.path; fi
   # Caddy restarts only when its unit changed (first install): its saved routes come back with it.
   if [ -n "$caddy_changed" ]; then run systemctl restart caddy; else run systemctl start caddy; fi
 }
@@ -804,6 +861,56 @@ print_result() {
   return 0
 }
 
+# The state an upgrade may change, copied while the daemon is stopped (the store is consistent):
+# the store and /etc/berth (configuration and the secrets that seal stored credentials). The last
+# three copies are kept.
+state_backup=""
+backup_state() {
+  step "back up Berth's state ($DATA/berth.sqlite, $ETC) before the switch"
+  state_backup="$DATA/upgrade-backups/$installed_version-$(date -u +%Y%m%dT%H%M%SZ)"
+  mkdir -p "$state_backup/data"
+  chmod 0700 "$DATA/upgrade-backups" "$state_backup"
+  local f
+  for f in "$DATA"/berth.sqlite "$DATA"/berth.sqlite-wal "$DATA"/berth.sqlite-shm; do
+    [ -f "$f" ] && run cp -a "$f" "$state_backup/data/"
+  done
+  run cp -a "$ETC" "$state_backup/etc"
+  # keep the newest three
+  local old
+  while read -r old; do [ -n "$old" ] && rm -rf "$old"; done < <(ls -1dt "$DATA"/upgrade-backups/*/ 2>/dev/null | tail -n +4)
+  say "state copied to $state_backup"
+}
+
+# The new release did not come up: the previous release and the state copied before the switch
+# come back, the daemon starts again and must answer as the previous version. Exits 3.
+previous_release=""
+roll_back() {
+  local reason="$1" failed_release="$release_dir" failed_version="$bundle_version"
+  rollback_armed=0
+  step "roll back to $installed_version (the new release $failed_version did not come up)"
+  # unconditionally: a daemon that keeps exiting is "activating", not "active", between restarts
+  if [ "$init_mode" = systemd ]; then run systemctl stop berth; systemctl reset-failed berth >/dev/null 2>&1 || true
+  else stop_supervised berth; fi
+  rm -f "$DATA"/berth.sqlite-wal "$DATA"/berth.sqlite-shm
+  run cp -a "$state_backup/data/." "$DATA/"
+  rm -rf "$ETC"
+  run cp -a "$state_backup/etc" "$ETC"
+  release_dir="$previous_release"
+  switch_current
+  write_entrypoints
+  write_units
+  start_daemon
+  bundle_version="$installed_version"
+  wait_local_health
+  [ "$(readlink -f "$failed_release")" = "$(readlink -f "$previous_release")" ] || rm -rf "$failed_release"
+  bundle_version="$failed_version"
+  last_error="$reason"
+  current_step="done"
+  rolled_back=1
+  say "rolled back: Berth $installed_version runs again, with the state it had before the upgrade (copy kept in $state_backup). The upgrade to $failed_version failed: $reason"
+  exit 3
+}
+
 do_install() {
   preflight_install
   print_plan
@@ -829,6 +936,11 @@ do_install() {
   if [ "$switch" = 1 ]; then
     # The daemon stops before the switch and starts after it: migrations run once, by the new code.
     stop_daemon
+    if [ "$action" = upgrade ] && [ -n "$previous" ] && [ -f "$DATA/berth.sqlite" ]; then
+      backup_state
+      previous_release="$previous"
+      rollback_armed=1
+    fi
     switch_current
   fi
   write_entrypoints
@@ -849,6 +961,7 @@ do_install() {
   apply_domain_settings
   apply_address
   wait_https_health
+  rollback_armed=0
   [ "$switch" = 1 ] && prune_releases "$previous"
   write_install_state
   current_step="done"
@@ -882,6 +995,7 @@ do_uninstall() {
   step "stop Berth"
   if [ "$init_mode" = systemd ]; then
     if [ -f "$UNIT" ]; then run systemctl disable --now berth; fi
+    if [ -f "$UPGRADE_PATH_UNIT" ]; then run systemctl disable --now berth-upgrade.path; fi
   else
     stop_supervised berth
     # Caddy was started by Berth's installer and nothing else would ever manage it.
@@ -912,7 +1026,7 @@ do_uninstall() {
   fi
 
   step "remove $OPT"
-  rm -f "$UNIT" "$SYSCTL_FILE"
+  rm -f "$UNIT" "$UPGRADE_PATH_UNIT" "$UPGRADE_UNIT" "$SYSCTL_FILE"
   [ "$(readlink "$CLI_LINK" 2>/dev/null)" = "$OPT/current/bin/berth" ] && rm -f "$CLI_LINK"
   rm -rf "$OPT"
   rm -rf "$RUN_DIR"

@@ -2,8 +2,9 @@
 // and reading its result lines, building release bundles, and looking at the machine (listening
 // ports, file trees, supervisor pid files), showing its logs and removing what a run left. Used by
 // test/installer/install.test.ts.
-import { execFile, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT } from './repo-root.js';
@@ -115,6 +116,43 @@ export function releaseBundles(): { previous: string; current: string } {
   bundles = { previous: buildBundle(PREVIOUS, join(dir, 'previous')), current: buildBundle(VERSION, join(dir, 'current')) };
   console.log(`      two release bundles built in ${Math.round((Date.now() - t0) / 1000)} s`);
   return bundles;
+}
+
+/**
+ * A release bundle made broken on purpose from `bundle`: version `version`, a new build id, and a
+ * daemon that exits at start as a failed migration would (the installer's health check never
+ * passes) after renaming every project in the store, as a migration that fails half-way. Beside it, its own SHA256SUMS and install.sh, as a published release has. Its path.
+ */
+export function brokenBundle(bundle: string, version: string, out: string): string {
+  const stage = mkdtempSync(join(tmpdir(), 'berth-broken-'));
+  try {
+    execFileSync('tar', ['-xzf', bundle, '-C', stage]);
+    const [top] = readdirSync(stage);
+    const name = `berth-${version}-linux-x64`;
+    renameSync(join(stage, top!), join(stage, name));
+    const root = join(stage, name);
+    writeFileSync(join(root, 'BUNDLE'), readFileSync(join(root, 'BUNDLE'), 'utf8').replace(/^BERTH_VERSION=.*$/m, `BERTH_VERSION=${version}`));
+    writeFileSync(join(root, 'BUILD_ID'), `${randomBytes(8).toString('hex')}\n`);
+    const main = join(root, 'dist/daemon/main.js');
+    // like a migration that changed the store half-way and then failed: the rollback must undo the change
+    const broken = [
+      "import brokenSqlite from 'sqlite3';",
+      'const brokenDb = new brokenSqlite.Database(`${process.env.BERTH_DATA_DIR}/berth.sqlite`);',
+      'await new Promise((done) => brokenDb.exec("UPDATE projects SET name = \'renamed by a broken migration\'", done));',
+      "console.error('berth: migration 9999 failed (a release broken on purpose by the test suite)');",
+      'process.exit(1);',
+    ].join('\n');
+    writeFileSync(main, `${broken}\n${readFileSync(main, 'utf8')}`);
+    mkdirSync(out, { recursive: true });
+    const file = join(out, `${name}.tar.gz`);
+    execFileSync('tar', ['-C', stage, '--owner=0', '--group=0', '--numeric-owner', '-czf', file, name]);
+    const sum = createHash('sha256').update(readFileSync(file)).digest('hex');
+    writeFileSync(join(out, 'SHA256SUMS'), `${sum}  ${name}.tar.gz\n`);
+    copyFileSync(join(root, 'installers/install.sh'), join(out, 'install.sh'));
+    return file;
+  } finally {
+    rmSync(stage, { recursive: true, force: true });
+  }
 }
 
 /** What the installer, the daemon and Caddy said, for a failed test (none of these logs holds a key). */

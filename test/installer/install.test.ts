@@ -206,10 +206,12 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     expect(existsSync(`${OPT}/uninstall.sh`)).to.equal(true);
   });
 
-  it("the generated unit passes systemd-analyze verify, and Caddy's unit with Berth's drop-in too", () => {
-    const unit = spawnSync('systemd-analyze', ['verify', `${OPT}/current/installers/berth.service`], { encoding: 'utf8' });
-    expect(unit.stderr).to.equal('');
-    expect(unit.status).to.equal(0);
+  it("the generated units pass systemd-analyze verify (berth, berth-upgrade path and service), and Caddy's unit with Berth's drop-in too", () => {
+    for (const name of ['berth.service', 'berth-upgrade.path', 'berth-upgrade.service']) {
+      const unit = spawnSync('systemd-analyze', ['verify', `${OPT}/current/installers/${name}`], { encoding: 'utf8' });
+      expect(unit.stderr, name).to.equal('');
+      expect(unit.status, name).to.equal(0);
+    }
     // Debian's caddy.service beside the drop-in, as /etc/systemd/system/caddy.service.d/ holds it.
     const dir = join(work, 'units');
     execFileSync('mkdir', ['-p', join(dir, 'caddy.service.d')]);

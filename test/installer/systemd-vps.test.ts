@@ -6,9 +6,11 @@
 // uninstall and purge. Pollers count the app's failed requests wherever the issue says "0 failed".
 import { expect } from 'chai';
 import { X509Certificate } from 'node:crypto';
-import { dirname } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { requireDocker } from '../helpers/docker.js';
-import { PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
+import { brokenBundle, PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { httpsProbe, pollAll, type Poller } from '../helpers/pollers.js';
 import { removeAllVps, startVps, type Vps } from '../helpers/vps.js';
@@ -25,7 +27,9 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
   let projectId = '';
   let serviceId = '';
   let liveDeployment = '';
-  const bundlePath = { previous: '', current: '' };
+  const bundlePath = { previous: '', current: '', broken: '' };
+  const BROKEN = `${VERSION}-broken.1`;
+  let work = '';
 
   const installer = async (...args: string[]) => {
     const t0 = Date.now();
@@ -45,7 +49,9 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     const t0 = Date.now();
     const bundles = releaseBundles();
     vps = await startVps('a', 10);
-    for (const [which, path] of Object.entries(bundles) as ['previous' | 'current', string][]) {
+    work = mkdtempSync(join(tmpdir(), 'berth-vps-test-'));
+    const broken = brokenBundle(bundles.current, BROKEN, join(work, 'broken'));
+    for (const [which, path] of Object.entries({ ...bundles, broken }) as ['previous' | 'current' | 'broken', string][]) {
       // the tarball, its SHA256SUMS and install.sh, as a user downloads them
       for (const file of ['SHA256SUMS', 'install.sh', path.split('/').pop()!]) vps.copyIn(`${dirname(path)}/${file}`, `/root/${which}`);
       bundlePath[which] = `/root/${which}/${path.split('/').pop()}`;
@@ -63,6 +69,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
 
   after(() => {
     removeAllVps();
+    if (work) rmSync(work, { recursive: true, force: true });
   });
 
   it('installs: units active and enabled, Caddy from Debian, the API over HTTPS at the VPS address pinned to the printed fingerprint', async () => {
@@ -161,7 +168,25 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(await mainPid()).to.equal(pid);
   });
 
-  it('an upgrade keeps projects, variables, keys and the running app, with 0 failed app requests', async () => {
+  it('an upgrade keeps projects, variables, keys and the running app, with 0 failed app requests; an app the user stopped stays stopped', async () => {
+    // a second app, deployed and then stopped by its owner (docker stop on the server)
+    const worker = await call<{ service: { id: string } }>('POST', `/api/projects/${projectId}/services`, {
+      name: 'paused',
+      repoUrl: 'docker-image',
+      dockerImage: 'berth-test/httpd:latest',
+      internalPort: 8080,
+    });
+    const workerDeploy = await call<{ deployment: { id: string } }>('POST', `/api/services/${worker.body.service.id}/deployments`);
+    await until(
+      'the second app to run',
+      async () =>
+        (await call<{ deployments: { id: string; status: string }[] }>('GET', `/api/services/${worker.body.service.id}/overview`)).body.deployments.find(
+          (d) => d.id === workerDeploy.body.deployment.id,
+        )?.status === 'running',
+      90_000,
+    );
+    const stopped = await vps.run(`docker ps -q --filter label=dev.berth.service=${worker.body.service.id}`);
+    await vps.run(`docker stop ${stopped}`);
     const pollers = pollAll({ domain: appProbe() });
     const r = await installer('--from', bundlePath.current, '--yes');
     await new Promise((res) => setTimeout(res, 1000));
@@ -184,6 +209,38 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(overview.body.env.find((e) => e.key === 'WORD')?.value).to.equal('kept');
     expect(overview.body.deployments.find((d) => d.status === 'running')?.id).to.equal(liveDeployment);
     expect(await unitStates('is-enabled')).to.deep.equal(['enabled', 'enabled', 'enabled']);
+    await new Promise((res) => setTimeout(res, 3000));
+    // not started again by the upgrade (the daemon records its deployment as stopped: failed, with a log line)
+    expect(await vps.run(`docker ps -q --filter label=dev.berth.service=${worker.body.service.id}`)).to.equal('');
+    const paused = await call<{ deployments: { id: string; status: string }[] }>('GET', `/api/services/${worker.body.service.id}/overview`);
+    expect(paused.body.deployments.find((d) => d.id === workerDeploy.body.deployment.id)?.status).to.not.equal('running');
+  });
+
+  it('an upgrade to a release whose daemon fails at start rolls back by itself: exit 3, the previous release and its state, 0 failed app requests', async () => {
+    const pollers = pollAll({ domain: appProbe() });
+    const r = await installer('--from', bundlePath.broken, '--yes');
+    await new Promise((res) => setTimeout(res, 1000));
+    const done = await pollers.stop();
+    console.log(`      the failed upgrade and its rollback took ${r.seconds.toFixed(1)} s`);
+    expect(r.status, r.stderr).to.equal(3);
+    expect(r.stdout).to.equal('');
+    expect(r.stderr).to.include(`==> roll back to ${VERSION}`);
+    expect(r.stderr).to.include('the daemon exited while starting');
+    expect(r.stderr).to.include(`rolled back: Berth ${VERSION} runs again`);
+    expect(r.stderr).to.not.include('FAILED during');
+    expect(failuresOf(done)).to.deep.equal([]);
+    expect((await pinnedRequest(api, 'GET', '/api/health')).body).to.deep.equal({ ok: true, version: VERSION });
+    expect(await vps.run('readlink /opt/berth/current')).to.equal(`/opt/berth/releases/${VERSION}`);
+    expect(await vps.run(`test -e /opt/berth/releases/${BROKEN} && echo kept || echo removed`)).to.equal('removed');
+    expect(await vps.run('ls /var/lib/berth/upgrade-backups | wc -l')).to.not.equal('0');
+    expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
+    const overview = await call<{ service: { status: string }; env: { key: string; value: string }[] }>('GET', `/api/services/${serviceId}/overview`);
+    expect(overview.body.env.find((e) => e.key === 'WORD')?.value).to.equal('kept');
+    // the broken release renamed every project before it failed: the state copy undid that
+    expect((await call<{ project: { name: string } }>('GET', `/api/projects/${projectId}`)).body.project.name).to.equal('Shop');
+    // a rerun with the good bundle is "no change": the rollback left the installation as it was
+    const again = await installer('--from', bundlePath.current, '--yes');
+    expect(again.stderr).to.include(`Berth ${VERSION}: no change`);
   });
 
   it('--uninstall disables and removes the unit and /opt/berth, keeping data, Caddy and the app', async () => {

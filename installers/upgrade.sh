@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs an upgrade the API asked for (POST /api/system/upgrade). The daemon cannot upgrade itself (it
+# is stopped during the switch, and under systemd it runs sandboxed), so it writes a request file
+# and this script, started outside the daemon (berth-upgrade.service through berth-upgrade.path, or
+# detached by the daemon where there is no systemd), takes it and runs the installed release's
+# install.sh with the bundle it names. install.sh does the work (checksum, a copy of Berth's state,
+# the new release beside the current one, the switch, and the rollback when the new daemon is not
+# healthy) and reports its state to <dir>/status; its output goes to <dir>/log.
+#
+#   upgrade.sh <dir>     <dir>/request: ID=<id>, FROM=<https URL or absolute path>, REQUESTED_AT=
+set -uo pipefail
+
+dir="${1:?usage: upgrade.sh <upgrade dir>}"
+request="$dir/request"
+[ -f "$request" ] || exit 0
+opt="${BERTH_INSTALL_ROOT:-/opt/berth}"
+
+stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+field() { sed -n "s/^$1=//p" "$request" | head -n 1 | tr -d '\r'; }
+id=$(field ID)
+from=$(field FROM)
+rm -f "$request"
+
+status() {
+  # $1 state, $2 message: the whole file at once
+  printf 'ID=%s\nSTATE=%s\nFROM_VERSION=%s\nTO_VERSION=\nSTEP=%s\nMESSAGE=%s\nSTARTED_AT=%s\nFINISHED_AT=%s\n' \
+    "$id" "$1" "$from_version" "$3" "$2" "$started" "$([ "$1" = running ] || stamp)" > "$dir/status.tmp"
+  mv -f "$dir/status.tmp" "$dir/status"
+}
+started=$(stamp)
+from_version=$(sed -n 's/^BERTH_VERSION=//p' "$opt/current/BUNDLE" 2>/dev/null | head -n 1)
+umask 077
+: > "$dir/log"
+
+# The daemon checked the request; it is checked again here (the file is in the daemon's data dir).
+if ! [[ "$id" =~ ^[A-Za-z0-9-]{1,64}$ ]]; then id=""; status failed "the upgrade request has no valid ID" "request"; exit 1; fi
+case "$from" in
+  https://*|/*) ;;
+  *) status failed "the bundle must be an https:// URL or an absolute path on the server" "request"; exit 1 ;;
+esac
+if [[ "$from" == *[[:cntrl:]]* ]] || [[ "$from" == */../* ]]; then status failed "the bundle's location is not acceptable" "request"; exit 1; fi
+
+status running "" "starting"
+echo "$(stamp) berth: upgrade $id from $from_version with $from" >> "$dir/log"
+# A copy of the installed release's installer: the switch replaces $opt/current while it runs.
+work=$(mktemp -d /tmp/berth-upgrade-XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cp "$opt/current/installers/install.sh" "$work/install.sh"
+bash "$work/install.sh" --from "$from" --yes --status "$dir/status" >> "$dir/log" 2>&1
+rc=$?
+# install.sh writes its end state itself; if it could not (killed), say so here
+if grep -q '^STATE=running$' "$dir/status" 2>/dev/null; then
+  status failed "the installer stopped (exit $rc) before it finished; see $dir/log" "$(sed -n 's/^STEP=//p' "$dir/status" | head -n 1)"
+fi
+echo "$(stamp) berth: upgrade $id ended (exit $rc): $(sed -n 's/^STATE=//p' "$dir/status" | head -n 1)" >> "$dir/log"
+exit "$rc"
