@@ -12,6 +12,8 @@ import { until } from './wait.js';
 const VPS_LABEL = 'dev.berth.test.vps';
 const NETWORK = 'berth-test-vps';
 const SUBNET = '10.213.7.0/24';
+/** A second network card's network (a server with two addresses: `--address` picks one). */
+const SECOND_NETWORK = 'berth-test-vps-2';
 
 export interface Vps {
   name: string;
@@ -25,6 +27,8 @@ export interface Vps {
   copyIn(path: string, dir: string): void;
   /** `docker save ref | docker load` into the VPS's own Engine (no registry is reachable). */
   loadImage(ref: string): void;
+  /** Plugs a second network card in: 10.213.8.<host>; its address. */
+  addNetworkCard(host: number): string;
   /** `docker restart`: systemd stops every unit, the container stops, and it boots again. */
   reboot(): Promise<void>;
   remove(): void;
@@ -47,7 +51,7 @@ async function booted(name: string): Promise<void> {
 export function removeAllVps(): void {
   const ids = docker('ps', '-aq', '--filter', `label=${VPS_LABEL}`).split('\n').filter(Boolean);
   if (ids.length > 0) spawnSync('docker', ['rm', '-f', '-v', ...ids], { stdio: 'ignore' });
-  spawnSync('docker', ['network', 'rm', NETWORK], { stdio: 'ignore' });
+  for (const net of [NETWORK, SECOND_NETWORK]) spawnSync('docker', ['network', 'rm', net], { stdio: 'ignore' });
 }
 
 /** Boots `berth-test-vps-<suffix>` at 10.213.7.<host> and waits for systemd and its Docker Engine. */
@@ -95,6 +99,12 @@ export async function startVps(suffix: string, host: number): Promise<Vps> {
     loadImage: (ref) => {
       const r = spawnSync('bash', ['-c', `docker save "$1" | docker exec -i "$2" docker load`, '_', ref, name], { encoding: 'utf8' });
       if (r.status !== 0) throw new Error(`loading ${ref} into ${name} failed:\n${r.stderr}`);
+    },
+    addNetworkCard: (host) => {
+      if (spawnSync('docker', ['network', 'inspect', SECOND_NETWORK], { stdio: 'ignore' }).status !== 0)
+        docker('network', 'create', '--subnet', '10.213.8.0/24', '--label', `${VPS_LABEL}=1`, SECOND_NETWORK);
+      docker('network', 'connect', '--ip', `10.213.8.${host}`, SECOND_NETWORK, name);
+      return `10.213.8.${host}`;
     },
     reboot: async () => {
       docker('restart', '-t', '60', name);

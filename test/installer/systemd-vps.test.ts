@@ -243,6 +243,29 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(again.stderr).to.include(`Berth ${VERSION}: no change`);
   });
 
+  it('--address moves the server to another of its addresses: a new certificate, its fingerprint printed, the old pin refused with the reason', async () => {
+    const second = vps.addNetworkCard(10);
+    const r = await installer('--from', bundlePath.current, '--yes', '--address', second);
+    expect(r.status, r.stderr).to.equal(0);
+    expect(r.stderr).to.include(`the server's address is now ${second}`);
+    const lines = resultLines(r.stdout);
+    expect(lines.BERTH_URL).to.equal(`https://${second}:4310`);
+    expect(lines.BERTH_CERT_SHA256).to.match(/^[0-9a-f]{64}$/);
+    expect(lines.BERTH_CERT_SHA256).to.not.equal(api.fingerprint);
+    expect(r.stderr).to.include(`berth login https://${second}:4310 --fingerprint ${lines.BERTH_CERT_SHA256}`);
+    // a client still pinned to the old certificate is refused before it sends anything
+    const old = await pinnedRequest({ ...api, host: second }, 'GET', '/api/health').catch((err: Error) => err);
+    expect(String(old)).to.match(/does not match the pinned/);
+    api = { host: second, port: 4310, fingerprint: lines.BERTH_CERT_SHA256! };
+    const health = await pinnedRequest<{ ok: boolean }>(api, 'GET', '/api/health');
+    expect(new X509Certificate(health.cert.raw).subjectAltName).to.include(`IP Address:${second}`);
+    expect((await call<{ address: { address: string; detected: boolean } }>('GET', '/api/system/address')).body.address).to.include({ address: second, detected: false });
+    // the same address again: no change, the same certificate
+    const again = await installer('--from', bundlePath.current, '--yes', '--address', second);
+    expect(again.stderr).to.include(`address ${second}: no change`);
+    expect(resultLines(again.stdout).BERTH_CERT_SHA256).to.equal(api.fingerprint);
+  });
+
   it('--uninstall disables and removes the unit and /opt/berth, keeping data, Caddy and the app', async () => {
     const r = await installer('--uninstall', '--yes');
     expect(r.status, r.stderr).to.equal(0);
