@@ -3,6 +3,7 @@
 #
 #   install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] [--address IP]
 #              [--dry-run] [--uninstall] [--purge] [--status FILE]
+#              [--restore ARCHIVE [--passphrase-file FILE]]
 #
 # What it does (every step is named in /var/log/berth-install.log; secrets never are):
 #   preflight (root, Debian 12/13 or Ubuntu 22.04/24.04, architecture, memory, disk, ports 80/443
@@ -40,6 +41,7 @@ readonly DAEMON_PORT=4311
 readonly API_TLS_PORT=4310
 readonly CADDY_ADMIN=127.0.0.1:2019
 # Caddy's state where Debian's caddy.service keeps it (HOME=/var/lib/caddy); the supervisor uses the same.
+readonly CADDY_HOME=/var/lib/caddy
 readonly CADDY_CONFIG_HOME=/var/lib/caddy/.config
 readonly CADDY_DATA_HOME=/var/lib/caddy/.local/share
 readonly MIN_MEMORY_MB=900
@@ -72,6 +74,12 @@ usage: install.sh [--from FILE|URL|DIR] [--yes] [--domain HOST] [--email EMAIL] 
                        containers, volumes and images (a later install picks them up)
   --purge              with --uninstall: also remove the data, the configuration and every
                        Docker container, volume, network and image this Berth created
+  --restore ARCHIVE    a fresh install that brings back the Berth an archive of `berth server
+                       backup` holds (projects, services, keys, domains, settings, Caddy's
+                       routes and certificates), then deploys every service again (databases
+                       from their latest backup in their storage); the address becomes this
+                       server's unless --address says otherwise. Only onto a server with no Berth
+  --passphrase-file F  the archive's passphrase (else BERTH_BACKUP_PASSPHRASE)
   --status FILE        also write the run's state to FILE (KEY=value lines: STATE, STEP, MESSAGE,
                        FROM_VERSION, TO_VERSION, times): how installers/upgrade.sh reports an
                        upgrade the API asked for
@@ -166,6 +174,8 @@ dry_run=0
 insecure=0
 mode=install
 purge=0
+restore_archive=""
+passphrase_file=""
 join_url=""
 join_pin=""
 join_token=""
@@ -187,6 +197,8 @@ parse_args() {
       --uninstall) mode=uninstall; shift ;;
       --purge) mode=uninstall; purge=1; shift ;;
       --status) [ $# -ge 2 ] || { usage >&2; exit 2; }; status_file="$2"; shift 2 ;;
+      --restore) [ $# -ge 2 ] || { usage >&2; exit 2; }; restore_archive="$2"; shift 2 ;;
+      --passphrase-file) [ $# -ge 2 ] || { usage >&2; exit 2; }; passphrase_file="$2"; shift 2 ;;
       --join) [ $# -ge 4 ] || { usage >&2; exit 2; }; mode="join"; join_url="$2"; join_pin="${3#sha256//}"; join_token="$4"; shift 4 ;;
       -h|--help) usage; exit 0 ;;
       *) echo "install.sh: unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -217,6 +229,14 @@ parse_args() {
 
 # Why $1 cannot be the server's address (empty when it can): the daemon's own rules
 # (daemon/core/server-address.ts), checked before anything is installed.
+# The IPv4 address of the default route's interface (what the daemon detects at its first start).
+route_address() {
+  local dev
+  dev=$(ip -4 route show default 2>/dev/null | awk '{ for (i = 1; i < NF; i++) if ($i == "dev") { print $(i + 1); exit } }')
+  [ -n "$dev" ] || return 0
+  ip -4 -o addr show dev "$dev" 2>/dev/null | awk '{ split($4, a, "/"); print a[1]; exit }'
+}
+
 address_problem() {
   local ip="$1" a b c d
   if ! [[ "$ip" =~ ^([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})\.([0-9]{1,3})$ ]]; then echo "must be an IPv4 address like 203.0.113.10, got \"$ip\""; return 0; fi
@@ -329,6 +349,16 @@ preflight_install() {
   fi
   if [ -z "$domain" ]; then domain="$prior_domain"; [ -n "$email" ] || email="$prior_email"; fi
 
+  if [ -n "$restore_archive" ]; then
+    [ -f "$restore_archive" ] || die "no archive at $restore_archive"
+    restore_archive=$(readlink -f "$restore_archive")
+    [ -z "$passphrase_file" ] || [ -r "$passphrase_file" ] || die "cannot read the passphrase file $passphrase_file"
+    [ -n "$passphrase_file" ] || [ -n "${BERTH_BACKUP_PASSPHRASE:-}" ] || die "--restore needs the archive's passphrase: --passphrase-file FILE or BERTH_BACKUP_PASSPHRASE"
+    [ ! -e "$DATA/berth.sqlite" ] && [ ! -e "$OPT/current" ] || die "a restore goes onto a server with no Berth ($DATA or $OPT exists): uninstall with --purge first, or use a fresh server"
+    # the archive names the old server's address; this server's own, unless --address says otherwise
+    [ -n "$address" ] || address=$(route_address)
+    [ -n "$address" ] || die "could not tell this server's address from its default route: give it with --address IP"
+  fi
   locate_bundle
   [ "$(bundle_field BERTH_ARCH "$bundle_info")" = "$host_arch" ] || die "the bundle is for linux-$(bundle_field BERTH_ARCH "$bundle_info"), this machine is linux-$host_arch"
 
@@ -417,7 +447,7 @@ print_plan() {
     echo
     echo "Berth installer on $os_name ($host_arch), $([ "$init_mode" = systemd ] && echo "systemd" || echo "no systemd: a small supervisor will run the daemon and Caddy (started now; not at boot)")"
     case "$action" in
-      fresh) echo "  install Berth $bundle_version (build $bundle_build)" ;;
+      fresh) echo "  install Berth $bundle_version (build $bundle_build)${restore_archive:+, restoring the state in $restore_archive and deploying its services again}" ;;
       reinstall) echo "  install Berth $bundle_version (build $bundle_build), keeping the data already in $DATA" ;;
       upgrade) echo "  upgrade Berth $installed_version (build $installed_build) -> $bundle_version (build $bundle_build); data, configuration and keys are kept" ;;
       no-change) echo "  no change: Berth $bundle_version (build $bundle_build) is already installed; services are checked and started if needed" ;;
@@ -840,6 +870,7 @@ print_result() {
     case "$action" in
       no-change) echo "Berth $bundle_version: no change (build $bundle_build is the one installed)." ;;
       upgrade) echo "Berth upgraded from $installed_version to $bundle_version; data, configuration and keys kept." ;;
+      fresh) if [ -n "$restore_archive" ]; then echo "Berth $bundle_version is installed with the state restored from $restore_archive; its services are deploying again."; else echo "Berth $bundle_version is installed."; fi ;;
       *) echo "Berth $bundle_version is installed." ;;
     esac
     [ "$init_mode" = supervisor ] && echo "No systemd here: the daemon and Caddy run under Berth's supervisor (not at boot; run the installer again after a reboot)."
@@ -911,6 +942,29 @@ roll_back() {
   exit 3
 }
 
+# --restore: the archive's state in place before the first start (berth server restore-archive).
+restore_state() {
+  step "restore Berth's state from $restore_archive"
+  local err="$tmp_dir/restore.err"
+  if ! BERTH_DATA_DIR="$DATA" BERTH_ETC_DIR="$ETC" BERTH_CADDY_HOME="$CADDY_HOME" "$OPT/current/node/bin/node" "$OPT/current/dist/daemon/cli.js" \
+    server restore-archive "$restore_archive" ${passphrase_file:+--passphrase-file "$passphrase_file"} 2>"$err"; then
+    cat "$err" >> "$LOG"
+    die "$(sed -n 's/^berth: error: //p' "$err" | head -n 1)"
+  fi
+  cat "$err" >> "$LOG"
+  sed 's/^berth: //' "$err" | while IFS= read -r line; do say "$line"; done
+  chmod 0600 "$ETC/berth.env"
+}
+
+# --restore, once the daemon answers: every service deployed again (databases from their latest backup).
+redeploy_restored() {
+  step "deploy the restored services again"
+  local err="$tmp_dir/redeploy.err"
+  ( set -a; . "$ETC/berth.env"; set +a; berth_cli server redeploy-restored ) 2>"$err" || { cat "$err" >> "$LOG"; die "redeploying the restored services failed: $(tail -n 1 "$err")"; }
+  cat "$err" >> "$LOG"
+  sed 's/^berth: //' "$err" | while IFS= read -r line; do say "$line"; done
+}
+
 do_install() {
   preflight_install
   print_plan
@@ -943,6 +997,7 @@ do_install() {
     fi
     switch_current
   fi
+  [ -z "$restore_archive" ] || restore_state
   write_entrypoints
   write_units
   apply_firewall
@@ -961,6 +1016,7 @@ do_install() {
   apply_domain_settings
   apply_address
   wait_https_health
+  [ -z "$restore_archive" ] || redeploy_restored
   rollback_armed=0
   [ "$switch" = 1 ] && prune_releases "$previous"
   write_install_state

@@ -3,6 +3,7 @@
 // It sits on a network of its own at a fixed address, so a reboot (`docker restart`: systemd shuts
 // down and boots again) keeps the address a pinned client connects to, as a real server's would.
 import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIND_OPTIONS, type ExecResult, execIn } from './dind.js';
 import { docker, requireDocker } from './docker.js';
@@ -25,6 +26,8 @@ export interface Vps {
   run(script: string, timeoutMs?: number): Promise<string>;
   /** Copies a file of this machine into the VPS. */
   copyIn(path: string, dir: string): void;
+  /** Copies a file of the VPS out to a directory of this machine. */
+  copyOut(path: string, dir: string): void;
   /** `docker save ref | docker load` into the VPS's own Engine (no registry is reachable). */
   loadImage(ref: string): void;
   /** Plugs a second network card in: 10.213.8.<host>; its address. */
@@ -95,6 +98,10 @@ export async function startVps(suffix: string, host: number): Promise<Vps> {
     copyIn: (path, dir) => {
       docker('exec', name, 'mkdir', '-p', dir);
       docker('cp', path, `${name}:${dir}/`);
+    },
+    copyOut: (path, dir) => {
+      mkdirSync(dir, { recursive: true });
+      docker('cp', `${name}:${path}`, `${dir}/`);
     },
     loadImage: (ref) => {
       const r = spawnSync('bash', ['-c', `docker save "$1" | docker exec -i "$2" docker load`, '_', ref, name], { encoding: 'utf8' });

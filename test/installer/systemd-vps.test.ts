@@ -243,6 +243,45 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(again.stderr).to.include(`Berth ${VERSION}: no change`);
   });
 
+  it('berth server backup writes one encrypted archive; install.sh --restore on a fresh second server brings back the projects, the keys and the app', async () => {
+    await vps.run("printf 'correct horse battery staple\\n' > /root/passphrase && chmod 600 /root/passphrase");
+    const archive = await vps.run('berth server backup --passphrase-file /root/passphrase', 120_000);
+    expect(archive).to.match(/^\/var\/lib\/berth\/server-backups\/berth-server-vps-a-\d{8}T\d{6}Z\.tar\.gz\.enc$/);
+    // encrypted: no byte of the store, the sealing secret or a project's name is readable in it
+    expect(await vps.run(`grep -c -a -e 'SQLite format' -e 'Shop' ${archive} || true`)).to.equal('0');
+    const local = join(work, 'archive');
+    for (const file of [archive, `${archive}.sha256`]) vps.copyOut(file, local);
+
+    const second = await startVps('b', 11);
+    second.loadImage('berth-test/httpd:latest');
+    const { current } = releaseBundles();
+    for (const file of [current, join(dirname(current), 'SHA256SUMS'), join(dirname(current), 'install.sh')]) second.copyIn(file, '/root/current');
+    const name = archive.split('/').pop()!;
+    for (const file of [name, `${name}.sha256`]) second.copyIn(join(local, file), '/root/archive');
+    await second.run("printf 'wrong passphrase, surely\\n' > /root/wrong && printf 'correct horse battery staple\\n' > /root/passphrase");
+    const wrong = await second.sh(`bash /root/current/install.sh --from ${bundlePath.current} --restore /root/archive/${name} --passphrase-file /root/wrong --yes`, 300_000);
+    expect(wrong.status).to.equal(1);
+    expect(wrong.stderr).to.include('the archive does not open with this passphrase');
+    await second.run('bash /root/current/install.sh --purge --yes --from ' + bundlePath.current, 120_000);
+
+    const t0 = Date.now();
+    const r = await second.sh(`bash /root/current/install.sh --from ${bundlePath.current} --restore /root/archive/${name} --passphrase-file /root/passphrase --yes`, 300_000);
+    expect(r.status, r.stderr).to.equal(0);
+    console.log(`      restore on the second server took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    expect(r.stderr).to.include("restored Berth's state from vps-a");
+    expect(r.stderr).to.include('Shop/web: deploying');
+    const lines = resultLines(r.stdout);
+    // no new key: the restored keys work; the address is the second server's own
+    expect(Object.keys(lines)).to.deep.equal(['BERTH_URL', 'BERTH_CERT_SHA256']);
+    expect(lines.BERTH_URL).to.equal(`https://${second.address}:4310`);
+    const there = { host: second.address, port: 4310, fingerprint: lines.BERTH_CERT_SHA256! };
+    const projects = await pinnedRequest<{ projects: { id: string; name: string; services: { id: string }[] }[] }>(there, 'GET', '/api/projects', { token: key });
+    expect(projects.status).to.equal(200);
+    expect(projects.body.projects.map((p) => [p.id, p.name])).to.deep.equal([[projectId, 'Shop']]);
+    await until('the restored app to answer on the second server', async () => (await httpsProbe(second.address, 443, DOMAIN)()).ok, 120_000);
+    second.remove();
+  });
+
   it('--address moves the server to another of its addresses: a new certificate, its fingerprint printed, the old pin refused with the reason', async () => {
     const second = vps.addNetworkCard(10);
     const r = await installer('--from', bundlePath.current, '--yes', '--address', second);
