@@ -37,6 +37,8 @@ interface RecordedRequest {
   id: string;
   from: string;
   requestedAt: string;
+  /** The log's size when the request was written: the run's own lines come after it (the log is appended run after run). */
+  logFrom: number;
 }
 
 export interface ServerUpgradesDeps {
@@ -73,7 +75,7 @@ export class ServerUpgrades {
     if (run && upgradeInProgress(run.run.state) && !(await this.stale(run.changedAt))) {
       throw new Conflict(`an upgrade is already under way (${run.run.step ?? 'running'}; request ${run.run.id}): wait for it to end`, 'upgrade_running');
     }
-    const request: RecordedRequest = { id: randomUUID(), from, requestedAt: this.d.clock.now() };
+    const request: RecordedRequest = { id: randomUUID(), from, requestedAt: this.d.clock.now(), logFrom: await this.d.files.size('log') };
     // recorded first, so the state backup the upgrader takes knows the request it came from
     await this.d.settings.set(REQUEST_SETTING, JSON.stringify(request), request.requestedAt);
     await this.d.files.writeRequest(`ID=${request.id}\nFROM=${request.from}\nREQUESTED_AT=${request.requestedAt}\n`);
@@ -139,21 +141,24 @@ export class ServerUpgrades {
   /** The last run, from the files and the recorded request; `changedAt` is when it last said something. */
   private async run(withLog = true): Promise<{ run: UpgradeRun; changedAt: string } | null> {
     const recorded = await this.recorded();
-    const log = withLog ? await this.log() : [];
+    // the recorded run's own lines; those of a run this daemon did not ask for, all of the tail
+    const since = (id: string) => (recorded?.id === id ? recorded.logFrom : 0);
+    const log = async (id: string) => (withLog ? this.log(since(id)) : []);
     const pending = await this.d.files.read('request', REQUEST_MAX_BYTES);
     if (pending) {
       // written, not taken yet
       const kv = parseKeyValues(pending.text);
       const id = valueOf(kv, 'ID') ?? recorded?.id ?? 'unknown';
       const requestedAt = timeOf(kv, 'REQUESTED_AT') ?? pending.modifiedAt;
-      return { run: this.waiting(id, valueOf(kv, 'FROM') ?? (recorded?.id === id ? recorded.from : null), requestedAt, 'waiting for the upgrader', log), changedAt: pending.modifiedAt };
+      const from = valueOf(kv, 'FROM') ?? (recorded?.id === id ? recorded.from : null);
+      return { run: this.waiting(id, from, requestedAt, 'waiting for the upgrader', await log(id)), changedAt: pending.modifiedAt };
     }
     const status = await this.d.files.read('status', STATUS_MAX_BYTES);
     const kv = status ? parseKeyValues(status.text) : null;
     const statusId = kv ? valueOf(kv, 'ID') : null;
     if (recorded && recorded.id !== statusId && (!status || Date.parse(status.modifiedAt) < Date.parse(recorded.requestedAt))) {
       // taken by the upgrader, which has not reported on it yet
-      return { run: this.waiting(recorded.id, recorded.from, recorded.requestedAt, 'starting the upgrader', log), changedAt: recorded.requestedAt };
+      return { run: this.waiting(recorded.id, recorded.from, recorded.requestedAt, 'starting the upgrader', await log(recorded.id)), changedAt: recorded.requestedAt };
     }
     if (!status || !kv) return null;
     const id = statusId ?? 'unknown';
@@ -168,7 +173,7 @@ export class ServerUpgrades {
       message,
       startedAt: timeOf(kv, 'STARTED_AT'),
       finishedAt: upgradeInProgress(state) ? null : timeOf(kv, 'FINISHED_AT'),
-      log,
+      log: await log(id),
     };
     return { run, changedAt: status.modifiedAt };
   }
@@ -177,8 +182,8 @@ export class ServerUpgrades {
     return { id, state: 'running', fromVersion: this.d.version, toVersion: null, from, step, message: null, startedAt: requestedAt, finishedAt: null, log };
   }
 
-  private async log(): Promise<string[]> {
-    const file = await this.d.files.read('log', LOG_MAX_BYTES, true);
+  private async log(since: number): Promise<string[]> {
+    const file = await this.d.files.read('log', LOG_MAX_BYTES, { since });
     return file ? logLines(file.text, file.truncated, LOG_MAX_LINES) : [];
   }
 
@@ -187,7 +192,8 @@ export class ServerUpgrades {
     if (!raw) return null;
     try {
       const r = JSON.parse(raw) as Partial<RecordedRequest>;
-      return typeof r.id === 'string' && typeof r.from === 'string' && typeof r.requestedAt === 'string' ? { id: r.id, from: r.from, requestedAt: r.requestedAt } : null;
+      if (typeof r.id !== 'string' || typeof r.from !== 'string' || typeof r.requestedAt !== 'string') return null;
+      return { id: r.id, from: r.from, requestedAt: r.requestedAt, logFrom: typeof r.logFrom === 'number' && r.logFrom >= 0 ? r.logFrom : 0 };
     } catch {
       return null;
     }

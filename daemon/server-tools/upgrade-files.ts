@@ -6,7 +6,7 @@
 // watching `request` starts it outside the daemon's sandbox instead.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type UpgradeFileName, type UpgradeFilesPort, type UpgradeFileText, UpgraderNotStarted } from '../core/ports/upgrader.js';
 
@@ -24,7 +24,7 @@ export class UpgradeFiles implements UpgradeFilesPort {
     this.dir = join(dataDir, 'upgrade');
   }
 
-  async read(file: UpgradeFileName, maxBytes: number, tail = false): Promise<UpgradeFileText | null> {
+  async read(file: UpgradeFileName, maxBytes: number, tail?: { since: number }): Promise<UpgradeFileText | null> {
     let handle;
     try {
       handle = await open(join(this.dir, file), 'r');
@@ -36,12 +36,22 @@ export class UpgradeFiles implements UpgradeFilesPort {
       const st = await handle.stat();
       // a directory or a device where a file should be: as if there were none
       if (!st.isFile()) return null;
-      const length = Math.min(st.size, maxBytes);
+      const since = tail && tail.since <= st.size ? tail.since : 0;
+      const length = Math.min(st.size - since, maxBytes);
       const buf = Buffer.alloc(length);
       const { bytesRead } = await handle.read(buf, 0, length, tail ? st.size - length : 0);
-      return { text: buf.subarray(0, bytesRead).toString('utf8'), truncated: st.size > length, modifiedAt: st.mtime.toISOString() };
+      return { text: buf.subarray(0, bytesRead).toString('utf8'), truncated: st.size - since > length, modifiedAt: st.mtime.toISOString() };
     } finally {
       await handle.close();
+    }
+  }
+
+  async size(file: UpgradeFileName): Promise<number> {
+    try {
+      return (await stat(join(this.dir, file))).size;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
     }
   }
 

@@ -207,6 +207,9 @@ describe('upgrading Berth from the API', function () {
       const rolled = await finished(t, back.body.upgrade.run!.id);
       expect(rolled).to.include({ state: 'rolled_back', toVersion: '5.0.0', step: `roll back to ${VERSION}` });
       expect(rolled.message).to.match(/did not answer \/api\/health/);
+      // the log is appended run after run: a run shows its own lines only
+      expect(rolled.log[0]).to.equal('berth: ==> download https://releases.example.com/unhealthy/berth-5.0.0.tar.gz');
+      expect(rolled.log.at(-1)).to.equal(`berth: rolled back to ${VERSION}`);
       const fail = await t.admin.request<Answer>('POST', '/api/system/upgrade', { from: 'https://releases.example.com/missing/berth-5.0.1.tar.gz' });
       const failed = await finished(t, fail.body.upgrade.run!.id);
       expect(failed).to.include({ state: 'failed', step: 'download', message: 'the bundle could not be downloaded: 404 Not Found' });

@@ -19,8 +19,14 @@ export interface UpgradeFileText {
 }
 
 export interface UpgradeFilesPort {
-  /** The first `maxBytes` of the file (`tail`: its last), or null when there is no such file. */
-  read(file: UpgradeFileName, maxBytes: number, tail?: boolean): Promise<UpgradeFileText | null>;
+  /**
+   * The first `maxBytes` of the file, or with `tail` its last `maxBytes` after byte `since` (all
+   * of it when the file is now shorter than `since`: the upgrader started it again); null when
+   * there is no such file.
+   */
+  read(file: UpgradeFileName, maxBytes: number, tail?: { since: number }): Promise<UpgradeFileText | null>;
+  /** The file's size in bytes; 0 when there is none. */
+  size(file: UpgradeFileName): Promise<number>;
   /** Writes `request` (mode 0600) atomically: `request.tmp`, then a rename. */
   writeRequest(text: string): Promise<void>;
   /** Removes `request` (an upgrader that could not be started never takes it); no error when it is gone. */
