@@ -21,7 +21,7 @@ const FOLLOW_MAX_MS = 60 * 60_000;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The lines of `now` after those already seen in `before` (the log is a moving window of the last 200 lines). */
-export function newLogLines(before: readonly string[], now: readonly string[]): string[] {
+function newLogLines(before: readonly string[], now: readonly string[]): string[] {
   for (let start = Math.max(0, before.length - now.length); start < before.length; start++) {
     const overlap = before.length - start;
     let same = true;
@@ -35,7 +35,8 @@ function versionLines(u: ServerUpgrade): string {
   const rows: [string, string][] = [['version', u.currentVersion]];
   if (u.latest) rows.push(['newer', `${u.latest.version} is available: berth server upgrade --from ${u.latest.url}`]);
   rows.push(['upgrades', u.available ? 'available (berth server upgrade --from <bundle URL or path>)' : `not available: ${u.unavailableReason ?? 'no upgrader'}`]);
-  if (u.run) rows.push(['last run', `${u.run.state} ${u.run.fromVersion ?? '?'} -> ${u.run.toVersion ?? '?'}${u.run.finishedAt ? ` at ${u.run.finishedAt}` : ''}${u.run.message ? `: ${u.run.message}` : ''}`]);
+  if (u.run)
+    rows.push(['last run', `${u.run.state} ${u.run.fromVersion ?? '?'} -> ${u.run.toVersion ?? '?'}${u.run.finishedAt ? ` at ${u.run.finishedAt}` : ''}${u.run.message ? `: ${u.run.message}` : ''}`]);
   return rows.map(([k, v]) => `${k.padEnd(10)}${v}`).join('\n');
 }
 
@@ -124,7 +125,7 @@ export function registerServerUpgradeCommands(server: Command): void {
     });
   server
     .command('upgrade')
-    .description("upgrade Berth on the server (a write key over all projects): state backed up first, rolled back by itself if the new daemon is not healthy; asks unless --yes")
+    .description('upgrade Berth on the server (a write key over all projects): state backed up first, rolled back by itself if the new daemon is not healthy; asks unless --yes')
     .requiredOption('--from <bundle>', 'the release bundle: an https:// URL, or an absolute path on the server')
     .action(async (o: { from: string }, cmd: Command) => {
       await upgrade(openSession(cmd), o.from);

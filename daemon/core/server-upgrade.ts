@@ -31,7 +31,7 @@ const STALE_MS = 30 * 60_000;
 /** The release feed is asked at most this often (a bad answer too). */
 const FEED_EVERY_MS = 60 * 60_000;
 
-export const UNAVAILABLE_REASON = 'this daemon was not installed by install.sh (a development daemon): upgrade it from its checkout';
+const UNAVAILABLE_REASON = 'this daemon was not installed by install.sh (a development daemon): upgrade it from its checkout';
 
 interface RecordedRequest {
   id: string;

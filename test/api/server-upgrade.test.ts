@@ -30,10 +30,14 @@ async function upgradeOf(t: TestDaemon): Promise<ServerUpgrade> {
 }
 
 const finished = (t: TestDaemon, id: string) =>
-  until(`run ${id} ends`, async () => {
-    const u = await upgradeOf(t);
-    return u.run?.id === id && u.run.state !== 'running' ? u.run : null;
-  }, 30_000);
+  until(
+    `run ${id} ends`,
+    async () => {
+      const u = await upgradeOf(t);
+      return u.run?.id === id && u.run.state !== 'running' ? u.run : null;
+    },
+    30_000,
+  );
 
 describe('upgrading Berth from the API', function () {
   this.timeout(120_000);
@@ -282,7 +286,11 @@ describe('upgrading Berth from the API', function () {
         await t.restart();
         const u = await upgradeOf(t);
         expect(u.latest, answer.body.slice(0, 80)).to.equal(null);
-        if (warning) expect(t.logs.some((l) => warning.test(l)), `${warning} in ${t.logs.join('\n').slice(-2000)}`).to.equal(true);
+        if (warning)
+          expect(
+            t.logs.some((l) => warning.test(l)),
+            `${warning} in ${t.logs.join('\n').slice(-2000)}`,
+          ).to.equal(true);
       }
       feedAnswer = { status: 200, body: JSON.stringify({ version: '99.1.0-rc.1', url: '/srv/releases/berth-99.1.0-rc.1.tar.gz' }) };
       await t.restart();

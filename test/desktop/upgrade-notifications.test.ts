@@ -21,10 +21,14 @@ describe('desktop: a Berth upgrade that rolled back or failed raises a tray noti
 
   const stream = () => h.app.streams.get(serverId)!;
   const ended = (id: string) =>
-    until(`run ${id} ends`, async () => {
-      const { run } = (await t.admin.serverUpgrade()).upgrade;
-      return run?.id === id && run.state !== 'running';
-    }, 30_000);
+    until(
+      `run ${id} ends`,
+      async () => {
+        const { run } = (await t.admin.serverUpgrade()).upgrade;
+        return run?.id === id && run.state !== 'running';
+      },
+      30_000,
+    );
   const upgrade = async (from: string) => (await t.admin.startServerUpgrade(from)).upgrade.run!.id;
 
   before(async () => {

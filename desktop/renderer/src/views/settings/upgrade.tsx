@@ -17,7 +17,12 @@ type Answer = { upgrade: ServerUpgrade };
 const POLL_MS = 2000;
 
 function Outcome({ run }: { run: UpgradeRun }) {
-  if (run.state === 'succeeded') return <div className="note note-ok">Upgraded from {run.fromVersion ?? '?'} to {run.toVersion ?? '?'}.</div>;
+  if (run.state === 'succeeded')
+    return (
+      <div className="note note-ok">
+        Upgraded from {run.fromVersion ?? '?'} to {run.toVersion ?? '?'}.
+      </div>
+    );
   if (run.state === 'rolled_back')
     return (
       <div className="note note-warn">
@@ -36,7 +41,13 @@ function Progress({ run, away }: { run: UpgradeRun; away: boolean }) {
         <Status value={run.state} label={run.state.replace('_', ' ')} />
         <span>
           {run.fromVersion ?? '?'} → {run.toVersion ?? '…'}
-          {run.step ? <span className="muted"> · {running ? 'now: ' : 'last step: '}{run.step}</span> : null}
+          {run.step ? (
+            <span className="muted">
+              {' '}
+              · {running ? 'now: ' : 'last step: '}
+              {run.step}
+            </span>
+          ) : null}
         </span>
       </div>
       {run.from ? <p className="small muted">Bundle: {run.from}</p> : null}
@@ -108,8 +119,8 @@ export function UpgradeCard({ canWrite }: { canWrite: boolean }) {
                   message={
                     <div className="stack">
                       <p>
-                        Berth {u.currentVersion} is upgraded from {source || 'the bundle'}. Its state (the store, its settings and secrets, Caddy's configuration) is backed up first; the new
-                        release is installed beside the current one and the daemon switches to it.
+                        Berth {u.currentVersion} is upgraded from {source || 'the bundle'}. Its state (the store, its settings and secrets, Caddy's configuration) is backed up first; the new release
+                        is installed beside the current one and the daemon switches to it.
                       </p>
                       <p>If the new daemon is not healthy in time, Berth switches back to {u.currentVersion} and restores the backup by itself.</p>
                       <p>Apps keep serving throughout. This page loses the server for a moment while the daemon restarts, then follows again.</p>
