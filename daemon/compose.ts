@@ -62,6 +62,9 @@ import { Quotas } from './core/quotas.js';
 import { keptDetectedIp, publicIpSource } from './public-ip.js';
 import { CaddyApiCertificate } from './proxy/api-certificate.js';
 import { openDataDir } from './runtime.js';
+import { ReleaseFeed } from './server-tools/release-feed.js';
+import { UpgradeFiles } from './server-tools/upgrade-files.js';
+import { VERSION } from './version.js';
 import type { CachedStore } from './store/read-cache.js';
 import { cronRules } from './jobs/cron.js';
 import { JobRunner } from './jobs/runner.js';
@@ -274,6 +277,13 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     registry,
     // the certificate Caddy serves the API with, read by a handshake (the fingerprint a change of the address answers)
     apiCertificate: new CaddyApiCertificate(config.apiTlsAddr),
+    // upgrades of Berth: the files shared with the installer's upgrader, and the release feed
+    upgrade: {
+      version: VERSION,
+      mode: config.upgrade.upgrader,
+      files: new UpgradeFiles(config.dataDir, config.upgrade.installRoot),
+      feed: new ReleaseFeed(config.upgrade.releaseFeed),
+    },
     joinEndpoint: new JoinEndpoint({ joinTlsAddr: config.joinTlsAddr, apiTlsAddr: config.apiTlsAddr, publicIp }),
     deployLimits,
     notifyTargets,

@@ -73,6 +73,13 @@ export interface Config {
   importTimeoutMs: number;
   /** The built web console served at `/` (BERTH_CONSOLE_DIR; default dist/console next to the daemon). */
   consoleDir: string | null;
+  /**
+   * Upgrades of Berth itself (set by install.sh; absent on a development daemon): how the
+   * installer's upgrader runs (BERTH_UPGRADER: `path-unit` or `spawn`; null: upgrades are not
+   * available), where releases are installed (BERTH_INSTALL_ROOT, /opt/berth), and where the
+   * newest release is announced (BERTH_RELEASE_FEED, a URL answering {version, url}).
+   */
+  upgrade: { upgrader: 'path-unit' | 'spawn' | null; installRoot: string; releaseFeed: string | null };
 }
 
 export class ConfigError extends Error {}
@@ -115,6 +122,12 @@ function httpUrl(name: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function upgrader(raw: string | undefined): 'path-unit' | 'spawn' | null {
+  if (raw === undefined) return null;
+  if (raw !== 'path-unit' && raw !== 'spawn') throw new ConfigError(`BERTH_UPGRADER must be path-unit or spawn (or unset), got "${raw}"`);
+  return raw;
 }
 
 export function readConfig(env: Env = process.env): Config {
@@ -259,5 +272,10 @@ export function readConfig(env: Env = process.env): Config {
     },
     importTimeoutMs: int('BERTH_IMPORT_TIMEOUT', 21_600, 1, 7 * 24 * 3600) * 1000,
     consoleDir: value('BERTH_CONSOLE_DIR') ?? null,
+    upgrade: {
+      upgrader: upgrader(value('BERTH_UPGRADER')),
+      installRoot: value('BERTH_INSTALL_ROOT') ?? '/opt/berth',
+      releaseFeed: value('BERTH_RELEASE_FEED') === undefined ? null : httpUrl('BERTH_RELEASE_FEED', value('BERTH_RELEASE_FEED')!),
+    },
   };
 }

@@ -54,6 +54,8 @@ export interface RunningDaemon {
 const INITIAL_KEY_FILE = 'initial-key';
 const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
 const SSE_PING_MS = 15_000;
+/** How often a finished upgrade is looked for (one that failed before switching never restarts the daemon). */
+const UPGRADE_CHECK_MS = 5_000;
 
 export async function startDaemon(config: Config, log: Logger): Promise<RunningDaemon> {
   const composed = await composeDaemon(config, log);
@@ -138,6 +140,13 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     else if (r.state === 'refused' || r.state === 'failed') log(`reverse proxy: ${r.result.detail}`);
   });
   proxy.watch();
+  // an upgrade that ended (often: the switch that started this daemon, or the switch back) is announced
+  // once; the release feed is read in the background
+  const checkUpgrade = () => void core.upgrade.announceFinished().catch((err: unknown) => log('reading the upgrader status', err));
+  checkUpgrade();
+  const upgradeTimer = config.upgrade.upgrader === null ? null : setInterval(checkUpgrade, UPGRADE_CHECK_MS);
+  upgradeTimer?.unref();
+  void core.upgrade.refreshLatest();
   // Caddy's pools follow the Swarm tasks of replicated services (a cheap Engine check while Swarm is off)
   composed.taskWatcher.start();
   return {
@@ -155,6 +164,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     jobScheduler,
     async stop() {
       clearInterval(trimTimer);
+      if (upgradeTimer) clearInterval(upgradeTimer);
       sse.closeAll();
       terminals.closeAll();
       backupScheduler.stop();

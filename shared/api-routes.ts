@@ -92,6 +92,9 @@ export const API_ROUTES = [
   // the server's address and the fingerprint of the API certificate served for it; changing it re-issues that certificate
   { id: 'system.address', method: 'GET', path: '/api/system/address', access: 'all-projects-read', action: "reading the server's address" },
   { id: 'system.address.set', method: 'PUT', path: '/api/system/address', access: 'all-projects-write', action: "changing the server's address" },
+  // Berth's own version, a newer release from the feed, and the last upgrade; POST hands a bundle to the installer's upgrader
+  { id: 'system.upgrade', method: 'GET', path: '/api/system/upgrade', access: 'all-projects-read', action: 'reading the upgrade state' },
+  { id: 'system.upgrade.start', method: 'POST', path: '/api/system/upgrade', access: 'all-projects-write', action: 'upgrading Berth' },
   { id: 'dns-providers.put', method: 'PUT', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'dns-providers.delete', method: 'DELETE', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'domains.dns-record', method: 'POST', path: `${S}/domains/:domainId/dns-records`, access: 'write' },

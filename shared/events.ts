@@ -2,7 +2,7 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus } from './types.js';
+import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus, UpgradeState } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
@@ -10,8 +10,8 @@ export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
 /** Which settings changed in a `settings` event (what a settings view refetches). */
-/** `address`: the server's address changed, and with it the API certificate's fingerprint. */
-export type SettingsArea = 'system' | 'address' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
+/** `address`: the server's address changed, and with it the API certificate's fingerprint. `upgrade`: an upgrade of Berth started or ended. */
+export type SettingsArea = 'system' | 'address' | 'upgrade' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
 
 /** The payload of each event type heard by keys of the event's project. */
 export interface ProjectEventPayloads {
@@ -60,6 +60,11 @@ export interface AllProjectsEventPayloads {
   swarm: { enabled: boolean };
   /** A node joined, left, was removed, or its state, availability or labels changed. */
   node: { nodeId: string; hostname: string; state: NodeState; availability: NodeAvailability; action: ChangeAction };
+  /**
+   * An upgrade of Berth started (`running`) or ended, as the daemon found it (a finished run is
+   * announced once, often by the daemon that started after the switch). With `settings` area `upgrade`.
+   */
+  upgrade: { runId: string; state: UpgradeState; fromVersion: string | null; toVersion: string | null };
 }
 
 export type ProjectEventType = keyof ProjectEventPayloads;
@@ -90,6 +95,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   'generated-name': 'all-projects',
   swarm: 'all-projects',
   node: 'all-projects',
+  upgrade: 'all-projects',
 };
 
 export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];

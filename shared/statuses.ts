@@ -4,7 +4,7 @@
 // comparing status strings of its own. Which status may follow which stays the daemon's state
 // table (daemon/core/deployment-states.ts), which reads `final` from here; a unit test proves the
 // two agree (test/unit/statuses.test.ts).
-import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus } from './types.js';
+import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus, UpgradeState } from './types.js';
 
 /** How a status is shown: the console's badge tones. */
 export type StatusTone = 'ok' | 'info' | 'muted' | 'warn' | 'bad';
@@ -125,9 +125,29 @@ export function jobRunFailed(status: JobRunStatus): boolean {
   return JOB_RUN_STATUS_MEANING[status].failed;
 }
 
-/** The badge tone of any status the API returns (deployment, service, project, backup, import, job run); `muted` for one it does not know. */
+/** An upgrade of Berth itself: over once the upgrader is done; `rolled_back` and `failed` notify. */
+export const UPGRADE_STATE_MEANING: { readonly [S in UpgradeState]: { inProgress: boolean; failed: boolean; tone: StatusTone } } = {
+  running: { inProgress: true, failed: false, tone: 'info' },
+  succeeded: { inProgress: false, failed: false, tone: 'ok' },
+  rolled_back: { inProgress: false, failed: true, tone: 'warn' },
+  failed: { inProgress: false, failed: true, tone: 'bad' },
+};
+
+export const UPGRADE_STATES = Object.keys(UPGRADE_STATE_MEANING) as UpgradeState[];
+
+/** An upgrade whose upgrader is still at work (or has not taken the request yet). */
+export function upgradeInProgress(state: UpgradeState): boolean {
+  return UPGRADE_STATE_MEANING[state].inProgress;
+}
+
+/** An upgrade that ended without the new release running (rolled back, or failed before switching). */
+export function upgradeFailed(state: UpgradeState): boolean {
+  return UPGRADE_STATE_MEANING[state].failed;
+}
+
+/** The badge tone of any status the API returns (deployment, service, project, backup, import, job run, upgrade); `muted` for one it does not know. */
 export function statusTone(status: string): StatusTone {
-  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING, JOB_RUN_STATUS_MEANING];
+  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING, JOB_RUN_STATUS_MEANING, UPGRADE_STATE_MEANING];
   for (const t of tables) if (Object.hasOwn(t, status)) return t[status].tone;
   return 'muted';
 }

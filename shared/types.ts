@@ -22,3 +22,4 @@ export type * from './types/jobs.js';
 export type * from './types/exec.js';
 export type * from './types/compose.js';
 export type * from './types/swarm.js';
+export type * from './types/upgrade.js';

@@ -56,6 +56,8 @@ import { NodeJoins } from './node-joins.js';
 import { SystemSettings } from './system-settings.js';
 import { ServerAddresses } from './server-address.js';
 import type { ApiCertificatePort } from './ports/api-certificate.js';
+import { ServerUpgrades } from './server-upgrade.js';
+import type { ReleaseFeedPort, UpgradeFilesPort, UpgraderMode } from './ports/upgrader.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
 import { Jobs } from './jobs.js';
@@ -77,6 +79,8 @@ export interface CoreDeps {
   /** The certificate the API is served with over HTTPS (its fingerprint after an address change). */
   apiCertificate: ApiCertificatePort;
   engine: DeploymentEngine;
+  /** Upgrades of Berth: the version running, how the installer's upgrader runs (null: not available), its files, the release feed. */
+  upgrade: { version: string; mode: UpgraderMode | null; files: UpgradeFilesPort; feed: ReleaseFeedPort };
   /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
   swarm: SwarmPort;
   /** Swarm init/leave, nodes and join tokens through the Engine (daemon/swarm/control.ts). */
@@ -162,6 +166,8 @@ export interface Core {
   settings: SystemSettings;
   /** The server's address and the API certificate's fingerprint; changing it re-issues the certificate. */
   address: ServerAddresses;
+  /** Berth's version, a newer release from the feed, and upgrades handed to the installer's upgrader. */
+  upgrade: ServerUpgrades;
   dns: DnsProviders;
   notifications: NotificationChannels;
   metrics: SystemMetricsView;
@@ -216,6 +222,7 @@ export function buildCore(deps: CoreDeps): Core {
     explainer: new FailureExplainer({ deployments, store, logs: deps.failureLogs, providers: deps.aiClients }),
     settings,
     address: new ServerAddresses({ settings: store.settings, clock, detectedIp: deps.detectedIp, proxy: deps.proxy, certificate: deps.apiCertificate, events: deps.events }),
+    upgrade: new ServerUpgrades({ settings: store.settings, clock, events: deps.events, log: deps.log, ...deps.upgrade }),
     // DNS providers: A records written through the provider's HTTP API
     dns,
     notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets, deps.events),

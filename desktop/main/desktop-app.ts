@@ -7,6 +7,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BridgeResponse, DownloadResult, ServerSummary, StreamMessage, TerminalHandle, TerminalMessage } from '../ipc/contract.js';
+import { apiPath } from '../../shared/api-routes.js';
+import { UPGRADE_STATES } from '../../shared/statuses.js';
+import type { UpgradeRun, UpgradeState } from '../../shared/types.js';
 import { answerAppRoute } from './app-routes.js';
 import type { BridgeBackend } from './bridge-handlers.js';
 import { fetchFor, testServer, type ServerTest } from './connection.js';
@@ -18,6 +21,9 @@ import { ServerList, type ServerEntry } from './server-list.js';
 import { forwardRequest, openLogStream, openPostStream } from './server-requests.js';
 import { openTerminalRelay } from './terminal-relay.js';
 import { buildTrayMenu, trayTooltip, worstState, type MenuItem, type OverallState, type ServerView } from './tray-model.js';
+
+/** A finished upgrade read after a reconnect notifies only when it ended this recently. */
+const RECENT_UPGRADE_MS = 15 * 60_000;
 
 const NO_KEY: BridgeResponse = { status: 401, body: { error: { code: 'no_key', message: 'no key is stored for this server in the desktop app' } } };
 
@@ -237,6 +243,7 @@ export class DesktopApp implements BridgeBackend {
     else if (t.kind === 'backup') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/backups`);
     else if (t.kind === 'job') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/jobs?job=${encodeURIComponent(t.jobId)}`);
     else if (t.kind === 'nodes') this.o.openInWindow(t.serverId, '/nodes');
+    else if (t.kind === 'settings') this.o.openInWindow(t.serverId, '/settings');
     else this.o.openInWindow(t.serverId, '/');
   }
 
@@ -282,10 +289,34 @@ export class DesktopApp implements BridgeBackend {
     } else if (e.event === 'reset') {
       v.services = {}; // the history was lost: the window reloads what it shows, the tray waits for new events
       changed = true;
+      // a daemon that restarted (an upgrade's switch, or its switch back) announced the run before this app reconnected
+      void this.readUpgrade(serverId);
     }
     this.notifier.onEvent(serverId, e);
     for (const l of this.listeners.get(serverId) ?? []) l({ type: 'event', event: e });
     if (changed) this.renderTray();
+  }
+
+  /** A recently finished upgrade that rolled back or failed notifies (once per run); a key that cannot read it, or an older daemon, says nothing. */
+  private async readUpgrade(serverId: string): Promise<void> {
+    const s = this.servers.get(serverId);
+    const key = this.secrets.get(serverId);
+    if (!s || !key) return;
+    try {
+      const res = await fetchFor(s)(`${s.url}${apiPath('system.upgrade')}`, { headers: { authorization: `Bearer ${key}`, accept: 'application/json' } });
+      if (!res.ok) return;
+      const run = ((await res.json()) as { upgrade?: { run?: Partial<UpgradeRun> | null } }).upgrade?.run;
+      if (!run || typeof run.id !== 'string' || !(UPGRADE_STATES as unknown[]).includes(run.state) || typeof run.finishedAt !== 'string') return;
+      if (Date.now() - Date.parse(run.finishedAt) > RECENT_UPGRADE_MS) return;
+      this.notifier.onUpgradeRun(serverId, {
+        id: run.id,
+        state: run.state as UpgradeState,
+        fromVersion: typeof run.fromVersion === 'string' ? run.fromVersion : null,
+        message: typeof run.message === 'string' ? run.message : null,
+      });
+    } catch {
+      // the stream's own state says when the server is unreachable
+    }
   }
 
   private onState(serverId: string, st: ConnectionState): void {

@@ -1,10 +1,12 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
 // deployment, whatever reconnects and replays deliver), a failed backup, a failed or timed-out
 // job run (once per run), a Swarm node going down (once per transition: again only after it came
-// back), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
+// back), an upgrade of Berth that rolled back or failed (once per run, whether the event or a read
+// after the daemon restarted told it), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
 import type { EventPayloads } from '../../shared/events.js';
-import { jobRunFailed } from '../../shared/statuses.js';
+import { jobRunFailed, UPGRADE_STATES, upgradeFailed } from '../../shared/statuses.js';
+import type { UpgradeState } from '../../shared/types.js';
 import type { JobRunStatus } from '../../shared/types/jobs.js';
 import type { ConnectionState, StreamEventMessage } from './event-stream.js';
 
@@ -23,6 +25,7 @@ export type OpenTarget =
   | { serverId: string; kind: 'backup'; serviceId: string }
   | { serverId: string; kind: 'job'; serviceId: string; jobId: string }
   | { serverId: string; kind: 'nodes' }
+  | { serverId: string; kind: 'settings' }
   | { serverId: string; kind: 'server' };
 
 export interface NotifierOptions {
@@ -95,7 +98,30 @@ export class Notifier {
       if (this.nodesDown.size > SEEN_LIMIT) this.nodesDown.delete(this.nodesDown.values().next().value as string);
       const name = typeof d.hostname === 'string' && d.hostname ? d.hostname : d.nodeId;
       this.notify(serverId, { title: `Node ${name} is down on ${this.o.serverName(serverId)}`, body: 'Its tasks move to the other nodes. Click to see the nodes.' }, { serverId, kind: 'nodes' });
+    } else if (e.event === 'upgrade') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['upgrade'], unknown>>;
+      if (typeof d.runId !== 'string' || !(UPGRADE_STATES as unknown[]).includes(d.state)) return;
+      this.upgradeEnded(serverId, d.runId, d.state as UpgradeState, typeof d.fromVersion === 'string' ? d.fromVersion : null, null);
     }
+  }
+
+  /**
+   * A finished upgrade read from the API (GET /api/system/upgrade after the stream was reset): the
+   * daemon that announced it may have done so before this app reconnected.
+   */
+  onUpgradeRun(serverId: string, run: { id: string; state: UpgradeState; fromVersion: string | null; message: string | null }): void {
+    this.upgradeEnded(serverId, run.id, run.state, run.fromVersion, run.message);
+  }
+
+  private upgradeEnded(serverId: string, runId: string, state: UpgradeState, fromVersion: string | null, message: string | null): void {
+    if (!upgradeFailed(state) || !this.once(`${serverId}:upgrade:${runId}`)) return;
+    const name = this.o.serverName(serverId);
+    const why = message ? `: ${message.slice(0, 200)}` : '';
+    const content =
+      state === 'rolled_back'
+        ? { title: `Berth's upgrade rolled back on ${name}`, body: `${fromVersion ? `Berth ${fromVersion}` : 'The previous release'} runs again${why}. Click to see the upgrade's log.` }
+        : { title: `Berth's upgrade failed on ${name}`, body: `Nothing was changed${why}. Click to see the upgrade's log.` };
+    this.notify(serverId, content, { serverId, kind: 'settings' });
   }
 
   onState(serverId: string, s: ConnectionState): void {

@@ -1,5 +1,5 @@
 // The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
-// notification channels, system settings, the server's address and DNS providers.
+// notification channels, system settings, the server's address, upgrades of Berth and DNS providers.
 import type {
   AiProvider,
   AiProviderInput,
@@ -17,6 +17,7 @@ import type {
   QuotaValues,
   ServerAddress,
   ServerAddressChange,
+  ServerUpgrade,
   SystemMetrics,
   SystemSettings,
   SystemSettingsPatch,
@@ -99,6 +100,14 @@ export class SystemClient extends ProjectsClient {
   /** Sets the server's address: the API certificate is re-issued for it (every pinned client must re-pin). */
   setServerAddress(address: string): Promise<ServerAddressChange> {
     return this.api('system.address.set', {}, { address });
+  }
+  /** Berth's version, a newer release when the feed names one, and the last upgrade's progress (a key over all projects). */
+  serverUpgrade(): Promise<{ upgrade: ServerUpgrade }> {
+    return this.api('system.upgrade', {});
+  }
+  /** Hands `from` (an https URL or an absolute path on the server) to the upgrader: 202, then follow serverUpgrade(). */
+  startServerUpgrade(from: string): Promise<{ upgrade: ServerUpgrade }> {
+    return this.api('system.upgrade.start', {}, { from });
   }
   connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
     return this.api('dns-providers.put', { providerId }, credentials);

@@ -124,6 +124,9 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'system.settings.patch': { params: none, body: () => ({ acmeEmail: `${uniq('ops')}@example.com` }) },
   'system.address': { params: none },
   'system.address.set': { params: none, body: () => ({ address: '198.51.100.31' }) },
+  'system.upgrade': { params: none },
+  // the matrix's daemon is a development one (no BERTH_UPGRADER): past auth, it answers 409 upgrade_unavailable
+  'system.upgrade.start': { params: none, body: () => ({ from: 'https://releases.example.com/berth-9.9.9.tar.gz' }), allowed: [409] },
   'dns-providers.put': { params: () => ({ providerId: 'cloudflare' }), body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }) },
   // Spaceship is never connected here: allowed means past auth, which answers 404.
   'dns-providers.delete': { params: () => ({ providerId: 'spaceship' }), allowed: [404] },

@@ -12,7 +12,7 @@ import { REPO_ROOT } from '../helpers/repo-root.js';
 const DAEMON = join(REPO_ROOT, 'daemon');
 
 /** The adapter folders (and the HTTP layer) under daemon/. */
-const ADAPTERS = ['http', 'store', 'docker', 'proxy', 'databases', 'backups', 'builder', 'deploy', 'integrations', 'metrics', 'events', 'notify'];
+const ADAPTERS = ['http', 'store', 'docker', 'proxy', 'databases', 'backups', 'builder', 'deploy', 'integrations', 'metrics', 'events', 'notify', 'server-tools'];
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {

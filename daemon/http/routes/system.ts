@@ -1,11 +1,12 @@
 // System settings (root domain, public IPv4, ACME e-mail, HTTPS mode, dashboard hostname, deployment
 // timeouts and the per-project queue cap), the server's address with the fingerprint of the API
-// certificate served for it, DNS provider connections, and writing a custom domain's A record
+// certificate served for it, Berth's version and its upgrades, DNS provider connections, and writing a custom domain's A record
 // through a connected provider.
 import { isIPv4 } from 'node:net';
 import { z } from 'zod';
 import { requireDnsProviderId } from '../../core/dns.js';
 import { HTTPS_MODES } from '../../core/system-settings.js';
+import { SOURCE_MAX } from '../../core/upgrade-text.js';
 import { route } from '../route-table.js';
 import { parse } from '../validate.js';
 
@@ -29,6 +30,9 @@ const settingsPatch = z.strictObject({
 
 // the address itself is checked by core (core/server-address.ts), as PATCH's publicIp is
 const addressBody = z.strictObject({ address: z.string().max(64, 'must be at most 64 characters') });
+
+// the source itself is checked by core (core/upgrade-text.ts): https:// or an absolute path, one line
+const upgradeBody = z.strictObject({ from: z.string().max(SOURCE_MAX, `must be at most ${SOURCE_MAX} characters`) });
 
 const secret = z.string().trim().min(1, 'must not be empty').max(4096);
 const baseUrl = z.string().max(2048).optional();
@@ -66,6 +70,18 @@ export const systemRoutes = {
   ...route('system.address.set', {
     body: addressBody,
     handler: async ({ access, body }, { core }) => core.address.set(access, body),
+  }),
+  ...route('system.upgrade', {
+    handler: async ({ access }, { core }) => ({ upgrade: await core.upgrade.get(access) }),
+  }),
+  ...route('system.upgrade.start', {
+    body: upgradeBody,
+    handler: async ({ ctx, access, body }, { core }) => {
+      const upgrade = await core.upgrade.start(access, body);
+      // accepted: the upgrader does the work, GET follows it
+      ctx.status = 202;
+      return { upgrade };
+    },
   }),
   // the body's schema depends on the provider named in the path: parsed in the handler, after the key check
   ...route('dns-providers.put', {

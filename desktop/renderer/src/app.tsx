@@ -145,7 +145,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
             <Route path="/services/:id/:tab?">{(p) => <ServicePage id={p.id} tab={p.tab} />}</Route>
             <Route path="/server">{() => <ServerPage />}</Route>
             <Route path="/nodes">{() => <NodesPage canWrite={admin} />}</Route>
-            <Route path="/settings">{() => <SettingsPage />}</Route>
+            <Route path="/settings">{() => <SettingsPage allProjects={allProjects} canWrite={admin} />}</Route>
             <Route path="/keys">{() => <KeysPage />}</Route>
             <Route>
               <div className="page">

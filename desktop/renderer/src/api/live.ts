@@ -12,6 +12,8 @@ const SETTINGS_VIEWS: Record<SettingsArea, QueryKey[]> = {
   system: [['settings']],
   // a new address comes with a new API certificate: its fingerprint is shown beside the address
   address: [['settings'], ['server-address']],
+  // an upgrade started or ended: the version card (the daemon that answers may be a new one)
+  upgrade: [['server-upgrade']],
   'deploy-limits': [['settings']],
   // the effective quotas every project page shows
   'quota-defaults': [['settings'], ['project-quotas']],
@@ -84,6 +86,8 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['swarm'], ['nodes'], ['instances']];
     case 'instances':
       return [['instances', e.data.serviceId]];
+    case 'upgrade':
+      return [['server-upgrade']];
     case 'reset':
       return null;
   }

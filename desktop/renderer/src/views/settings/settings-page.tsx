@@ -1,4 +1,4 @@
-// System settings: the server's address, domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
+// System settings: the server's address, Berth's version and upgrades, domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
 // One file per section.
 import type { DnsProviderStatus, SystemSettings } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
@@ -10,6 +10,7 @@ import { DeployLimits } from './deploy-limits';
 import { DnsProviders } from './dns-providers';
 import { Notifications } from './notifications';
 import { General } from './server';
+import { UpgradeCard } from './upgrade';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 interface SettingsAnswer {
@@ -17,7 +18,8 @@ interface SettingsAnswer {
   dnsProviders: DnsProviderStatus[];
 }
 
-export default function SettingsPage() {
+/** `allProjects`: the key sees the whole server (the version card); `canWrite`: it may also upgrade. */
+export default function SettingsPage({ allProjects, canWrite }: { allProjects: boolean; canWrite: boolean }) {
   const q = useGet<SettingsAnswer>(['settings'], apiPath('system.settings'));
   return (
     <div className="page narrow">
@@ -30,6 +32,7 @@ export default function SettingsPage() {
       <ErrorNote error={q.error} />
       {q.isPending ? <Loading what="settings" /> : null}
       <AddressCard />
+      {allProjects ? <UpgradeCard canWrite={canWrite} /> : null}
       {q.data ? <General settings={q.data.settings} /> : null}
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
