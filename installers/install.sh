@@ -354,7 +354,8 @@ preflight_install() {
     restore_archive=$(readlink -f "$restore_archive")
     [ -z "$passphrase_file" ] || [ -r "$passphrase_file" ] || die "cannot read the passphrase file $passphrase_file"
     [ -n "$passphrase_file" ] || [ -n "${BERTH_BACKUP_PASSPHRASE:-}" ] || die "--restore needs the archive's passphrase: --passphrase-file FILE or BERTH_BACKUP_PASSPHRASE"
-    [ ! -e "$DATA/berth.sqlite" ] && [ ! -e "$OPT/current" ] || die "a restore goes onto a server with no Berth ($DATA or $OPT exists): uninstall with --purge first, or use a fresh server"
+    # a release without a store (a restore that failed half-way) is fine: the next run finishes it
+    [ ! -e "$DATA/berth.sqlite" ] || die "a restore goes onto a server with no Berth data ($DATA/berth.sqlite exists): uninstall with --purge first, or use a fresh server"
     # the archive names the old server's address; this server's own, unless --address says otherwise
     [ -n "$address" ] || address=$(route_address)
     [ -n "$address" ] || die "could not tell this server's address from its default route: give it with --address IP"

@@ -30,7 +30,7 @@ status() {
 started=$(stamp)
 from_version=$(sed -n 's/^BERTH_VERSION=//p' "$opt/current/BUNDLE" 2>/dev/null | head -n 1)
 umask 077
-: > "$dir/log"
+touch "$dir/log"   # appended run after run: the daemon shows each run the lines after its request
 
 # The daemon checked the request; it is checked again here (the file is in the daemon's data dir).
 if ! [[ "$id" =~ ^[A-Za-z0-9-]{1,64}$ ]]; then id=""; status failed "the upgrade request has no valid ID" "request"; exit 1; fi

@@ -20,7 +20,7 @@ const HEADER_BYTES = MAGIC.length + SALT_BYTES + IV_BYTES;
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
 /** The passphrase rules, said once for the CLI and the installer. */
-export const PASSPHRASE_RULE = 'a passphrase of at least 12 characters';
+const PASSPHRASE_RULE = 'a passphrase of at least 12 characters';
 
 export function passphraseProblem(passphrase: string): string | null {
   return passphrase.length >= 12 ? null : `the archive's passphrase must be ${PASSPHRASE_RULE}`;
@@ -46,7 +46,7 @@ export async function encryptToFile(open: () => Readable, out: string, passphras
   await new Promise<void>((resolve, reject) => file.end(cipher.getAuthTag(), (err?: Error | null) => (err ? reject(err) : resolve())));
 }
 
-export class ArchiveOpenError extends Error {}
+class ArchiveOpenError extends Error {}
 
 /**
  * Decrypts the archive file into `sink`. The tag is checked at the end: a wrong passphrase or a

@@ -21,7 +21,7 @@ import sqlite3 from 'sqlite3';
 import { VERSION } from '../version.js';
 import { decryptFile, encryptToFile } from './archive-crypto.js';
 
-export const ARCHIVE_FORMAT = 1;
+const ARCHIVE_FORMAT = 1;
 /** Files of the data dir above this size are not Berth's state (none is): left out, and said. */
 const DATA_FILE_LIMIT = 4 * 1024 * 1024;
 
@@ -67,7 +67,7 @@ async function withDatabase<T>(path: string, mode: number, use: (db: sqlite3.Dat
 }
 
 /** What the store holds, for the manifest and the restore's summary. */
-export function storeCounts(path: string): Promise<ArchiveManifest['counts']> {
+function storeCounts(path: string): Promise<ArchiveManifest['counts']> {
   return withDatabase(path, sqlite3.OPEN_READONLY, async (db) => ({
     projects: await sqliteCount(db, 'projects'),
     services: await sqliteCount(db, 'services'),
@@ -87,7 +87,7 @@ function tar(args: string[], opts: { stdin?: boolean } = {}) {
   return { child, done };
 }
 
-export async function sha256File(path: string): Promise<string> {
+async function sha256File(path: string): Promise<string> {
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
@@ -97,7 +97,12 @@ export async function sha256File(path: string): Promise<string> {
  * Writes `<outDir>/berth-server-<host>-<time>.tar.gz.enc` and its `.sha256` beside it (the
  * SHA256SUMS line format). The store is copied with VACUUM INTO, consistent while the daemon runs.
  */
-export async function createServerArchive(paths: ServerPaths, passphrase: string, outDir: string, now = new Date()): Promise<{ file: string; sha256: string; sizeBytes: number; manifest: ArchiveManifest }> {
+export async function createServerArchive(
+  paths: ServerPaths,
+  passphrase: string,
+  outDir: string,
+  now = new Date(),
+): Promise<{ file: string; sha256: string; sizeBytes: number; manifest: ArchiveManifest }> {
   const store = join(paths.dataDir, 'berth.sqlite');
   if (!existsSync(store)) throw new Error(`no store at ${store}: is this a Berth server (BERTH_DATA_DIR)?`);
   await mkdir(outDir, { recursive: true, mode: 0o700 });
@@ -131,7 +136,10 @@ export async function createServerArchive(paths: ServerPaths, passphrase: string
       left,
     };
     await writeFile(join(stage, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-    const name = `berth-server-${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}-${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.tar.gz.enc`;
+    const name = `berth-server-${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}-${now
+      .toISOString()
+      .replace(/[-:]/g, '')
+      .replace(/\.\d+Z$/, 'Z')}.tar.gz.enc`;
     const file = join(outDir, name);
     let packed: Promise<void> = Promise.resolve();
     await encryptToFile(

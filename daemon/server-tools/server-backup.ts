@@ -64,7 +64,9 @@ async function restore(args: string[]): Promise<void> {
     return;
   }
   const c = manifest.counts;
-  say(`restored Berth's state from ${manifest.hostname} at ${manifest.createdAt} (Berth ${manifest.berthVersion}): ${c.projects} projects, ${c.services} services, ${c.keys} keys, ${c.domains} domains`);
+  say(
+    `restored Berth's state from ${manifest.hostname} at ${manifest.createdAt} (Berth ${manifest.berthVersion}): ${c.projects} projects, ${c.services} services, ${c.keys} keys, ${c.domains} domains`,
+  );
 }
 
 async function redeployRestored(args: string[]): Promise<void> {

@@ -9,6 +9,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { cliHome, type CliHome } from '../helpers/cli.js';
 import { requireDocker } from '../helpers/docker.js';
 import { brokenBundle, PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
@@ -30,6 +31,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
   const bundlePath = { previous: '', current: '', broken: '' };
   const BROKEN = `${VERSION}-broken.1`;
   let work = '';
+  let cli: CliHome | null = null;
 
   const installer = async (...args: string[]) => {
     const t0 = Date.now();
@@ -69,6 +71,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
 
   after(() => {
     removeAllVps();
+    cli?.remove();
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
@@ -168,7 +171,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(await mainPid()).to.equal(pid);
   });
 
-  it('an upgrade keeps projects, variables, keys and the running app, with 0 failed app requests; an app the user stopped stays stopped', async () => {
+  it('berth server upgrade from a laptop (the API, the path unit, upgrade.sh) keeps projects, variables, keys and the running app, with 0 failed app requests; an app the user stopped stays stopped', async () => {
     // a second app, deployed and then stopped by its owner (docker stop on the server)
     const worker = await call<{ service: { id: string } }>('POST', `/api/projects/${projectId}/services`, {
       name: 'paused',
@@ -187,15 +190,23 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     );
     const stopped = await vps.run(`docker ps -q --filter label=dev.berth.service=${worker.body.service.id}`);
     await vps.run(`docker stop ${stopped}`);
+    cli = cliHome();
+    const login = await cli.run(['login', url, '--fingerprint', api.fingerprint], { env: { BERTH_TOKEN: key } });
+    expect(login.code, login.stderr).to.equal(0);
     const pollers = pollAll({ domain: appProbe() });
-    const r = await installer('--from', bundlePath.current, '--yes');
+    const t0 = Date.now();
+    const r = await cli.run(['server', 'upgrade', '--from', bundlePath.current, '--yes'], { timeoutMs: 300_000 });
     await new Promise((res) => setTimeout(res, 1000));
     const done = await pollers.stop();
-    expect(r.status, r.stderr).to.equal(0);
-    console.log(`      upgrade took ${r.seconds.toFixed(1)} s; ${done[0]!.answers.length} app requests meanwhile`);
-    expect(r.stderr).to.include(`Berth upgraded from ${PREVIOUS} to ${VERSION}`);
-    expect(resultLines(r.stdout)).to.deep.equal({ BERTH_URL: url, BERTH_CERT_SHA256: api.fingerprint });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).to.equal(0);
+    console.log(`      upgrade through the API took ${((Date.now() - t0) / 1000).toFixed(1)} s; ${done[0]!.answers.length} app requests meanwhile`);
+    expect(`${r.stdout}${r.stderr}`).to.include(`upgraded from ${PREVIOUS} to ${VERSION}`);
+    // the installer's own steps, followed live
+    expect(`${r.stdout}${r.stderr}`).to.include("==> back up Berth's state");
     expect(failuresOf(done)).to.deep.equal([]);
+    const state = await call<{ upgrade: { currentVersion: string; run: { state: string; fromVersion: string; toVersion: string } } }>('GET', '/api/system/upgrade');
+    expect(state.body.upgrade.currentVersion).to.equal(VERSION);
+    expect(state.body.upgrade.run).to.include({ state: 'succeeded', fromVersion: PREVIOUS, toVersion: VERSION });
     expect((await pinnedRequest(api, 'GET', '/api/health')).body).to.deep.equal({ ok: true, version: VERSION });
     expect(await vps.run('readlink /opt/berth/current')).to.equal(`/opt/berth/releases/${VERSION}`);
     const overview = await until(
@@ -243,6 +254,17 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(again.stderr).to.include(`Berth ${VERSION}: no change`);
   });
 
+  it('berth server upgrade to the broken release: rolled back by itself, said with the reason, exit 1, and the API answers the previous version', async () => {
+    const r = await cli!.run(['server', 'upgrade', '--from', bundlePath.broken, '--yes'], { timeoutMs: 300_000 });
+    expect(r.code, `${r.stdout}\n${r.stderr}`).to.equal(1);
+    expect(`${r.stdout}${r.stderr}`).to.match(new RegExp(`rolled back to ${VERSION.replace(/\./g, '\\.')}: the daemon exited while starting`));
+    expect((await pinnedRequest(api, 'GET', '/api/health')).body).to.deep.equal({ ok: true, version: VERSION });
+    const state = await call<{ upgrade: { run: { state: string; toVersion: string; message: string; log: string[] } } }>('GET', '/api/system/upgrade');
+    expect(state.body.upgrade.run).to.include({ state: 'rolled_back', toVersion: BROKEN });
+    expect(state.body.upgrade.run.log.join('\n')).to.include(`==> roll back to ${VERSION}`);
+    expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
+  });
+
   it('berth server backup writes one encrypted archive; install.sh --restore on a fresh second server brings back the projects, the keys and the app', async () => {
     await vps.run("printf 'correct horse battery staple\\n' > /root/passphrase && chmod 600 /root/passphrase");
     const archive = await vps.run('berth server backup --passphrase-file /root/passphrase', 120_000);
@@ -262,7 +284,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     const wrong = await second.sh(`bash /root/current/install.sh --from ${bundlePath.current} --restore /root/archive/${name} --passphrase-file /root/wrong --yes`, 300_000);
     expect(wrong.status).to.equal(1);
     expect(wrong.stderr).to.include('the archive does not open with this passphrase');
-    await second.run('bash /root/current/install.sh --purge --yes --from ' + bundlePath.current, 120_000);
+    // the failed run left no store: the next run with the right passphrase finishes the restore
 
     const t0 = Date.now();
     const r = await second.sh(`bash /root/current/install.sh --from ${bundlePath.current} --restore /root/archive/${name} --passphrase-file /root/passphrase --yes`, 300_000);
