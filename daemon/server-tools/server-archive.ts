@@ -13,7 +13,7 @@
 // databases from their latest backup), app images (rebuilt or pulled by the redeploy), logs.
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
+import { createReadStream, createWriteStream, existsSync } from 'node:fs';
 import { chmod, chown, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
@@ -76,8 +76,8 @@ function storeCounts(path: string): Promise<ArchiveManifest['counts']> {
   }));
 }
 
-function tar(args: string[], opts: { stdin?: boolean } = {}) {
-  const child = spawn('tar', args, { stdio: [opts.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'] });
+function tar(args: string[]) {
+  const child = spawn('tar', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const done = new Promise<void>((resolve, reject) => {
@@ -192,8 +192,12 @@ export async function restoreServerArchive(archive: string, passphrase: string, 
   await mkdir(paths.dataDir, { recursive: true, mode: 0o700 });
   const scratch = await mkdtemp(join(paths.dataDir, '.restore-'));
   try {
-    const unpack = tar(['-C', scratch, '-xzf', '-', '--no-same-owner'], { stdin: true });
-    await Promise.all([decryptFile(archive, passphrase, unpack.child.stdin!), unpack.done]);
+    // decrypted whole and its tag checked before tar reads a byte: a wrong passphrase or a changed
+    // byte is told as such, not as whatever tar makes of the garbage
+    const opened = join(scratch, '.archive.tar.gz');
+    await decryptFile(archive, passphrase, createWriteStream(opened, { mode: 0o600 }));
+    await tar(['-C', scratch, '-xzf', opened, '--no-same-owner']).done;
+    await rm(opened);
     const manifest = JSON.parse(await readFile(join(scratch, 'manifest.json'), 'utf8')) as ArchiveManifest;
     if (manifest.format !== ARCHIVE_FORMAT) throw new Error(`the archive's format ${String(manifest.format)} is not one this release reads (${ARCHIVE_FORMAT})`);
     if (!existsSync(join(scratch, 'data/berth.sqlite'))) throw new Error('the archive holds no store (data/berth.sqlite)');

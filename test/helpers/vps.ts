@@ -2,8 +2,8 @@
 // as PID 1 with Debian's docker.io inside (../shared/ENVIRONMENT.md, "A fresh VPS, simulated").
 // It sits on a network of its own at a fixed address, so a reboot (`docker restart`: systemd shuts
 // down and boots again) keeps the address a pinned client connects to, as a real server's would.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DIND_OPTIONS, type ExecResult, execIn } from './dind.js';
 import { docker, requireDocker } from './docker.js';
@@ -50,6 +50,45 @@ async function booted(name: string): Promise<void> {
   await until(`systemd in ${name} to finish booting`, async () => /^(running|degraded)$/.test((await execIn(name, ['systemctl', 'is-system-running'], 10_000)).stdout.trim()), 120_000, 500);
 }
 
+/**
+ * On a cgroup v1 host whose /sys/fs/cgroup (a tmpfs) leaves some enabled controllers unmounted, as
+ * these machines do (hugetlb, perf_event, net_cls/net_prio): mounts them, as a systemd host would.
+ * Without it, the VPS's systemd mounts them through the host's cgroup tree, which binds them to a
+ * hierarchy kernel-wide, and the host's dockerd, which finds no mount for them, can no longer read
+ * any container's stats ("cgroups: cannot find cgroup mount destination": 0 B in `docker stats`).
+ */
+function mountMissingCgroupControllers(): void {
+  const mountinfo = readFileSync('/proc/self/mountinfo', 'utf8').split('\n');
+  const root = mountinfo.find((l) => l.split(' ')[4] === '/sys/fs/cgroup');
+  if (!root || !root.includes(' - tmpfs ')) return; // cgroup v2, or a layout this does not know
+  const mounted = new Set(mountinfo.filter((l) => l.includes(' - cgroup ')).flatMap((l) => l.split(' - cgroup ')[1]!.split(' ')[1]!.split(',')));
+  const rows = readFileSync('/proc/cgroups', 'utf8')
+    .split('\n')
+    .slice(1)
+    .map((l) => l.split('\t'))
+    .filter((f) => f.length === 4 && f[3] === '1');
+  const pairs: Record<string, string> = { cpu: 'cpu,cpuacct', cpuacct: 'cpu,cpuacct', net_cls: 'net_cls,net_prio', net_prio: 'net_cls,net_prio' };
+  const groups = new Set<string>();
+  for (const [name, hierarchy] of rows as [string, string][]) {
+    if (mounted.has(name)) continue;
+    // bound already (by an earlier VPS): the controllers sharing its hierarchy mount together
+    const together = hierarchy !== '0' ? rows.filter((r) => r[1] === hierarchy).map((r) => r[0]!) : (pairs[name]?.split(',') ?? [name]);
+    groups.add(together.filter((c) => !mounted.has(c) || c === name).join(','));
+  }
+  for (const group of groups) {
+    const dir = `/sys/fs/cgroup/${group}`;
+    if (!existsSync(dir)) {
+      execFileSync('mount', ['-o', 'remount,rw', '/sys/fs/cgroup']);
+      try {
+        mkdirSync(dir);
+      } finally {
+        execFileSync('mount', ['-o', 'remount,ro', '/sys/fs/cgroup']);
+      }
+    }
+    execFileSync('mount', ['-t', 'cgroup', '-o', group, 'cgroup', dir]);
+  }
+}
+
 /** Removes every VPS container (with its inner /var/lib/docker) and the VPS network. */
 export function removeAllVps(): void {
   const ids = docker('ps', '-aq', '--filter', `label=${VPS_LABEL}`).split('\n').filter(Boolean);
@@ -60,6 +99,7 @@ export function removeAllVps(): void {
 /** Boots `berth-test-vps-<suffix>` at 10.213.7.<host> and waits for systemd and its Docker Engine. */
 export async function startVps(suffix: string, host: number): Promise<Vps> {
   const image = requireVpsImage();
+  mountMissingCgroupControllers();
   const name = `berth-test-vps-${suffix}`;
   const address = `10.213.7.${host}`;
   spawnSync('docker', ['rm', '-f', '-v', name], { stdio: 'ignore' });
