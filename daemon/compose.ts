@@ -64,6 +64,7 @@ import { CaddyApiCertificate } from './proxy/api-certificate.js';
 import { openDataDir } from './runtime.js';
 import { ReleaseFeed } from './server-tools/release-feed.js';
 import { UpgradeFiles } from './server-tools/upgrade-files.js';
+import { tenantWritableDirs } from './core/upgrade-text.js';
 import { VERSION } from './version.js';
 import type { CachedStore } from './store/read-cache.js';
 import { cronRules } from './jobs/cron.js';
@@ -281,6 +282,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     upgrade: {
       version: VERSION,
       mode: config.upgrade.upgrader,
+      sources: config.upgrade.sources,
+      refusedDirs: tenantWritableDirs(config.dataDir),
       files: new UpgradeFiles(config.dataDir, config.upgrade.installRoot),
       feed: new ReleaseFeed(config.upgrade.releaseFeed),
     },

@@ -77,9 +77,11 @@ export interface Config {
    * Upgrades of Berth itself (set by install.sh; absent on a development daemon): how the
    * installer's upgrader runs (BERTH_UPGRADER: `path-unit` or `spawn`; null: upgrades are not
    * available), where releases are installed (BERTH_INSTALL_ROOT, /opt/berth), and where the
-   * newest release is announced (BERTH_RELEASE_FEED, a URL answering {version, url}).
+   * newest release is announced (BERTH_RELEASE_FEED, a URL answering {version, url}), and where
+   * an upgrade asked for through the API may come from (BERTH_UPGRADE_SOURCES: https:// URL
+   * prefixes or absolute folders, separated by spaces or commas; install.sh sets it).
    */
-  upgrade: { upgrader: 'path-unit' | 'spawn' | null; installRoot: string; releaseFeed: string | null };
+  upgrade: { upgrader: 'path-unit' | 'spawn' | null; installRoot: string; releaseFeed: string | null; sources: string[] };
 }
 
 export class ConfigError extends Error {}
@@ -122,6 +124,19 @@ function httpUrl(name: string, raw: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
   return raw.replace(/\/+$/, '');
+}
+
+function upgradeSources(raw: string | undefined): string[] {
+  if (raw === undefined) return [];
+  const sources = raw.split(/[\s,]+/).filter((s) => s !== '');
+  for (const s of sources) {
+    if (s.startsWith('/')) {
+      if (s === '/' || s.split('/').includes('..')) throw new ConfigError(`BERTH_UPGRADE_SOURCES: "${s}" must be a folder below / without ".." segments`);
+    } else if (!/^https:\/\/[^/@\s]+(\/|$)/.test(s)) {
+      throw new ConfigError(`BERTH_UPGRADE_SOURCES: "${s}" must be an https:// URL prefix or an absolute folder`);
+    }
+  }
+  return sources;
 }
 
 function upgrader(raw: string | undefined): 'path-unit' | 'spawn' | null {
@@ -276,6 +291,7 @@ export function readConfig(env: Env = process.env): Config {
       upgrader: upgrader(value('BERTH_UPGRADER')),
       installRoot: value('BERTH_INSTALL_ROOT') ?? '/opt/berth',
       releaseFeed: value('BERTH_RELEASE_FEED') === undefined ? null : httpUrl('BERTH_RELEASE_FEED', value('BERTH_RELEASE_FEED')!),
+      sources: upgradeSources(value('BERTH_UPGRADE_SOURCES')),
     },
   };
 }

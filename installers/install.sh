@@ -388,6 +388,28 @@ preflight_install() {
   fi
 }
 
+# Where upgrades asked for through the API may come from (BERTH_UPGRADE_SOURCES; the daemon and
+# upgrade.sh refuse any other bundle: a key chooses when to upgrade, never what runs as root): the
+# folder releases sit side by side in, i.e. the parent of the bundle's own folder (GitHub's
+# .../releases/download/, /root/ for /root/1.2.3/berth.tar.gz), or its folder when that parent is
+# the root. Nothing for plain http:// or a folder apps or other users can write (/tmp...): set it
+# by hand then.
+upgrade_source_of() {
+  local from="$1" src="$2" dir
+  case "$from" in
+    https://*)
+      dir="${from%/*}"
+      if [[ "${dir#https://}" == */* ]]; then echo "${dir%/*}/"; else echo "$dir/"; fi
+      return ;;
+    http://*) return ;;
+  esac
+  if [ -d "$src" ]; then dir=$(dirname "$src"); else dir=$(dirname "$(dirname "$src")"); [ "$dir" = / ] && dir=$(dirname "$src"); fi
+  case "$dir/" in
+    /|"$DATA"/*|/var/lib/docker/*|/tmp/*|/var/tmp/*|/dev/shm/*) return ;;
+  esac
+  echo "$dir/"
+}
+
 # Finds the bundle, checks its checksum, reads its version and build id (nothing is installed yet).
 locate_bundle() {
   local here sums base
@@ -433,6 +455,7 @@ locate_bundle() {
     bundle_build=$(cat "$tmp_dir/peek/$top/BUILD_ID")
   fi
   bundle_info="$tmp_dir/BUNDLE"
+  upgrade_source=$(upgrade_source_of "$from" "$bundle_src")
   bundle_version=$(bundle_field BERTH_VERSION "$bundle_info")
   [[ "$bundle_version" =~ ^[0-9][0-9A-Za-z.+-]*$ ]] || die "the bundle's version \"$bundle_version\" is not valid"
   [[ "$bundle_build" =~ ^[0-9a-f]{8,64}$ ]] || die "the bundle's build id is not valid"
@@ -615,6 +638,14 @@ EOF
   # How the daemon starts an upgrade asked for through the API (installers/upgrade.sh)
   env_set BERTH_UPGRADER "$([ "$init_mode" = systemd ] && echo path-unit || echo spawn)"
   env_set BERTH_INSTALL_ROOT "$OPT"
+  # set once, from the first bundle installed; yours to change afterwards
+  if ! grep -q '^BERTH_UPGRADE_SOURCES=' "$ETC/berth.env"; then
+    if [ -n "${upgrade_source:-}" ]; then
+      env_set BERTH_UPGRADE_SOURCES "$upgrade_source"
+    else
+      say "note: upgrades through the API (berth server upgrade, the console) take no bundle until BERTH_UPGRADE_SOURCES is set in $ETC/berth.env (this bundle's folder, $(dirname "$bundle_src"), is not one to trust)"
+    fi
+  fi
   mkdir -p "$DATA/upgrade"
   chmod 0700 "$DATA/upgrade"
   chmod 0600 "$ETC/berth.env"

@@ -39,6 +39,22 @@ case "$from" in
   *) status failed "the bundle must be an https:// URL or an absolute path on the server" "request"; exit 1 ;;
 esac
 if [[ "$from" == *[[:cntrl:]]* ]] || [[ "$from" == */../* ]]; then status failed "the bundle's location is not acceptable" "request"; exit 1; fi
+# Only from where root said (BERTH_UPGRADE_SOURCES in berth.env, which the daemon cannot write),
+# never from a folder apps or other users can write: the same rule as the daemon's
+# (daemon/core/upgrade-text.ts), applied again outside it.
+sources=$(sed -n 's/^BERTH_UPGRADE_SOURCES=//p' "${BERTH_ETC_DIR:-/etc/berth}/berth.env" 2>/dev/null | tail -n 1 | tr -d "\"'")
+allowed=""
+for s in ${sources//,/ }; do
+  if [ "$from" = "$s" ] || [[ "$from" == "${s%/}/"* ]]; then allowed=1; fi
+done
+[ -n "$allowed" ] || { status failed "$from is not an upgrade source this server accepts (BERTH_UPGRADE_SOURCES: ${sources:-none})" "request"; exit 1; }
+if [[ "$from" == /* ]]; then
+  real=$(readlink -f "$from" 2>/dev/null || echo "$from")
+  for p in "$(dirname "$dir")" /var/lib/docker /tmp /var/tmp /dev/shm; do
+    case "$from/" in "$p"/*) ;; *) case "$real/" in "$p"/*) ;; *) continue ;; esac ;; esac
+    status failed "a bundle in $p is never installed: apps or other users can write there" "request"; exit 1
+  done
+fi
 
 status running "" "starting"
 echo "$(stamp) berth: upgrade $id from $from_version with $from" >> "$dir/log"

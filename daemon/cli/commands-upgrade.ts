@@ -35,6 +35,7 @@ function versionLines(u: ServerUpgrade): string {
   const rows: [string, string][] = [['version', u.currentVersion]];
   if (u.latest) rows.push(['newer', `${u.latest.version} is available: berth server upgrade --from ${u.latest.url}`]);
   rows.push(['upgrades', u.available ? 'available (berth server upgrade --from <bundle URL or path>)' : `not available: ${u.unavailableReason ?? 'no upgrader'}`]);
+  if (u.available) rows.push(['from', u.sources.length > 0 ? u.sources.join(' ') : 'nowhere yet: set BERTH_UPGRADE_SOURCES in /etc/berth/berth.env on the server (root)']);
   if (u.run)
     rows.push(['last run', `${u.run.state} ${u.run.fromVersion ?? '?'} -> ${u.run.toVersion ?? '?'}${u.run.finishedAt ? ` at ${u.run.finishedAt}` : ''}${u.run.message ? `: ${u.run.message}` : ''}`]);
   return rows.map(([k, v]) => `${k.padEnd(10)}${v}`).join('\n');

@@ -80,7 +80,7 @@ export interface CoreDeps {
   apiCertificate: ApiCertificatePort;
   engine: DeploymentEngine;
   /** Upgrades of Berth: the version running, how the installer's upgrader runs (null: not available), its files, the release feed. */
-  upgrade: { version: string; mode: UpgraderMode | null; files: UpgradeFilesPort; feed: ReleaseFeedPort };
+  upgrade: { version: string; mode: UpgraderMode | null; sources: readonly string[]; refusedDirs: readonly string[]; files: UpgradeFilesPort; feed: ReleaseFeedPort };
   /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
   swarm: SwarmPort;
   /** Swarm init/leave, nodes and join tokens through the Engine (daemon/swarm/control.ts). */

@@ -23,7 +23,11 @@ export class Unauthorized extends BerthError {
 
 export class Forbidden extends BerthError {
   readonly status = 403;
-  readonly code = 'forbidden';
+  readonly code: string;
+  constructor(message: string, code = 'forbidden') {
+    super(message);
+    this.code = code;
+  }
 }
 
 export class NotFound extends BerthError {

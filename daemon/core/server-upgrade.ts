@@ -11,11 +11,11 @@ import type { LatestRelease, ServerUpgrade, UpgradeRun, UpgradeState } from '../
 import { UPGRADE_STATES, upgradeInProgress } from '../../shared/statuses.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
-import { Conflict } from './errors.js';
+import { Conflict, Forbidden } from './errors.js';
 import type { EventSink } from './events.js';
 import type { SettingsRepo } from './ports/store.js';
 import { type ReleaseFeedPort, type UpgradeFilesPort, type UpgraderMode, UpgraderNotStarted } from './ports/upgrader.js';
-import { checkUpgradeSource, compareVersions, isVersion, logLines, oneLine, parseKeyValues, timeOf, valueOf } from './upgrade-text.js';
+import { checkUpgradeSource, compareVersions, isVersion, logLines, oneLine, parseKeyValues, timeOf, upgradeSourceRefusal, valueOf } from './upgrade-text.js';
 
 /** The request this daemon last wrote (a setting: it is in the state backup the upgrader takes). */
 const REQUEST_SETTING = 'upgradeRequest';
@@ -51,6 +51,10 @@ export interface ServerUpgradesDeps {
   version: string;
   /** BERTH_UPGRADER; null: upgrades are not available here. */
   mode: UpgraderMode | null;
+  /** BERTH_UPGRADE_SOURCES: where an upgrade asked for through the API may come from. */
+  sources: readonly string[];
+  /** Folders a bundle is never taken from (core/upgrade-text.ts tenantWritableDirs). */
+  refusedDirs: readonly string[];
   log: (message: string, err?: unknown) => void;
 }
 
@@ -71,6 +75,9 @@ export class ServerUpgrades {
     access.requireAllProjects('upgrading Berth');
     const from = checkUpgradeSource(input.from);
     if (this.d.mode === null) throw new Conflict(UNAVAILABLE_REASON, 'upgrade_unavailable');
+    // a key chooses when, never what: the release runs as root
+    const refusal = upgradeSourceRefusal(from, this.d.sources, this.d.refusedDirs);
+    if (refusal !== null) throw new Forbidden(refusal, 'upgrade_source_not_allowed');
     const run = await this.run();
     if (run && upgradeInProgress(run.run.state) && !(await this.stale(run.changedAt))) {
       throw new Conflict(`an upgrade is already under way (${run.run.step ?? 'running'}; request ${run.run.id}): wait for it to end`, 'upgrade_running');
@@ -134,6 +141,7 @@ export class ServerUpgrades {
       available: this.d.mode !== null,
       unavailableReason: this.d.mode === null ? UNAVAILABLE_REASON : null,
       latest: this.latest?.release ?? null,
+      sources: [...this.d.sources],
       run,
     };
   }

@@ -80,6 +80,39 @@ export function checkUpgradeSource(raw: string, field = 'from'): string {
   return from;
 }
 
+/**
+ * Folders whose files apps or other users can write (Berth's data dir: backups, builds, config
+ * files; Docker's volumes and layers; the world-writable temporary folders): a bundle there is
+ * never taken, whatever BERTH_UPGRADE_SOURCES says.
+ */
+export function tenantWritableDirs(dataDir: string): string[] {
+  return [dataDir, '/var/lib/docker', '/tmp', '/var/tmp', '/dev/shm'];
+}
+
+/** `path` is `dir` or inside it (both absolute, without `..`). */
+function within(path: string, dir: string): boolean {
+  const d = dir.replace(/\/+$/, '');
+  return d === '' || path === d || path.startsWith(`${d}/`);
+}
+
+/**
+ * Whether an upgrade asked for through the API may come from `from` (checked by checkUpgradeSource):
+ * an installed release runs as root, so a key must not be able to choose what it installs. It must
+ * be one of `sources` (BERTH_UPGRADE_SOURCES, which install.sh sets to where Berth was installed
+ * from), or inside one of them: a source ending in `/` is a folder or URL prefix, any other matches
+ * itself and what is below it. Null when allowed, else why not (one sentence).
+ */
+export function upgradeSourceRefusal(from: string, sources: readonly string[], refusedDirs: readonly string[]): string | null {
+  if (from.startsWith('/')) {
+    const dir = refusedDirs.find((d) => within(from, d) || within(d, from));
+    if (dir !== undefined) return `a bundle in ${dir} is never installed: apps or other users can write there`;
+  }
+  const allowed = sources.some((s) => from === s || from.startsWith(s.endsWith('/') ? s : `${s}/`));
+  if (allowed) return null;
+  const list = sources.length === 0 ? 'none is set' : `it allows ${sources.join(', ')}`;
+  return `${from.slice(0, 200)} is not an upgrade source this server accepts (BERTH_UPGRADE_SOURCES in /etc/berth/berth.env: ${list}); to allow it, add it there as root on the server and restart berth`;
+}
+
 /** MAJOR.MINOR.PATCH with an optional leading v and -prerelease (build metadata ignored); null when it is not one. */
 function semver(v: string): { core: [number, number, number]; pre: string[] } | null {
   const m = /^v?(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})\.(0|[1-9]\d{0,8})(?:-([0-9A-Za-z.-]{1,64}))?(?:\+[0-9A-Za-z.-]{1,64})?$/.exec(v.trim());

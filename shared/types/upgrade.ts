@@ -47,6 +47,12 @@ export interface ServerUpgrade {
   unavailableReason: string | null;
   /** A newer release from the release feed (BERTH_RELEASE_FEED); null when none is configured, known or newer. */
   latest: LatestRelease | null;
+  /**
+   * Where an upgrade asked for through the API may come from (BERTH_UPGRADE_SOURCES, set by
+   * install.sh to where Berth was installed from): URL prefixes or folders on the server. Any other
+   * source is refused (403 upgrade_source_not_allowed): the release runs as root.
+   */
+  sources: string[];
   /** The last run this server knows of; null when there was none. */
   run: UpgradeRun | null;
 }

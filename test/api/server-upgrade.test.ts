@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { ServerUpgrade } from '../../shared/types.js';
 import { VERSION } from '../../daemon/version.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
-import { fakeInstall, type FakeInstall } from '../helpers/fake-upgrader.js';
+import { type FakeInstall, fakeInstall, UPGRADE_SOURCES } from '../helpers/fake-upgrader.js';
 import { listenToEvents } from '../helpers/event-listener.js';
 import { withKnex } from '../helpers/snapshot.js';
 import { until } from '../helpers/wait.js';
@@ -57,6 +57,7 @@ describe('upgrading Berth from the API', function () {
         available: false,
         unavailableReason: 'this daemon was not installed by install.sh (a development daemon): upgrade it from its checkout',
         latest: null,
+        sources: [],
         run: null,
       });
     });
@@ -97,8 +98,29 @@ describe('upgrading Berth from the API', function () {
         available: true,
         unavailableReason: null,
         latest: { version: '99.0.0', url: 'https://releases.example.com/berth-99.0.0.tar.gz' },
+        sources: UPGRADE_SOURCES,
         run: null,
       });
+    });
+
+    it('refuses, with a 403 that names the setting, a bundle from anywhere BERTH_UPGRADE_SOURCES does not allow (a key chooses when, not what runs as root), and writes no request', async () => {
+      for (const from of [
+        'https://releases.example.com.evil.example/berth-9.9.9.tar.gz',
+        'https://evil.example/releases.example.com/berth-9.9.9.tar.gz',
+        '/root/berth-9.9.9.tar.gz',
+        '/srvx/berth-9.9.9.tar.gz',
+      ]) {
+        const res = await t.admin.request<ErrorBody>('POST', '/api/system/upgrade', { from });
+        expect(res.status, from).to.equal(403);
+        expect(res.body.error.code, from).to.equal('upgrade_source_not_allowed');
+        expect(res.body.error.message, from).to.include('BERTH_UPGRADE_SOURCES in /etc/berth/berth.env: it allows https://releases.example.com/, /srv/');
+      }
+      // a file in the data dir: backups and builds hold what apps wrote
+      const mine = await t.admin.request<ErrorBody>('POST', '/api/system/upgrade', { from: `${t.dataDir}/backups/berth-9.9.9.tar.gz` });
+      expect(mine.status).to.equal(403);
+      expect(mine.body.error.message).to.match(/is never installed: apps or other users can write there/);
+      expect(existsSync(join(dir(), 'request'))).to.equal(false);
+      expect((await upgradeOf(t)).run).to.equal(null);
     });
 
     it('refuses a source that is not an https URL or a clean absolute path with a 400, and writes no request', async () => {

@@ -39,8 +39,10 @@ describe('berth server version / upgrade', function () {
     expect(r.code, r.stderr).to.equal(0);
     expect(r.stdout).to.match(new RegExp(`^version {3}${VERSION.replace(/\./g, '\\.')}$`, 'm'));
     expect(r.stdout).to.include('upgrades  available');
+    expect(r.stdout).to.match(/^from {6}https:\/\/releases\.example\.com\/ \/srv\/$/m);
     const [j] = (await cli.run(['server', 'version', '--json'], { env })).json<ServerUpgrade>();
     expect(j).to.include({ currentVersion: VERSION, available: true, latest: null });
+    expect(j.sources).to.deep.equal(['https://releases.example.com/', '/srv/']);
   });
 
   it('server upgrade without --yes and without a terminal says what would happen and changes nothing', async () => {

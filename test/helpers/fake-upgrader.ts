@@ -55,6 +55,9 @@ esac
 finish succeeded "done" "upgraded from ${VERSION} to $to" ""
 `;
 
+/** Where the fake install takes upgrades from (what install.sh would have set). */
+export const UPGRADE_SOURCES = ['https://releases.example.com/', '/srv/'];
+
 export function fakeInstall(): FakeInstall {
   const root = mkdtempSync(join(tmpdir(), 'berth-install-'));
   const installers = join(root, 'current', 'installers');
@@ -64,7 +67,7 @@ export function fakeInstall(): FakeInstall {
   const hold = join(root, 'hold');
   return {
     root,
-    env: { BERTH_UPGRADER: 'spawn', BERTH_INSTALL_ROOT: root },
+    env: { BERTH_UPGRADER: 'spawn', BERTH_INSTALL_ROOT: root, BERTH_UPGRADE_SOURCES: UPGRADE_SOURCES.join(' ') },
     hold: () => writeFileSync(hold, ''),
     release: () => rmSync(hold, { force: true }),
     remove: () => rmSync(root, { recursive: true, force: true }),

@@ -105,9 +105,22 @@ export function UpgradeCard({ canWrite }: { canWrite: boolean }) {
           {!u.available ? <div className="note note-info">Upgrades are not available here: {u.unavailableReason}.</div> : null}
           {u.available && canWrite ? (
             <>
-              <Field label="Release bundle" hint="An https:// URL or an absolute path on the server to a release bundle (its checksum file beside it).">
-                {(id) => <input id={id} value={from ?? u.latest?.url ?? ''} onChange={(e) => setFrom(e.target.value)} placeholder="https://…/berth-1.2.3.tar.gz" />}
+              <Field
+                label="Release bundle"
+                hint={
+                  u.sources.length > 0
+                    ? `An https:// URL or an absolute path on the server to a release bundle (its checksum file beside it), from ${u.sources.join(' or ')}: this server takes upgrades from nowhere else (BERTH_UPGRADE_SOURCES on the server).`
+                    : 'An https:// URL or an absolute path on the server to a release bundle (its checksum file beside it).'
+                }
+              >
+                {(id) => <input id={id} value={from ?? u.latest?.url ?? ''} onChange={(e) => setFrom(e.target.value)} placeholder="https://…/berth-1.2.3.tar.gz" disabled={running} />}
               </Field>
+              {u.sources.length === 0 ? (
+                <div className="note note-warn">
+                  This server takes no upgrade through the API yet: as root on the server, add BERTH_UPGRADE_SOURCES (the https:// address or folder your releases come from) to /etc/berth/berth.env
+                  and restart berth. A key chooses when to upgrade, never what runs as root.
+                </div>
+              ) : null}
               <ErrorNote error={start.error} />
               <div className="row end">
                 <ConfirmButton
