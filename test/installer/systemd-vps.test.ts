@@ -171,6 +171,27 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(await mainPid()).to.equal(pid);
   });
 
+  it('an upgrade through the API takes only a bundle from where Berth was installed from: the daemon refuses another source, and upgrade.sh refuses one even when the request bypasses the daemon', async () => {
+    // set by the install from /root/previous/<bundle>: the folder releases sit side by side in
+    expect(await vps.run("sed -n 's/^BERTH_UPGRADE_SOURCES=//p' /etc/berth/berth.env")).to.equal('/root/');
+    await vps.run('cp /root/current/*.tar.gz /root/current/SHA256SUMS /tmp/');
+    const refused = await call<{ error: { code: string; message: string } }>('POST', '/api/system/upgrade', { from: `/tmp/${bundlePath.current.split('/').pop()}` });
+    expect(refused.status).to.equal(403);
+    expect(refused.body.error.code).to.equal('upgrade_source_not_allowed');
+    // a request written straight into the daemon's data dir (as a daemon taken over could): the path unit runs upgrade.sh, which checks again
+    await vps.run(`printf 'ID=bypass-1\\nFROM=/var/lib/berth/evil/berth.tar.gz\\n' > /var/lib/berth/upgrade/request`);
+    const status = await until(
+      'upgrade.sh to refuse the request',
+      async () => {
+        const text = await vps.run('cat /var/lib/berth/upgrade/status 2>/dev/null || true');
+        return text.includes('ID=bypass-1') && text.includes('STATE=failed') ? text : null;
+      },
+      30_000,
+    );
+    expect(status).to.include('MESSAGE=/var/lib/berth/evil/berth.tar.gz is not an upgrade source this server accepts (BERTH_UPGRADE_SOURCES: /root/)');
+    expect(await vps.run('readlink /opt/berth/current')).to.equal(`/opt/berth/releases/${PREVIOUS}`);
+  });
+
   it('berth server upgrade from a laptop (the API, the path unit, upgrade.sh) keeps projects, variables, keys and the running app, with 0 failed app requests; an app the user stopped stays stopped', async () => {
     // a second app, deployed and then stopped by its owner (docker stop on the server)
     const worker = await call<{ service: { id: string } }>('POST', `/api/projects/${projectId}/services`, {
