@@ -5,7 +5,7 @@
 // redeploy-restored: the installer's last `--restore` step: every service deployed again through
 // the daemon's API on loopback (a key made for it and revoked after), each database then given
 // its latest backup when its backup storage holds one.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BerthClient } from '../../shared/client.js';
@@ -108,10 +108,13 @@ async function restoreLatestBackup(client: BerthClient, serviceId: string, deplo
     await new Promise((r) => setTimeout(r, 500));
   }
   const { backups } = await client.listBackups(serviceId);
-  const latest = backups.filter((b) => b.status === 'succeeded').sort((a, b) => b.createdAt.localeCompare(a.createdAt))[0];
-  if (!latest) return 'no backup in its storage: it starts empty';
+  const done = backups.filter((b) => b.status === 'succeeded').sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  // a backup kept only on the lost server's disk is not here: the newest one with a copy that is
+  const usable = done.findIndex((b) => b.remoteKey !== null || (b.localPath !== null && existsSync(b.localPath)));
+  if (usable < 0) return done.length === 0 ? 'no backup in its storage: it starts empty' : `its ${done.length} backups were on the old server's disk only (none in S3 storage): it starts empty`;
+  const latest = done[usable]!;
   await client.restoreBackup(serviceId, latest.id);
-  return `backup ${latest.id} of ${latest.createdAt} restored`;
+  return `backup ${latest.id} of ${latest.createdAt} restored${usable > 0 ? ` (${usable} newer ${usable === 1 ? 'one was' : 'ones were'} on the old server's disk only)` : ''}`;
 }
 
 /** `argv` starts with `server` and one of the commands above. */

@@ -44,7 +44,8 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     caddy = await TestCaddy.create();
     await caddy.start();
   }
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-test-'));
+  // a suite may start a daemon on a data dir it prepared (a restored one)
+  const dataDir = env.BERTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'berth-test-'));
   const bootstrap = `test_${randomBytes(24).toString('hex')}`;
   // Each daemon in one test process gets its own slice of host ports.
   const base = SLICES.from + ((process.pid + portBlock++) % SLICES.count) * SLICES.size;
