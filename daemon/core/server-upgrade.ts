@@ -141,6 +141,7 @@ export class ServerUpgrades {
       available: this.d.mode !== null,
       unavailableReason: this.d.mode === null ? UNAVAILABLE_REASON : null,
       latest: this.latest?.release ?? null,
+      releaseFeed: this.d.feed.url !== null,
       sources: [...this.d.sources],
       run,
     };

@@ -47,6 +47,8 @@ export interface ServerUpgrade {
   unavailableReason: string | null;
   /** A newer release from the release feed (BERTH_RELEASE_FEED); null when none is configured, known or newer. */
   latest: LatestRelease | null;
+  /** Whether a release feed is configured (BERTH_RELEASE_FEED): without one, `latest` is always null. */
+  releaseFeed: boolean;
   /**
    * Where an upgrade asked for through the API may come from (BERTH_UPGRADE_SOURCES, set by
    * install.sh to where Berth was installed from): URL prefixes or folders on the server. Any other

@@ -57,6 +57,7 @@ describe('upgrading Berth from the API', function () {
         available: false,
         unavailableReason: 'this daemon was not installed by install.sh (a development daemon): upgrade it from its checkout',
         latest: null,
+        releaseFeed: false,
         sources: [],
         run: null,
       });
@@ -98,6 +99,7 @@ describe('upgrading Berth from the API', function () {
         available: true,
         unavailableReason: null,
         latest: { version: '99.0.0', url: 'https://releases.example.com/berth-99.0.0.tar.gz' },
+        releaseFeed: true,
         sources: UPGRADE_SOURCES,
         run: null,
       });

@@ -99,7 +99,9 @@ export function UpgradeCard({ canWrite }: { canWrite: boolean }) {
             </div>
             <div>
               <dt>Newest release</dt>
-              <dd>{u.latest ? `A newer release ${u.latest.version} is available` : 'No newer release known'}</dd>
+              <dd>
+                {u.latest ? `A newer release ${u.latest.version} is available` : u.releaseFeed ? 'This is the newest release' : 'Not known here: no release feed is configured (BERTH_RELEASE_FEED)'}
+              </dd>
             </div>
           </dl>
           {!u.available ? <div className="note note-info">Upgrades are not available here: {u.unavailableReason}.</div> : null}
