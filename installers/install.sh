@@ -687,6 +687,8 @@ units_changed=""
 write_units() {
   [ "$init_mode" = systemd ] || return 0
   step "systemd units"
+  # the one folder outside its data dir the sandboxed daemon writes (berth.service: Swarm's registry trust)
+  mkdir -p /etc/docker/certs.d
   units_changed+=$(install_file "$OPT/current/installers/berth.service" "$UNIT")
   local caddy_changed upgrade_changed=""
   caddy_changed=$(install_file "$OPT/current/installers/caddy-berth.conf" "$CADDY_DROPIN")
