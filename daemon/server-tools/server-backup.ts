@@ -15,7 +15,7 @@ import { systemClock } from '../core/clock.js';
 import { isFinal } from '../core/deployment-states.js';
 import { KeyService } from '../core/keys.js';
 import { openDataDir } from '../runtime.js';
-import { passphraseProblem } from './archive-crypto.js';
+import { passphraseProblem } from '../core/server-backup-rules.js';
 import { createServerArchive, defaultServerPaths, restoreServerArchive } from './server-archive.js';
 
 const USAGE = `usage (on the server, as root):
