@@ -67,8 +67,10 @@ export interface ServerBackupDownload {
 }
 
 export class ServerBackups {
-  /** The run under way (one at a time), until it is recorded and its retention is done. */
+  /** The run under way (one at a time), until it is recorded. */
   private current: Promise<void> | null = null;
+  /** Retention after each succeeded run, one after the other (outside the run: a client that saw the end may start the next). */
+  private retention: Promise<void> = Promise.resolve();
 
   constructor(private readonly d: ServerBackupsDeps) {}
 
@@ -150,7 +152,15 @@ export class ServerBackups {
     const run = await this.d.repo.get(runId);
     if (!run) throw new NotFound("Berth's backup not found");
     if (run.status === 'running') throw new Conflict('the backup is still running: delete it once it has ended', 'backup_running');
-    await this.removeFiles(run);
+    // a failed run uploaded nothing that stayed (its end removed what it had written): its record goes
+    if (run.status === 'succeeded') {
+      try {
+        await this.removeFiles(run);
+      } catch (err) {
+        if (err instanceof Conflict) throw err;
+        throw new ProviderError(`the archive could not be removed: ${oneLine(err)}`);
+      }
+    }
     await this.d.repo.delete(run.id);
     this.changed();
   }
@@ -179,6 +189,7 @@ export class ServerBackups {
   /** Waits for the run under way (tests, shutdown). */
   async settled(): Promise<void> {
     while (this.current) await this.current;
+    await this.retention;
   }
 
   /** The schedule's path: a run with the stored passphrase, skipped while one is under way. */
@@ -236,7 +247,7 @@ export class ServerBackups {
     }
   }
 
-  /** One run, to its recorded end; then retention. Never rejects. */
+  /** One run, to its recorded end; then retention is queued. Never rejects. */
   private async execute(run: ServerBackupRecord, passphrase: string, keep: number): Promise<void> {
     let ended: ServerBackupRecord | null;
     let fileName: string | null = null;
@@ -263,7 +274,7 @@ export class ServerBackups {
       if (fileName) await this.removeFiles({ ...run, fileName }).catch((e: unknown) => this.d.log(`removing the files of Berth's failed backup ${run.id}`, e));
     }
     if (ended) this.publish(ended);
-    if (ended?.status === 'succeeded') await this.retain(keep);
+    if (ended?.status === 'succeeded') this.retention = this.retention.then(() => this.retain(keep));
   }
 
   /** Uploads the archive and its `.sha256`, then removes the local copies. */
@@ -280,7 +291,10 @@ export class ServerBackups {
 
   /** Keeps the newest `keep` succeeded runs; the older ones' files go, then their records. */
   private async retain(keep: number): Promise<void> {
-    const succeeded = await this.d.repo.byStatus('succeeded');
+    const succeeded = await this.d.repo.byStatus('succeeded').catch((err: unknown) => {
+      this.d.log("listing Berth's backups for retention", err);
+      return [];
+    });
     for (const old of succeeded.slice(keep)) {
       try {
         await this.removeFiles(old);
