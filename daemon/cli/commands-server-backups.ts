@@ -139,7 +139,7 @@ export function registerServerBackupsCommands(server: Command): void {
     });
   backups
     .command('run')
-    .description("back up Berth now: one encrypted archive of its state (a write key over all projects)")
+    .description('back up Berth now: one encrypted archive of its state (a write key over all projects)')
     .option('--passphrase-file <file>', 'the passphrase for this run only (at least 12 characters); default: the stored one')
     .option('--wait', 'follow the run to its end (exit 1 when it fails)')
     .action(async (o: { passphraseFile?: string; wait?: boolean }, cmd: Command) => {

@@ -3,7 +3,7 @@
 // folder or its prefix in the bucket), the bounds of `keep`, and every status write of a run (the
 // backups' state table: `running -> succeeded | failed`, written with a conditional UPDATE).
 import { IllegalBackupTransition, predecessorsOf, transition } from './backup-states.js';
-import type { JobStatus } from '../../shared/types.js';
+import type { JobStatus, ServerBackupRun, ServerBackupStorageId, ServerBackupTrigger } from '../../shared/types.js';
 import type { ServerBackupPatch, ServerBackupRecord, ServerBackupsRepo } from './ports/server-backups.js';
 
 const PASSPHRASE_MIN = 12;
@@ -27,7 +27,7 @@ export function isServerArchiveName(name: string): boolean {
 }
 
 /** The keys of an archive and its checksum in the S3 storage (under the storage's own prefix). */
-export const REMOTE_PREFIX = 'berth-server/';
+const REMOTE_PREFIX = 'berth-server/';
 export function remoteKeys(fileName: string): { archive: string; checksum: string } {
   return { archive: `${REMOTE_PREFIX}${fileName}`, checksum: `${REMOTE_PREFIX}${fileName}.sha256` };
 }
@@ -43,12 +43,7 @@ export const DAEMON_STOPPED = 'the daemon stopped during the backup';
  * Moves a run to `to` (with the patch in the same write) when the table allows it from its stored
  * status. Null when the run is gone (deleted meanwhile); throws IllegalBackupTransition otherwise.
  */
-export async function recordServerBackupStatus(
-  repo: Pick<ServerBackupsRepo, 'get' | 'setStatus'>,
-  id: string,
-  to: JobStatus,
-  patch: ServerBackupPatch = {},
-): Promise<ServerBackupRecord | null> {
+export async function recordServerBackupStatus(repo: Pick<ServerBackupsRepo, 'get' | 'setStatus'>, id: string, to: JobStatus, patch: ServerBackupPatch = {}): Promise<ServerBackupRecord | null> {
   const what = `Berth's backup ${id}`;
   const current = await repo.get(id);
   if (!current) return null;
@@ -57,4 +52,50 @@ export async function recordServerBackupStatus(
   const now = await repo.get(id);
   if (!now) return null;
   throw new IllegalBackupTransition(now.status, to, what);
+}
+
+/** A new run's record: `running` (or `failed` at once with `error`: a scheduled run that could not start). */
+export function newRun(f: { id: string; trigger: ServerBackupTrigger; at: string; storageId: ServerBackupStorageId | null; version: string; error: string | null }): ServerBackupRecord {
+  return {
+    id: f.id,
+    status: f.error === null ? 'running' : 'failed',
+    trigger: f.trigger,
+    startedAt: f.at,
+    finishedAt: f.error === null ? null : f.at,
+    fileName: null,
+    sizeBytes: null,
+    sha256: null,
+    location: f.storageId === null ? 'disk' : 's3',
+    storageId: f.storageId,
+    berthVersion: f.version,
+    counts: null,
+    error: f.error,
+  };
+}
+
+/** Every field that leaves, named (a record is never spread into an answer). */
+export function runView(r: ServerBackupRecord): ServerBackupRun {
+  return {
+    id: r.id,
+    status: r.status,
+    trigger: r.trigger,
+    startedAt: r.startedAt,
+    finishedAt: r.finishedAt,
+    fileName: r.fileName,
+    sizeBytes: r.sizeBytes,
+    sha256: r.sha256,
+    location: r.location,
+    storageId: r.storageId,
+    berthVersion: r.berthVersion,
+    counts: r.counts,
+    error: r.error,
+  };
+}
+
+const ERROR_MAX = 500;
+
+/** An error as a run's reason: one line, bounded. */
+export function oneLine(err: unknown): string {
+  const text = err instanceof Error ? err.message : String(err);
+  return text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX) || 'unknown error';
 }

@@ -24,9 +24,12 @@ import {
   KEEP_MAX,
   KEEP_MIN,
   isServerArchiveName,
+  newRun,
+  oneLine,
   passphraseProblem,
   recordServerBackupStatus,
   remoteKeys,
+  runView as view,
 } from './server-backup-rules.js';
 
 /** The settings (plain JSON) and the passphrase (sealed). */
@@ -34,7 +37,6 @@ const SETTINGS_KEY = 'serverBackups';
 const PASSPHRASE_KEY = 'serverBackupPassphrase';
 /** How many runs GET answers. */
 const LIST_LIMIT = 50;
-const ERROR_MAX = 500;
 
 interface Stored {
   schedule: string | null;
@@ -58,7 +60,12 @@ export interface ServerBackupsDeps {
 }
 
 /** PATCH's body as the edge parsed it: the storage id is any text here, checked below. */
-export type ServerBackupsInput = Omit<ServerBackupsPatch, 'storageId'> & { storageId?: string | null | undefined; passphrase?: string | undefined; keep?: number | undefined; schedule?: string | null | undefined };
+export type ServerBackupsInput = Omit<ServerBackupsPatch, 'storageId'> & {
+  storageId?: string | null | undefined;
+  passphrase?: string | undefined;
+  keep?: number | undefined;
+  schedule?: string | null | undefined;
+};
 
 export interface ServerBackupDownload {
   fileName: string;
@@ -178,7 +185,7 @@ export class ServerBackups {
         this.d.log(`recovering Berth's backup ${run.id}`, err);
       }
     }
-    await this.d.archives.removePartial().catch((err: unknown) => this.d.log("removing what interrupted backups of Berth left in their folder", err));
+    await this.d.archives.removePartial().catch((err: unknown) => this.d.log('removing what interrupted backups of Berth left in their folder', err));
   }
 
   /** Arms the schedule from the settings (at start-up, after recover()). */
@@ -217,21 +224,7 @@ export class ServerBackups {
     let finish: () => void = () => undefined;
     this.current = new Promise<void>((resolve) => (finish = resolve));
     try {
-      const run: ServerBackupRecord = {
-        id: newId(),
-        status: 'running',
-        trigger,
-        startedAt: this.d.clock.now(),
-        finishedAt: null,
-        fileName: null,
-        sizeBytes: null,
-        sha256: null,
-        location: stored.storageId === null ? 'disk' : 's3',
-        storageId: stored.storageId,
-        berthVersion: this.d.version,
-        counts: null,
-        error: null,
-      };
+      const run = newRun({ id: newId(), trigger, at: this.d.clock.now(), storageId: stored.storageId, version: this.d.version, error: null });
       await this.d.repo.insert(run);
       this.publish(run);
       // tracked in `current` and ends recorded whatever happens (execute catches everything)
@@ -316,7 +309,11 @@ export class ServerBackups {
     // a run that failed before its upload may still have its local copy
     await this.d.archives.remove(run.fileName);
     const remote = await this.d.remote();
-    if (!remote) throw new Conflict("the archive is in the S3 storage, and no S3 storage is configured now: configure it again to delete it, or delete it in the bucket (under berth-server/)", 'storage_unavailable');
+    if (!remote)
+      throw new Conflict(
+        'the archive is in the S3 storage, and no S3 storage is configured now: configure it again to delete it, or delete it in the bucket (under berth-server/)',
+        'storage_unavailable',
+      );
     const keys = remoteKeys(run.fileName);
     await remote.delete(keys.archive);
     await remote.delete(keys.checksum);
@@ -325,22 +322,7 @@ export class ServerBackups {
   /** A scheduled run that could not start is recorded `failed`, so the schedule never claims a backup it did not take. */
   private async refused(trigger: ServerBackupTrigger, reason: string): Promise<void> {
     const stored = await this.stored();
-    const at = this.d.clock.now();
-    const run: ServerBackupRecord = {
-      id: newId(),
-      status: 'failed',
-      trigger,
-      startedAt: at,
-      finishedAt: at,
-      fileName: null,
-      sizeBytes: null,
-      sha256: null,
-      location: stored.storageId === null ? 'disk' : 's3',
-      storageId: stored.storageId,
-      berthVersion: this.d.version,
-      counts: null,
-      error: reason,
-    };
+    const run = newRun({ id: newId(), trigger, at: this.d.clock.now(), storageId: stored.storageId, version: this.d.version, error: reason });
     await this.d.repo.insert(run);
     this.publish(run);
   }
@@ -385,28 +367,4 @@ export class ServerBackups {
     this.changed();
     this.d.events.publish({ type: 'server-backup', allProjects: true, data: { runId: run.id, status: run.status, trigger: run.trigger } });
   }
-}
-
-/** Every field that leaves, named (a record is never spread into an answer). */
-function view(r: ServerBackupRecord): ServerBackupRun {
-  return {
-    id: r.id,
-    status: r.status,
-    trigger: r.trigger,
-    startedAt: r.startedAt,
-    finishedAt: r.finishedAt,
-    fileName: r.fileName,
-    sizeBytes: r.sizeBytes,
-    sha256: r.sha256,
-    location: r.location,
-    storageId: r.storageId,
-    berthVersion: r.berthVersion,
-    counts: r.counts,
-    error: r.error,
-  };
-}
-
-function oneLine(err: unknown): string {
-  const text = err instanceof Error ? err.message : String(err);
-  return text.replace(/\s+/g, ' ').trim().slice(0, ERROR_MAX) || 'unknown error';
 }

@@ -19,7 +19,6 @@ const HEADER_BYTES = MAGIC.length + SALT_BYTES + IV_BYTES;
 /** scrypt cost: about 0.1 s and 32 MiB here, once per archive. */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
-
 function deriveKey(passphrase: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => scrypt(passphrase.normalize('NFC'), salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
 }

@@ -64,7 +64,11 @@ function patchRow(p: ServerBackupPatch): Partial<Row> {
 
 export function serverBackupsRepo(knex: Knex): ServerBackupsRepo {
   // newest first; the id breaks ties of one millisecond
-  const newest = () => knex<Row>(TABLE).orderBy([{ column: 'started_at', order: 'desc' }, { column: 'id', order: 'desc' }]);
+  const newest = () =>
+    knex<Row>(TABLE).orderBy([
+      { column: 'started_at', order: 'desc' },
+      { column: 'id', order: 'desc' },
+    ]);
   return {
     async insert(run) {
       await knex<Row>(TABLE).insert({

@@ -138,7 +138,10 @@ describe("Berth's own backup from the API", function () {
       expect(names).to.deep.equal(['kept-in-the-archive']);
       expect(readFileSync(join(into.etcDir, 'berth.env'), 'utf8')).to.equal('BERTH_PORT=4311\n');
       await until('the end is heard', async () => listener.heard().some((e) => e.event === 'server-backup' && e.json.status === 'succeeded'), 5_000);
-      const heard = listener.heard().filter((e) => e.event === 'server-backup').map((e) => [e.json.runId, e.json.status, e.json.trigger]);
+      const heard = listener
+        .heard()
+        .filter((e) => e.event === 'server-backup')
+        .map((e) => [e.json.runId, e.json.status, e.json.trigger]);
       expect(heard).to.deep.equal([
         [run.id, 'running', 'manual'],
         [run.id, 'succeeded', 'manual'],

@@ -52,7 +52,10 @@ describe('berth server backups', function () {
   it('lists the settings and no runs; a run without a passphrase is refused (exit 1) and a short one is a usage error (exit 2)', async () => {
     const r = await cli.run(['server', 'backups'], { env });
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stdout).to.match(/^schedule {4}off$/m).and.match(/^passphrase {2}not set/m).and.include('no backups of Berth yet');
+    expect(r.stdout)
+      .to.match(/^schedule {4}off$/m)
+      .and.match(/^passphrase {2}not set/m)
+      .and.include('no backups of Berth yet');
     const none = await cli.run(['server', 'backups', 'run'], { env });
     expect(none.code).to.equal(1);
     expect(none.stderr).to.include('no passphrase is stored');
@@ -63,7 +66,9 @@ describe('berth server backups', function () {
   it('run --wait follows the run to its end and says how to restore', async () => {
     const r = await cli.run(['server', 'backups', 'run', '--passphrase-file', join(root, 'passphrase'), '--wait'], { env });
     expect(r.code, r.stderr).to.equal(0);
-    expect(r.stderr).to.match(/backup \S+ succeeded: berth-server-.*\.tar\.gz\.enc/).and.include('install.sh --from <bundle> --restore <archive> --passphrase-file <file>');
+    expect(r.stderr)
+      .to.match(/backup \S+ succeeded: berth-server-.*\.tar\.gz\.enc/)
+      .and.include('install.sh --from <bundle> --restore <archive> --passphrase-file <file>');
     const [j] = (await cli.run(['server', 'backups', '--json'], { env })).json<ServerBackups>();
     expect(j!.runs).to.have.length(1);
     expect(j!.runs[0]).to.include({ status: 'succeeded', trigger: 'manual' });
@@ -79,7 +84,9 @@ describe('berth server backups', function () {
     expect(bad.stderr).to.include('cron');
     const off = await cli.run(['server', 'backups', 'schedule', 'off'], { env });
     expect(off.code, off.stderr).to.equal(0);
-    expect(off.stdout).to.match(/^schedule {4}off$/m).and.match(/^passphrase {2}set$/m);
+    expect(off.stdout)
+      .to.match(/^schedule {4}off$/m)
+      .and.match(/^passphrase {2}set$/m);
     // the stored passphrase serves a run with none given
     const r = await cli.run(['server', 'backups', 'run', '--wait', '--json'], { env });
     expect(r.code, r.stderr).to.equal(0);

@@ -116,10 +116,7 @@ describe('console: backup of Berth (Chromium)', function () {
     const dialog = a.getByRole('dialog', { name: 'Delete this backup of Berth?' });
     await dialog.getByText('and its checksum are removed from this server').waitFor();
     await dialog.getByRole('button', { name: 'Delete backup' }).click();
-    await a.waitForFunction(
-      (n) => document.querySelectorAll('section[aria-labelledby="server-backups-title"] tbody tr').length === n,
-      before - 1,
-    );
+    await a.waitForFunction((n) => document.querySelectorAll('section[aria-labelledby="server-backups-title"] tbody tr').length === n, before - 1);
     await reader.goto(`${t.url}/settings`);
     await card(reader).getByText('scheduled').first().waitFor();
     expect(await card(reader).getByRole('button', { name: 'Back up now' }).count()).to.equal(0);

@@ -49,10 +49,7 @@ function RunRow({ run, canWrite }: { run: ServerBackupRun; canWrite: boolean }) 
       <td className="right nowrap">
         {canWrite && run.status === 'succeeded' && run.fileName ? (
           <>
-            <Button
-              className="btn-small"
-              onClick={() => void t.download(apiPath('system.backups.download', { runId: run.id }), run.fileName!).catch((e: Error) => notify.error(e.message))}
-            >
+            <Button className="btn-small" onClick={() => void t.download(apiPath('system.backups.download', { runId: run.id }), run.fileName!).catch((e: Error) => notify.error(e.message))}>
               Download
             </Button>{' '}
           </>
@@ -133,26 +130,11 @@ function SettingsForm({ answer, s3Connected }: { answer: ServerBackups; s3Connec
         </Field>
       </div>
       <Field label="Passphrase" hint={s.passphraseSet ? 'Set. Type a new one to change it.' : 'At least 12 characters. Nothing opens an archive without it: keep it apart from the backups.'}>
-        {(id) => (
-          <input
-            id={id}
-            type="password"
-            value={passphrase}
-            onChange={(e) => setPassphrase(e.target.value)}
-            autoComplete="new-password"
-            placeholder={s.passphraseSet ? '•••••••• (set)' : ''}
-          />
-        )}
+        {(id) => <input id={id} type="password" value={passphrase} onChange={(e) => setPassphrase(e.target.value)} autoComplete="new-password" placeholder={s.passphraseSet ? '•••••••• (set)' : ''} />}
       </Field>
       <ErrorNote error={save.error ?? run.error} />
       <div className="row end">
-        <Button
-          type="button"
-          busy={run.isPending || running}
-          disabled={!s.passphraseSet}
-          title={s.passphraseSet ? undefined : 'Save a passphrase first'}
-          onClick={() => run.mutate({})}
-        >
+        <Button type="button" busy={run.isPending || running} disabled={!s.passphraseSet} title={s.passphraseSet ? undefined : 'Save a passphrase first'} onClick={() => run.mutate({})}>
           {running ? 'Backing up…' : 'Back up now'}
         </Button>
         <Button variant="primary" type="submit" busy={save.isPending}>
@@ -175,8 +157,8 @@ export function ServerBackupsCard({ canWrite }: { canWrite: boolean }) {
         Backup of Berth
       </h2>
       <p className="muted small">
-        One encrypted archive of Berth itself: its projects, services, keys, domains and settings, the secret that seals stored credentials, /etc/berth and Caddy's configuration and CA. Databases
-        and volumes have their own backups.
+        One encrypted archive of Berth itself: its projects, services, keys, domains and settings, the secret that seals stored credentials, /etc/berth and Caddy's configuration and CA. Databases and
+        volumes have their own backups.
       </p>
       {q.isPending ? <Loading what="the backups of Berth" /> : null}
       {!a ? <ErrorNote error={q.error} /> : null}
