@@ -65,6 +65,9 @@ import { openDataDir } from './runtime.js';
 import { ReleaseFeed } from './server-tools/release-feed.js';
 import { UpgradeFiles } from './server-tools/upgrade-files.js';
 import { tenantWritableDirs } from './core/upgrade-text.js';
+import { ServerArchiveFiles } from './server-tools/server-archive-files.js';
+import { defaultServerPaths } from './server-tools/server-archive.js';
+import { ServerBackupSchedule } from './backups/server-backup-schedule.js';
 import { VERSION } from './version.js';
 import type { CachedStore } from './store/read-cache.js';
 import { cronRules } from './jobs/cron.js';
@@ -88,6 +91,8 @@ export interface Composed {
   sse: SseStreams;
   jobRunner: JobRunner;
   jobScheduler: JobScheduler;
+  /** The schedule of Berth's own backup; `fire()` takes the scheduled path now (the test hook). */
+  serverBackupSchedule: ServerBackupSchedule;
   /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
   recoverJobs: () => Promise<void>;
   /** Berth's CA (the development join listener's certificate comes from it). */
@@ -261,6 +266,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
   const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir, clock, events: hub, log });
   const jobScheduler = new JobScheduler(store, jobRunner, log);
+  // Berth's own backup: the archive `berth server backup` writes (the daemon reads /etc/berth and Caddy's home), in <data>/server-backups
+  const serverBackupSchedule = new ServerBackupSchedule(log);
   const core = buildCore({
     store,
     instances: new EngineInstances({ docker, own, swarm }),
@@ -286,6 +293,10 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       refusedDirs: tenantWritableDirs(config.dataDir),
       files: new UpgradeFiles(config.dataDir, config.upgrade.installRoot),
       feed: new ReleaseFeed(config.upgrade.releaseFeed),
+    },
+    serverBackups: {
+      archives: new ServerArchiveFiles(defaultServerPaths(config.dataDir), join(config.dataDir, 'server-backups')),
+      schedule: serverBackupSchedule,
     },
     joinEndpoint: new JoinEndpoint({ joinTlsAddr: config.joinTlsAddr, apiTlsAddr: config.apiTlsAddr, publicIp }),
     deployLimits,
@@ -341,6 +352,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     sse: new SseStreams(store.version, log),
     jobRunner,
     jobScheduler,
+    serverBackupSchedule,
     ca,
     recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };

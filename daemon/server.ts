@@ -25,6 +25,7 @@ import { VERSION } from './version.js';
 import { requestOrigin } from './http/request-origin.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { JobScheduler } from './jobs/scheduler.js';
+import type { ServerBackupSchedule } from './backups/server-backup-schedule.js';
 import { terminalSockets } from './http/terminal-ws.js';
 
 export interface RunningDaemon {
@@ -48,6 +49,8 @@ export interface RunningDaemon {
   jobRunner: JobRunner;
   /** Jobs' schedules; `fire(jobId)` takes the scheduled path now (the test hook). */
   jobScheduler: JobScheduler;
+  /** The schedule of Berth's own backup; `fire()` takes the scheduled path now (the test hook). */
+  serverBackupSchedule: ServerBackupSchedule;
   stop(): Promise<void>;
 }
 
@@ -100,6 +103,9 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   await composed.recoverJobs();
   jobRunner.watch();
   await jobScheduler.start();
+  // Berth's own backup: runs a stopped daemon left `running` end `failed` and their files go; then its schedule arms
+  await core.serverBackups.recover().catch((err: unknown) => log("recovering Berth's interrupted backups", err));
+  await core.serverBackups.startSchedule().catch((err: unknown) => log("arming the schedule of Berth's backup", err));
   // `node` events while Swarm is on (a cached `docker info` every few seconds while it is off)
   await core.nodeWatch.start();
   const app = createApp({
@@ -162,6 +168,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     sse,
     jobRunner,
     jobScheduler,
+    serverBackupSchedule: composed.serverBackupSchedule,
     async stop() {
       clearInterval(trimTimer);
       if (upgradeTimer) clearInterval(upgradeTimer);
@@ -169,6 +176,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       terminals.closeAll();
       backupScheduler.stop();
       jobScheduler.stop();
+      composed.serverBackupSchedule.stop();
       core.nodeWatch.stop();
       proxy.stop();
       composed.taskWatcher.stop();
@@ -186,6 +194,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       await backups.shutdown();
       await composed.volumeBackups.shutdown();
       await jobRunner.shutdown();
+      // a backup of Berth under way ends recorded before the store closes
+      await core.serverBackups.settled();
       await notifier.stop();
       await store.close();
       Notifier.markStopped(config.dataDir);

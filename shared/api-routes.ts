@@ -95,6 +95,12 @@ export const API_ROUTES = [
   // Berth's own version, a newer release from the feed, and the last upgrade; POST hands a bundle to the installer's upgrader
   { id: 'system.upgrade', method: 'GET', path: '/api/system/upgrade', access: 'all-projects-read', action: 'reading the upgrade state' },
   { id: 'system.upgrade.start', method: 'POST', path: '/api/system/upgrade', access: 'all-projects-write', action: 'upgrading Berth' },
+  // Berth's own backup (the archive of its state) from the API: settings, runs, downloads
+  { id: 'system.backups', method: 'GET', path: '/api/system/backups', access: 'all-projects-read', action: "reading Berth's backups" },
+  { id: 'system.backups.patch', method: 'PATCH', path: '/api/system/backups', access: 'all-projects-write', action: "changing Berth's backup settings" },
+  { id: 'system.backups.run', method: 'POST', path: '/api/system/backups', access: 'all-projects-write', action: 'backing up Berth' },
+  { id: 'system.backups.download', method: 'GET', path: '/api/system/backups/:runId/download', access: 'all-projects-write', action: "downloading Berth's backups", download: true },
+  { id: 'system.backups.delete', method: 'DELETE', path: '/api/system/backups/:runId', access: 'all-projects-write', action: "deleting Berth's backups" },
   { id: 'dns-providers.put', method: 'PUT', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'dns-providers.delete', method: 'DELETE', path: '/api/system/dns-providers/:providerId', access: 'all-projects-write', action: 'managing DNS providers' },
   { id: 'domains.dns-record', method: 'POST', path: `${S}/domains/:domainId/dns-records`, access: 'write' },

@@ -2,16 +2,19 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus, UpgradeState } from './types.js';
+import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, JobStatus, NodeAvailability, NodeState, ProxyResult, ServerBackupTrigger, ServiceStatus, UpgradeState } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
 
 export type ChangeAction = 'created' | 'updated' | 'deleted';
 
-/** Which settings changed in a `settings` event (what a settings view refetches). */
-/** `address`: the server's address changed, and with it the API certificate's fingerprint. `upgrade`: an upgrade of Berth started or ended. */
-export type SettingsArea = 'system' | 'address' | 'upgrade' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
+/**
+ * Which settings changed in a `settings` event (what a settings view refetches).
+ * `address`: the server's address changed, and with it the API certificate's fingerprint. `upgrade`: an upgrade of Berth started or ended.
+ * `server-backups`: Berth's own backup settings changed, or one of its runs started, ended or was deleted.
+ */
+export type SettingsArea = 'system' | 'address' | 'upgrade' | 'server-backups' | 'deploy-limits' | 'quota-defaults' | 'backup-storage' | 'dns-providers' | 'ai-providers';
 
 /** The payload of each event type heard by keys of the event's project. */
 export interface ProjectEventPayloads {
@@ -65,6 +68,8 @@ export interface AllProjectsEventPayloads {
    * announced once, often by the daemon that started after the switch). With `settings` area `upgrade`.
    */
   upgrade: { runId: string; state: UpgradeState; fromVersion: string | null; toVersion: string | null };
+  /** A backup of Berth itself started (`running`) or ended (`succeeded`, `failed`). With `settings` area `server-backups`. */
+  'server-backup': { runId: string; status: JobStatus; trigger: ServerBackupTrigger };
 }
 
 export type ProjectEventType = keyof ProjectEventPayloads;
@@ -96,6 +101,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   swarm: 'all-projects',
   node: 'all-projects',
   upgrade: 'all-projects',
+  'server-backup': 'all-projects',
 };
 
 export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];

@@ -1,12 +1,13 @@
 // `berth server ...`: the server's own state. `server disk` (commands-quotas.ts); `server address`
 // (the address clients and DNS records use, detected or set, and the API certificate's
-// fingerprint); `server version` and `server upgrade` (commands-upgrade.ts); `server set-address IP`, which re-issues that certificate: every client pinned to
+// fingerprint); `server version` and `server upgrade` (commands-upgrade.ts); `server backups` (Berth's own backup through the API: commands-server-backups.ts); `server set-address IP`, which re-issues that certificate: every client pinned to
 // the old one is refused until it re-pins, so it says so and asks first, then prints the new
 // fingerprint with the exact `berth login` line, and re-pins this CLI's own contexts for the server.
 import type { Command } from 'commander';
 import type { ServerAddress, ServerAddressChange } from '../../shared/types.js';
 import { registerServerDiskCommand } from './commands-quotas.js';
 import { registerServerUpgradeCommands } from './commands-upgrade.js';
+import { registerServerBackupsCommands } from './commands-server-backups.js';
 import { readCliConfig, writeCliConfig } from './config-store.js';
 import { confirm } from './confirm.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -70,9 +71,10 @@ async function setAddress(s: Session, address: string): Promise<void> {
 }
 
 export function registerServerCommands(program: Command): void {
-  const server = program.command('server').description("the server's own state (berth server disk|address|set-address|version|upgrade)");
+  const server = program.command('server').description("the server's own state (berth server disk|address|set-address|version|upgrade|backups)");
   registerServerDiskCommand(server);
   registerServerUpgradeCommands(server);
+  registerServerBackupsCommands(server);
   server
     .command('address')
     .description("the server's address (detected on the first start, or set), and the fingerprint of the API certificate served for it")

@@ -58,6 +58,8 @@ import { ServerAddresses } from './server-address.js';
 import type { ApiCertificatePort } from './ports/api-certificate.js';
 import { ServerUpgrades } from './server-upgrade.js';
 import type { ReleaseFeedPort, UpgradeFilesPort, UpgraderMode } from './ports/upgrader.js';
+import { ServerBackups } from './server-backups.js';
+import type { ServerArchivePort, ServerBackupSchedulePort } from './ports/server-backups.js';
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
 import { Jobs } from './jobs.js';
@@ -81,6 +83,8 @@ export interface CoreDeps {
   engine: DeploymentEngine;
   /** Upgrades of Berth: the version running, how the installer's upgrader runs (null: not available), its files, the release feed. */
   upgrade: { version: string; mode: UpgraderMode | null; sources: readonly string[]; refusedDirs: readonly string[]; files: UpgradeFilesPort; feed: ReleaseFeedPort };
+  /** Berth's own backup: the archive maker with its folder, and the schedule's timer (the S3 storage is backupStorage's). */
+  serverBackups: { archives: ServerArchivePort; schedule: ServerBackupSchedulePort };
   /** Swarm mode: whether this server is a manager, and its advertise address (daemon/swarm/state.ts). */
   swarm: SwarmPort;
   /** Swarm init/leave, nodes and join tokens through the Engine (daemon/swarm/control.ts). */
@@ -168,6 +172,8 @@ export interface Core {
   address: ServerAddresses;
   /** Berth's version, a newer release from the feed, and upgrades handed to the installer's upgrader. */
   upgrade: ServerUpgrades;
+  /** Berth's own backup (the archive of its state): settings, runs now or on a schedule, to disk or S3, retention. */
+  serverBackups: ServerBackups;
   dns: DnsProviders;
   notifications: NotificationChannels;
   metrics: SystemMetricsView;
@@ -223,6 +229,17 @@ export function buildCore(deps: CoreDeps): Core {
     settings,
     address: new ServerAddresses({ settings: store.settings, clock, detectedIp: deps.detectedIp, proxy: deps.proxy, certificate: deps.apiCertificate, events: deps.events }),
     upgrade: new ServerUpgrades({ settings: store.settings, clock, events: deps.events, log: deps.log, ...deps.upgrade }),
+    serverBackups: new ServerBackups({
+      repo: store.serverBackups,
+      settings: store.settings,
+      clock,
+      events: deps.events,
+      remote: () => deps.backupStorage.remote(),
+      cron: deps.cron,
+      version: deps.upgrade.version,
+      log: deps.log,
+      ...deps.serverBackups,
+    }),
     // DNS providers: A records written through the provider's HTTP API
     dns,
     notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets, deps.events),

@@ -24,8 +24,8 @@ export const RUN_LOG_MAX_BYTES = 1024 * 1024;
 
 const FIELD = /^[0-9A-Za-z*,/-]+$/;
 
-/** Checks a schedule: exactly five fields, each of cron's characters, and one the parser accepts. */
-function checkSchedule(cron: CronPort, schedule: string): string {
+/** Checks a schedule: exactly five fields, each of cron's characters, and one the parser accepts (jobs, Berth's own backup). */
+export function checkSchedule(cron: CronPort, schedule: string): string {
   const fields = schedule.trim().split(/\s+/);
   if (fields.length === 6)
     throw new InvalidInput(

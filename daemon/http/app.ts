@@ -16,6 +16,7 @@ import { mergeHandlers, registerRoutes, route } from './route-table.js';
 import { apiPath } from '../../shared/api-routes.js';
 import { aiRoutes } from './routes/ai.js';
 import { backupStorageRoutes } from './routes/backup-storage.js';
+import { serverBackupRoutes } from './routes/server-backups.js';
 import { backupRoutes } from './routes/backups.js';
 import { volumeBackupRoutes } from './routes/volume-backups.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -67,6 +68,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   buildPlanRoutes,
   databaseRoutes,
   backupStorageRoutes,
+  serverBackupRoutes,
   backupRoutes,
   volumeBackupRoutes,
   jobRoutes,

@@ -19,13 +19,6 @@ const HEADER_BYTES = MAGIC.length + SALT_BYTES + IV_BYTES;
 /** scrypt cost: about 0.1 s and 32 MiB here, once per archive. */
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
 
-/** The passphrase rules, said once for the CLI and the installer. */
-const PASSPHRASE_RULE = 'a passphrase of at least 12 characters';
-
-export function passphraseProblem(passphrase: string): string | null {
-  return passphrase.length >= 12 ? null : `the archive's passphrase must be ${PASSPHRASE_RULE}`;
-}
-
 function deriveKey(passphrase: string, salt: Buffer): Promise<Buffer> {
   return new Promise((resolve, reject) => scrypt(passphrase.normalize('NFC'), salt, 32, SCRYPT, (err, key) => (err ? reject(err) : resolve(key))));
 }

@@ -94,14 +94,16 @@ async function sha256File(path: string): Promise<string> {
 }
 
 /**
- * Writes `<outDir>/berth-server-<host>-<time>.tar.gz.enc` and its `.sha256` beside it (the
+ * Writes `<outDir>/berth-server-<host>-<time>[-<tag>].tar.gz.enc` and its `.sha256` beside it (the
  * SHA256SUMS line format). The store is copied with VACUUM INTO, consistent while the daemon runs.
+ * The daemon's runs give a tag (their id's first characters): two runs in one second keep apart.
  */
 export async function createServerArchive(
   paths: ServerPaths,
   passphrase: string,
   outDir: string,
   now = new Date(),
+  tag?: string,
 ): Promise<{ file: string; sha256: string; sizeBytes: number; manifest: ArchiveManifest }> {
   const store = join(paths.dataDir, 'berth.sqlite');
   if (!existsSync(store)) throw new Error(`no store at ${store}: is this a Berth server (BERTH_DATA_DIR)?`);
@@ -139,7 +141,7 @@ export async function createServerArchive(
     const name = `berth-server-${hostname().replace(/[^A-Za-z0-9.-]/g, '-')}-${now
       .toISOString()
       .replace(/[-:]/g, '')
-      .replace(/\.\d+Z$/, 'Z')}.tar.gz.enc`;
+      .replace(/\.\d+Z$/, 'Z')}${tag ? `-${tag}` : ''}.tar.gz.enc`;
     const file = join(outDir, name);
     let packed: Promise<void> = Promise.resolve();
     await encryptToFile(

@@ -15,7 +15,7 @@ import { systemClock } from '../core/clock.js';
 import { isFinal } from '../core/deployment-states.js';
 import { KeyService } from '../core/keys.js';
 import { openDataDir } from '../runtime.js';
-import { passphraseProblem } from './archive-crypto.js';
+import { passphraseProblem } from '../core/server-backup-rules.js';
 import { createServerArchive, defaultServerPaths, restoreServerArchive } from './server-archive.js';
 
 const USAGE = `usage (on the server, as root):
@@ -23,7 +23,9 @@ const USAGE = `usage (on the server, as root):
   berth server restore-archive ARCHIVE [--passphrase-file FILE] [--json]
   berth server redeploy-restored [--json]
 The passphrase comes from --passphrase-file or BERTH_BACKUP_PASSPHRASE (at least 12 characters);
-keep it apart from the archive: nothing else opens it. Default --out: <data dir>/server-backups.`;
+keep it apart from the archive: nothing else opens it. Default --out: <data dir>/server-backups.
+These run on the server itself, with no daemon and no key. From any machine, through the API (a key
+over all projects; runs now or on a schedule, to disk or S3): berth server backups --help.`;
 
 class UsageError extends Error {}
 

@@ -1,6 +1,6 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
 // deployment, whatever reconnects and replays deliver), a failed backup, a failed or timed-out
-// job run (once per run), a Swarm node going down (once per transition: again only after it came
+// job run (once per run), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
 // back), an upgrade of Berth that rolled back or failed (once per run, whether the event or a read
 // after the daemon restarted told it), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
@@ -98,6 +98,16 @@ export class Notifier {
       if (this.nodesDown.size > SEEN_LIMIT) this.nodesDown.delete(this.nodesDown.values().next().value as string);
       const name = typeof d.hostname === 'string' && d.hostname ? d.hostname : d.nodeId;
       this.notify(serverId, { title: `Node ${name} is down on ${this.o.serverName(serverId)}`, body: 'Its tasks move to the other nodes. Click to see the nodes.' }, { serverId, kind: 'nodes' });
+    } else if (e.event === 'server-backup') {
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['server-backup'], unknown>>;
+      if (d.status !== 'failed' || typeof d.runId !== 'string') return;
+      if (!this.once(`${serverId}:server-backup:${d.runId}`)) return;
+      const how = d.trigger === 'schedule' ? 'The scheduled backup' : 'The backup';
+      this.notify(
+        serverId,
+        { title: `Backup of Berth failed on ${this.o.serverName(serverId)}`, body: `${how} of Berth itself did not complete. Click to see why in the settings.` },
+        { serverId, kind: 'settings' },
+      );
     } else if (e.event === 'upgrade') {
       const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['upgrade'], unknown>>;
       if (typeof d.runId !== 'string' || !(UPGRADE_STATES as unknown[]).includes(d.state)) return;

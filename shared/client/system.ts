@@ -1,5 +1,5 @@
 // The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
-// notification channels, system settings, the server's address, upgrades of Berth and DNS providers.
+// notification channels, system settings, the server's address, upgrades of Berth, Berth's own backup and DNS providers.
 import type {
   AiProvider,
   AiProviderInput,
@@ -17,6 +17,9 @@ import type {
   QuotaValues,
   ServerAddress,
   ServerAddressChange,
+  ServerBackupRun,
+  ServerBackups,
+  ServerBackupsPatch,
   ServerUpgrade,
   SystemMetrics,
   SystemSettings,
@@ -108,6 +111,27 @@ export class SystemClient extends ProjectsClient {
   /** Hands `from` (an https URL or an absolute path on the server) to the upgrader: 202, then follow serverUpgrade(). */
   startServerUpgrade(from: string): Promise<{ upgrade: ServerUpgrade }> {
     return this.api('system.upgrade.start', {}, { from });
+  }
+
+  // Berth's own backup (a key over all projects; a write key to change, run, download or delete)
+  /** The settings (the passphrase only as `passphraseSet`) and the runs, newest first. */
+  serverBackups(): Promise<ServerBackups> {
+    return this.api('system.backups', {});
+  }
+  patchServerBackups(patch: ServerBackupsPatch): Promise<ServerBackups> {
+    return this.api('system.backups.patch', {}, patch);
+  }
+  /** Starts a run now (202, `running`); `passphrase` is used for this run only, else the stored one. */
+  runServerBackup(passphrase?: string): Promise<{ run: ServerBackupRun }> {
+    return this.api('system.backups.run', {}, passphrase === undefined ? {} : { passphrase });
+  }
+  /** The encrypted archive of a succeeded run, for streaming to disk; throws ApiError on an error status. */
+  openServerBackupDownload(runId: string, signal?: AbortSignal): Promise<Response> {
+    return this.openDownload('system.backups.download', { runId }, signal);
+  }
+  /** Removes the run's archive and its `.sha256` from where they are, and the run. */
+  deleteServerBackup(runId: string): Promise<{ ok: true }> {
+    return this.api('system.backups.delete', { runId });
   }
   connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
     return this.api('dns-providers.put', { providerId }, credentials);

@@ -127,6 +127,13 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'system.upgrade': { params: none },
   // the matrix's daemon is a development one (no BERTH_UPGRADER): past auth, it answers 409 upgrade_unavailable
   'system.upgrade.start': { params: none, body: () => ({ from: 'https://releases.example.com/berth-9.9.9.tar.gz' }), allowed: [409] },
+  'system.backups': { params: none },
+  'system.backups.patch': { params: none, body: () => ({ keep: 5 }) },
+  // no passphrase is stored and none is given: past auth, it answers 400 (nothing is started)
+  'system.backups.run': { params: none, body: () => ({}), allowed: [400] },
+  // no run of that id: allowed means past auth, which answers 404
+  'system.backups.download': { params: () => ({ runId: uniq('run') }), allowed: [404] },
+  'system.backups.delete': { params: () => ({ runId: uniq('run') }), allowed: [404] },
   'dns-providers.put': { params: () => ({ providerId: 'cloudflare' }), body: () => ({ apiToken: 'placeholder-token', baseUrl: 'http://127.0.0.1:9/client/v4' }) },
   // Spaceship is never connected here: allowed means past auth, which answers 404.
   'dns-providers.delete': { params: () => ({ providerId: 'spaceship' }), allowed: [404] },

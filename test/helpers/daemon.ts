@@ -26,8 +26,8 @@ export interface TestDaemon {
   clientWith(access: 'read' | 'write', projects: 'all' | string[]): Promise<BerthClient>;
   /** What the daemon logged (message and stack), oldest first. */
   logs: string[];
-  /** Stops the daemon (containers keep running) and starts it again on the same data dir and port, `pauseMs` later. */
-  restart(pauseMs?: number): Promise<void>;
+  /** Stops the daemon (containers keep running) and starts it again on the same data dir and port, `pauseMs` later (after `whileStopped`). */
+  restart(pauseMs?: number, whileStopped?: () => Promise<void>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -73,8 +73,9 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
   const t: TestDaemon = {
     daemon,
     logs,
-    async restart(pauseMs = 0) {
+    async restart(pauseMs = 0, whileStopped) {
       await t.daemon.stop();
+      await whileStopped?.();
       if (pauseMs > 0) await new Promise((r) => setTimeout(r, pauseMs));
       t.daemon = await startDaemon({ ...config, port: t.daemon.port }, logger);
     },

@@ -25,6 +25,7 @@ const TABLES = [
   'job_runs',
   'job_run_logs',
   'execs',
+  'server_backups',
 ];
 
 export async function snapshotStore(dataDir: string): Promise<Record<string, unknown[]>> {

@@ -14,6 +14,8 @@ const SETTINGS_VIEWS: Record<SettingsArea, QueryKey[]> = {
   address: [['settings'], ['server-address']],
   // an upgrade started or ended: the version card (the daemon that answers may be a new one)
   upgrade: [['server-upgrade']],
+  // Berth's own backup: its settings or its runs
+  'server-backups': [['server-backups']],
   'deploy-limits': [['settings']],
   // the effective quotas every project page shows
   'quota-defaults': [['settings'], ['project-quotas']],
@@ -88,6 +90,8 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['instances', e.data.serviceId]];
     case 'upgrade':
       return [['server-upgrade']];
+    case 'server-backup':
+      return [['server-backups']];
     case 'reset':
       return null;
   }

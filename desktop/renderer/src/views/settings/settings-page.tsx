@@ -1,4 +1,4 @@
-// System settings: the server's address, Berth's version and upgrades, domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
+// System settings: the server's address, Berth's version and upgrades, the backup of Berth, domains and HTTPS, deployment limits, DNS providers, AI providers, notifications, remote backup storage.
 // One file per section.
 import type { DnsProviderStatus, SystemSettings } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
@@ -11,6 +11,7 @@ import { DnsProviders } from './dns-providers';
 import { Notifications } from './notifications';
 import { General } from './server';
 import { UpgradeCard } from './upgrade';
+import { ServerBackupsCard } from './server-backups';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 interface SettingsAnswer {
@@ -33,6 +34,7 @@ export default function SettingsPage({ allProjects, canWrite }: { allProjects: b
       {q.isPending ? <Loading what="settings" /> : null}
       <AddressCard />
       {allProjects ? <UpgradeCard canWrite={canWrite} /> : null}
+      {allProjects ? <ServerBackupsCard canWrite={canWrite} /> : null}
       {q.data ? <General settings={q.data.settings} /> : null}
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
