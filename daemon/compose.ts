@@ -321,6 +321,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     execTimeoutMs: config.execLimits.timeoutMs,
     composeParser,
     composeTemplates: COMPOSE_TEMPLATES,
+    auditMaxRows: config.auditMaxRows,
     log,
   });
   return {

@@ -23,3 +23,4 @@ export type * from './types/exec.js';
 export type * from './types/compose.js';
 export type * from './types/swarm.js';
 export type * from './types/upgrade.js';
+export type * from './types/audit.js';

@@ -23,6 +23,7 @@ import { webhookRepo } from './webhooks-repo.js';
 import { quotaRepo } from './quotas-repo.js';
 import { jobsRepo } from './jobs-repo.js';
 import { execRepo } from './execs-repo.js';
+import { auditRepo } from './audit-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -100,6 +101,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     jobs: guard(jobsRepo(knex)),
     execs: guard(execRepo(knex)),
     nodeJoins: guard(nodeJoinRepo(knex)),
+    audit: auditRepo(knex), // names no other row: nothing to turn into a 404
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

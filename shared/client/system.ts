@@ -1,7 +1,9 @@
 // The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
-// notification channels, system settings, the server's address, upgrades of Berth and DNS providers.
+// notification channels, system settings, the server's address, upgrades of Berth, DNS providers and the audit log.
 import type {
   AiProvider,
+  AuditPage,
+  AuditQuery,
   AiProviderInput,
   DiskState,
   DnsProviderCredentials,
@@ -108,6 +110,10 @@ export class SystemClient extends ProjectsClient {
   /** Hands `from` (an https URL or an absolute path on the server) to the upgrader: 202, then follow serverUpgrade(). */
   startServerUpgrade(from: string): Promise<{ upgrade: ServerUpgrade }> {
     return this.api('system.upgrade.start', {}, { from });
+  }
+  /** The audit log, newest first (a key over all projects); pass the answer's nextCursor as `before` for older entries. */
+  auditLog(query: AuditQuery = {}): Promise<AuditPage> {
+    return this.api('audit.list', {}, undefined, { ...query });
   }
   connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
     return this.api('dns-providers.put', { providerId }, credentials);

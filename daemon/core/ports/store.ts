@@ -7,6 +7,7 @@ import type { DnsProviderRepo } from './dns-provider-repo.js';
 import type { QuotaRepo } from './quota-repo.js';
 import type { JobsRepo } from './jobs-repo.js';
 import type { ExecRepo } from './exec-repo.js';
+import type { AuditRepo } from './audit-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -234,6 +235,8 @@ export interface Store {
   execs: ExecRepo;
   /** Swarm worker join tokens (core/node-joins.ts). Not cached. */
   nodeJoins: NodeJoinRepo;
+  /** The audit log (core/audit.ts). Not cached: written after every mutating call. */
+  audit: AuditRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
