@@ -5,8 +5,8 @@
 import { InvalidInput } from './errors.js';
 import type { SettingsRepo } from './ports/store.js';
 
-export const AUDIT_RETENTION_SETTING = 'auditRetentionDays';
-export const AUDIT_RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
+const AUDIT_RETENTION_SETTING = 'auditRetentionDays';
+const AUDIT_RETENTION_DAYS = { min: 1, max: 3650, default: 90 } as const;
 export const AUDIT_MAX_ROWS_DEFAULT = 1_000_000;
 
 /** The days in force (a missing or unreadable value: the default). */

@@ -14,8 +14,6 @@ import type { EventSink } from './events.js';
 import type { AuditDraft, AuditFilter, AuditRepo } from './ports/audit-repo.js';
 import type { Store } from './ports/store.js';
 
-export type { AuditDraft } from './ports/audit-repo.js';
-
 /** The project and service a call named (null: none, or unknown). */
 export interface AuditTarget {
   projectId: string | null;
@@ -36,7 +34,7 @@ const FLUSH_MS = 50;
 const BATCH_MAX = 500;
 /** Entries waiting at most; past it new ones are dropped (and the count logged) until the store catches up. */
 const QUEUE_MAX = 20_000;
-export const AUDIT_PAGE = { default: 50, max: 200 } as const;
+const AUDIT_PAGE = { default: 50, max: 200 } as const;
 
 export interface AuditLogDeps {
   repo: AuditRepo;

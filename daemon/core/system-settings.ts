@@ -78,9 +78,7 @@ export class SystemSettings {
     }
     if (input.auditRetentionDays !== undefined) writes.push(auditRetentionWrite(input.auditRetentionDays));
     if (writes.length === 0) {
-      throw new InvalidInput(
-        `give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}, allowPrivateNotifyTargets, auditRetentionDays`,
-      );
+      throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}, allowPrivateNotifyTargets, auditRetentionDays`);
     }
     const now = this.clock.now();
     for (const [key, value] of writes) {

@@ -15,7 +15,12 @@ export function clientAddress(ctx: Context): string | null {
   const peer = ctx.req.socket.remoteAddress ?? null;
   let address = peer;
   if (peer !== null && LOOPBACK.test(peer)) {
-    const forwarded = ctx.get('x-forwarded-for').split(',').map((s) => s.trim()).filter(Boolean).at(-1);
+    const forwarded = ctx
+      .get('x-forwarded-for')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .at(-1);
     if (forwarded !== undefined && /^[0-9a-fA-F.:]{2,45}$/.test(forwarded)) address = forwarded;
   }
   return address === null ? null : address.replace(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/, '$1');

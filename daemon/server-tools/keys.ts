@@ -101,7 +101,12 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
       const id = positionals[0];
       if (!id || positionals.length > 1) fail('usage: berth keys revoke ID [--json]');
-      await audited(audit, { method: 'DELETE', route: 'keys.revoke', path: apiPath('keys.revoke', { keyId: id }) }, () => keys.revoke(id), () => null);
+      await audited(
+        audit,
+        { method: 'DELETE', route: 'keys.revoke', path: apiPath('keys.revoke', { keyId: id }) },
+        () => keys.revoke(id),
+        () => null,
+      );
       process.stdout.write(values.json ? JSON.stringify({ ok: true, id }) + '\n' : `revoked ${id}\n`);
     } else {
       fail(USAGE);

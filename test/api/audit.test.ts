@@ -109,7 +109,13 @@ describe('the audit log', function () {
       let before = await newestId(t);
       const anon = await t.anonymous.request('POST', '/api/projects', { name: 'x' });
       expect(anon.status).to.equal(401);
-      expect(await onlyEntry(t, before, 'no key')).to.deep.include({ route: 'projects.create', status: 401, outcome: 'error', errorCode: 'unauthorized', actor: { kind: 'key', keyId: null, keyName: null } });
+      expect(await onlyEntry(t, before, 'no key')).to.deep.include({
+        route: 'projects.create',
+        status: 401,
+        outcome: 'error',
+        errorCode: 'unauthorized',
+        actor: { kind: 'key', keyId: null, keyName: null },
+      });
       before = await newestId(t);
       const unknown = await t.anonymous.withToken('berth_not-a-real-key').request('DELETE', `/api/services/${w.web.id}`);
       expect(unknown.status).to.equal(401);

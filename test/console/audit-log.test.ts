@@ -54,11 +54,18 @@ describe('console: the audit log (Chromium)', function () {
     const rows = table(a).getByRole('row');
     await rows.filter({ hasText: 'change service' }).first().waitFor();
     const patch = rows.filter({ hasText: 'change service' }).first();
-    expect(await patch.textContent()).to.include('ci-deployer').and.include('127.0.0.1').and.include('200');
+    expect(await patch.textContent())
+      .to.include('ci-deployer')
+      .and.include('127.0.0.1')
+      .and.include('200');
     await patch.getByRole('link', { name: w.project.name }).waitFor();
     await patch.getByRole('link', { name: 'web' }).waitFor();
     const refused = rows.filter({ hasText: '203.0.113.50' });
-    expect(await refused.textContent()).to.include('no valid key').and.include('create project').and.include('401').and.include('unauthorized');
+    expect(await refused.textContent())
+      .to.include('no valid key')
+      .and.include('create project')
+      .and.include('401')
+      .and.include('unauthorized');
     expect(await rows.filter({ hasText: 'invalid_input' }).count()).to.be.at.least(1);
     await screenshot(a, 'audit-01-table');
     expect(await accessibilityProblems(a)).to.deep.equal([]);
@@ -74,7 +81,9 @@ describe('console: the audit log (Chromium)', function () {
     await a.getByLabel('Result').selectOption('');
     await a.getByLabel('Action').selectOption({ label: 'set variable' });
     await a.waitForFunction(() => document.querySelectorAll('table tbody tr').length === 1);
-    expect(await table(a).textContent()).to.include('set variable').and.include('ci-deployer');
+    expect(await table(a).textContent())
+      .to.include('set variable')
+      .and.include('ci-deployer');
     await a.getByLabel('Action').selectOption('');
     await a.getByLabel('Project').selectOption('');
   });
@@ -83,7 +92,10 @@ describe('console: the audit log (Chromium)', function () {
     const name = uniq('made-elsewhere');
     const before = await table(a).getByRole('row').count();
     await t.admin.createProject({ name, description: '' });
-    const row = table(a).getByRole('row').filter({ hasText: 'create project' }).filter({ has: a.getByRole('link', { name }) });
+    const row = table(a)
+      .getByRole('row')
+      .filter({ hasText: 'create project' })
+      .filter({ has: a.getByRole('link', { name }) });
     await row.waitFor({ timeout: 10_000 });
     expect(await table(a).getByRole('row').count()).to.equal(before + 1);
   });

@@ -25,7 +25,6 @@ type RangeId = (typeof RANGES)[number]['id'];
 /** The areas of the audited routes (`services.` ...), each offered as a prefix filter. */
 const AREAS = [...new Set(AUDITED_ROUTE_IDS.filter((id) => id.includes('.')).map((id) => id.slice(0, id.indexOf('.') + 1)))].sort();
 
-
 export default function AuditPage() {
   const t = useTransport();
   const [projectId, setProjectId] = useState('');
