@@ -335,6 +335,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     execTimeoutMs: config.execLimits.timeoutMs,
     composeParser,
     composeTemplates: COMPOSE_TEMPLATES,
+    auditMaxRows: config.auditMaxRows,
     log,
   });
   return {

@@ -1,5 +1,6 @@
 // Configuration: BERTH_* environment variables, read and validated once at start. A bad value
 // stops the daemon with a message naming the variable.
+import { AUDIT_MAX_ROWS_DEFAULT } from './core/audit-retention.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism, homedir, totalmem } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +58,8 @@ export interface Config {
   reachabilityIntervalMs: number;
   /** Log lines kept per deployment (build) and per service (runtime); older ones are trimmed. */
   logRetentionLines: number;
+  /** Audit log entries kept at most (BERTH_AUDIT_MAX_ROWS); the oldest go past it. The age limit is a system setting. */
+  auditMaxRows: number;
   /** Log budgets: what is kept as lines are written, and how fast one source may write. */
   logBudgets: LogBudgets;
   /** Container limits: defaults per kind, what selected-projects keys may set (BERTH_DEFAULT_*, BERTH_MAX_*). */
@@ -264,6 +267,7 @@ export function readConfig(env: Env = process.env): Config {
     healthTimeoutMs: int('BERTH_HEALTH_TIMEOUT', 60, 1, 3600) * 1000,
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines,
+    auditMaxRows: int('BERTH_AUDIT_MAX_ROWS', AUDIT_MAX_ROWS_DEFAULT, 100, 100_000_000),
     logBudgets: {
       retention: {
         perOwner: { lines: logRetentionLines, bytes: int('BERTH_LOG_RETENTION_MB', 8, 1, 1_048_576) * MIB },

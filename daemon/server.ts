@@ -56,6 +56,8 @@ export interface RunningDaemon {
 
 const INITIAL_KEY_FILE = 'initial-key';
 const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
+/** How often the audit log drops entries past its retention and its row cap (a flood is also capped as it is written). */
+const AUDIT_PRUNE_INTERVAL_MS = 60 * 60_000;
 const SSE_PING_MS = 15_000;
 /** How often a finished upgrade is looked for (one that failed before switching never restarts the daemon). */
 const UPGRADE_CHECK_MS = 5_000;
@@ -92,6 +94,11 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   await trim().catch((err: unknown) => log('trimming old log lines', err));
   const trimTimer = setInterval(() => void trim().catch((err: unknown) => log('trimming old log lines', err)), LOG_TRIM_INTERVAL_MS);
   trimTimer.unref();
+
+  const pruneAudit = () => void core.audit.prune().catch((err: unknown) => log('pruning the audit log', err));
+  pruneAudit();
+  const auditTimer = setInterval(pruneAudit, AUDIT_PRUNE_INTERVAL_MS);
+  auditTimer.unref();
 
   await recoverBackups(composed, config);
   // exec and terminal records a stopped daemon left running end without an exit code
@@ -171,6 +178,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     serverBackupSchedule: composed.serverBackupSchedule,
     async stop() {
       clearInterval(trimTimer);
+      clearInterval(auditTimer);
       if (upgradeTimer) clearInterval(upgradeTimer);
       sse.closeAll();
       terminals.closeAll();
@@ -197,6 +205,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       // a backup of Berth under way ends recorded before the store closes
       await core.serverBackups.settled();
       await notifier.stop();
+      // the last calls' entries (the sign-out of a closing console, ...) are written before the store closes
+      await core.audit.flush();
       await store.close();
       Notifier.markStopped(config.dataDir);
     },

@@ -170,6 +170,8 @@ export const API_ROUTES = [
   { id: 'session.open', method: 'POST', path: '/api/session', access: 'session', desktop: false },
   { id: 'session.get', method: 'GET', path: '/api/session', access: 'read' },
   { id: 'session.close', method: 'DELETE', path: '/api/session', access: 'session', desktop: false },
+  // the audit log: every mutating call, newest first (append-only: no route changes or deletes an entry)
+  { id: 'audit.list', method: 'GET', path: '/api/audit', access: 'all-projects-read', action: 'reading the audit log' },
   // a git host's signed push delivery: no key (its signature authenticates it)
   { id: 'hooks.deliver', method: 'POST', path: '/api/hooks/:serviceId', access: 'open', desktop: false },
 ] as const satisfies readonly RouteSpec[];

@@ -2,7 +2,7 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, JobStatus, NodeAvailability, NodeState, ProxyResult, ServerBackupTrigger, ServiceStatus, UpgradeState } from './types.js';
+import type { AuditOutcome, DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, JobStatus, NodeAvailability, NodeState, ProxyResult, ServerBackupTrigger, ServiceStatus, UpgradeState } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
@@ -70,6 +70,12 @@ export interface AllProjectsEventPayloads {
   upgrade: { runId: string; state: UpgradeState; fromVersion: string | null; toVersion: string | null };
   /** A backup of Berth itself started (`running`) or ended (`succeeded`, `failed`). With `settings` area `server-backups`. */
   'server-backup': { runId: string; status: JobStatus; trigger: ServerBackupTrigger };
+  /**
+   * Entries were added to the audit log: one event per batch written together (at most one every
+   * 50 ms), naming the newest entry's id, route id and outcome and how many came; an open audit view
+   * refetches. The entries themselves are read from GET /api/audit.
+   */
+  audit: { entryId: string; route: string; outcome: AuditOutcome; count: number };
 }
 
 export type ProjectEventType = keyof ProjectEventPayloads;
@@ -102,6 +108,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   node: 'all-projects',
   upgrade: 'all-projects',
   'server-backup': 'all-projects',
+  audit: 'all-projects',
 };
 
 export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];

@@ -24,3 +24,4 @@ export type * from './types/compose.js';
 export type * from './types/swarm.js';
 export type * from './types/upgrade.js';
 export type * from './types/server-backups.js';
+export type * from './types/audit.js';

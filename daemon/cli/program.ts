@@ -2,6 +2,7 @@
 // usage errors), each group registers itself from its own file, and every failure ends here as
 // one message on stderr and an exit code from exit-codes.ts.
 import { Command, CommanderError } from 'commander';
+import { registerAuditCommands } from './commands-audit.js';
 import { registerAuthCommands } from './commands-auth.js';
 import { registerComposeCommands } from './commands-compose.js';
 import { registerDatabaseCommands } from './commands-db.js';
@@ -73,6 +74,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerExecCommands(program);
   registerSwarmCommands(program);
   registerReplicaCommands(program);
+  registerAuditCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

@@ -2,6 +2,7 @@
 // explicit dependencies (the ports below). Adapters are built in daemon/compose.ts and handed in;
 // nothing in core builds an adapter.
 import { AiProviders } from './ai-providers.js';
+import { AuditLog } from './audit.js';
 import type { BackupStorage } from './backup-storage.js';
 import { Backups } from './backups.js';
 import { VolumeBackups } from './volume-backups.js';
@@ -144,6 +145,8 @@ export interface CoreDeps {
   log: (message: string, err?: unknown) => void;
   /** Where each service's instances run (Swarm tasks or its container). */
   instances: InstancesSource;
+  /** Audit log entries kept at most (the oldest pruned past it). */
+  auditMaxRows: number;
 }
 
 export interface Core {
@@ -189,6 +192,8 @@ export interface Core {
   nodeJoins: NodeJoins;
   /** Publishes the `node` events (server.ts starts and stops its polling). */
   nodeWatch: NodeWatch;
+  /** The audit log: every mutating call recorded (http/audit.ts), read by all-projects keys, pruned by server.ts. */
+  audit: AuditLog;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -280,5 +285,6 @@ export function buildCore(deps: CoreDeps): Core {
     nodes: new Nodes({ store, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, watch: nodeWatch, log: deps.log }),
     nodeJoins: new NodeJoins({ store, clock, swarm: deps.swarm, control: deps.swarmControl, registry: deps.registry, endpoint: deps.joinEndpoint, ca: deps.ca }),
     nodeWatch,
+    audit: new AuditLog({ repo: store.audit, store, clock, events: deps.events, log: deps.log, maxRows: deps.auditMaxRows }),
   };
 }

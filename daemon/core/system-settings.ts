@@ -6,6 +6,7 @@
 import type { Access } from './access.js';
 import type { EventSink } from './events.js';
 import type { Clock } from './clock.js';
+import { auditRetentionDays, auditRetentionWrite } from './audit-retention.js';
 import { DEPLOY_LIMIT_NAMES, type DeployLimitSettings } from './deploy-limits.js';
 import { InvalidInput } from './errors.js';
 import { normalizeHostname } from './hostname.js';
@@ -75,8 +76,9 @@ export class SystemSettings {
       if (typeof input.allowPrivateNotifyTargets !== 'boolean') throw new InvalidInput('allowPrivateNotifyTargets must be true or false');
       writes.push(NotifyTargets.write(input.allowPrivateNotifyTargets));
     }
+    if (input.auditRetentionDays !== undefined) writes.push(auditRetentionWrite(input.auditRetentionDays));
     if (writes.length === 0) {
-      throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}, allowPrivateNotifyTargets`);
+      throw new InvalidInput(`give at least one of rootDomain, publicIp, acmeEmail, httpsMode, dashboardHostname, ${DEPLOY_LIMIT_NAMES.join(', ')}, allowPrivateNotifyTargets, auditRetentionDays`);
     }
     const now = this.clock.now();
     for (const [key, value] of writes) {
@@ -108,6 +110,7 @@ export class SystemSettings {
       cloneTimeoutSeconds,
       maxQueuedPerProject,
       allowPrivateNotifyTargets: await this.notifyTargets.allowed(),
+      auditRetentionDays: await auditRetentionDays(this.settings),
     };
   }
 }

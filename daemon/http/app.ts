@@ -1,4 +1,4 @@
-// createApp(deps): the Koa app. Middleware order is the request lifecycle: error funnel, health
+// createApp(deps): the Koa app. Middleware order is the request lifecycle: audit trail, error funnel, health
 // (no key), auth, cached reads, body parsing with limits, routes. Every route of the shared table
 // (shared/api-routes.ts) is registered by route-table.ts with its handler from the modules below.
 import Koa from 'koa';
@@ -15,6 +15,8 @@ import type { AppServices, HookBase } from './route-module.js';
 import { mergeHandlers, registerRoutes, route } from './route-table.js';
 import { apiPath } from '../../shared/api-routes.js';
 import { aiRoutes } from './routes/ai.js';
+import { auditRoutes } from './routes/audit.js';
+import { auditTrail } from './audit.js';
 import { backupStorageRoutes } from './routes/backup-storage.js';
 import { serverBackupRoutes } from './routes/server-backups.js';
 import { backupRoutes } from './routes/backups.js';
@@ -76,6 +78,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   execRoutes,
   swarmRoutes,
   sessionRoutes,
+  auditRoutes,
 );
 
 export interface AppDeps {
@@ -117,6 +120,8 @@ export function createApp(deps: AppDeps): Koa {
   registerRoutes({ api, open }, ROUTE_HANDLERS, services);
   indexRoutes(api); // every API route is registered: match a request against the few it can match
 
+  // outermost: every mutating call's answer, whatever answered it, goes to the audit log
+  app.use(auditTrail(deps.core.audit, deps.log));
   app.use(errorFunnel(deps.log, deps.unavailable));
   if (deps.consoleDir !== undefined) app.use(serveConsole(deps.consoleDir));
   app.use(routesIfMatchable(open));

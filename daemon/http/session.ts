@@ -15,6 +15,7 @@ import type { SessionService } from '../core/sessions.js';
 import { keyView } from '../core/views.js';
 import { route } from './route-table.js';
 import type { SseStreams } from './sse-streams.js';
+import { noteAudit } from './audit.js';
 
 const SESSION_COOKIE = 'berth_session';
 /**
@@ -119,6 +120,7 @@ export const sessionRoutes = {
       const key = body?.key;
       if (typeof key !== 'string' || key.trim() === '') throw new InvalidInput('key is required: paste an API key');
       const opened = await core.sessions.open(key.trim());
+      noteAudit(ctx, { key: opened.key });
       setCookie(ctx, opened.secret, Math.floor((Date.parse(opened.expiresAt) - Date.now()) / 1000));
       ctx.set('Cache-Control', 'no-store');
       return { key: keyView(opened.key), expiresAt: opened.expiresAt };
@@ -136,6 +138,7 @@ export const sessionRoutes = {
       if (cookie !== null) {
         const info = await core.sessions.authenticate(cookie).catch(() => null);
         if (info) {
+          noteAudit(ctx, { key: info.key });
           await core.sessions.end(info.secretHash);
           sse.closeSession(info.secretHash);
         }

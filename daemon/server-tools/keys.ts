@@ -1,11 +1,16 @@
 // `berth keys create|list|revoke`: key management on the server itself, against the same data dir
 // (no server URL, no key: whoever can read the data dir manages keys). Unchanged since before the
-// client commands; loaded only for `berth keys`, so the client commands never load sqlite.
+// client commands; loaded only for `berth keys`, so the client commands never load sqlite. A key
+// created or revoked here is in the audit log like one done through the API (actor `server`).
 import { parseArgs } from 'node:util';
 import { ConfigError, readConfig } from '../config.js';
+import { apiPath } from '../../shared/api-routes.js';
+import { AuditLog, type AuditCall } from '../core/audit.js';
 import { BerthError } from '../core/errors.js';
+import { NO_EVENTS } from '../core/events.js';
+import type { Store } from '../core/ports/store.js';
 import { systemClock } from '../core/clock.js';
-import { KeyService } from '../core/keys.js';
+import { KeyService, type NewKey } from '../core/keys.js';
 import { keyView } from '../core/views.js';
 import { openDataDir } from '../runtime.js';
 import { terminalSafe } from '../cli/terminal-text.js';
@@ -18,6 +23,29 @@ const USAGE = `usage:
 {ok, id} for revoke.
 Environment: BERTH_DATA_DIR selects the data dir (default /var/lib/berth for root).`;
 
+/** Runs one key change and records it in the audit log (also when it failed), written before the store closes. */
+async function audited<T>(audit: AuditLog, call: Pick<AuditCall, 'method' | 'route' | 'path'>, run: () => Promise<T>, detail: (result: T) => string | null): Promise<T> {
+  const started = performance.now();
+  const base = { ...call, actor: { kind: 'server', keyId: null, keyName: null }, clientAddress: null } as const;
+  const durationMs = () => Math.round(performance.now() - started);
+  try {
+    const result = await run();
+    audit.record({ ...base, detail: detail(result), status: 200, outcome: 'ok', errorCode: null, durationMs: durationMs() });
+    return result;
+  } catch (err) {
+    const known = err instanceof BerthError;
+    audit.record({ ...base, detail: null, status: known ? err.status : 500, outcome: 'error', errorCode: known ? err.code : 'internal', durationMs: durationMs() });
+    throw err;
+  } finally {
+    await audit.flush();
+  }
+}
+
+function auditLog(store: Store, maxRows: number): AuditLog {
+  const log = (message: string, err?: unknown) => process.stderr.write(`berth: ${message}${err instanceof Error ? `: ${err.message}` : ''}\n`);
+  return new AuditLog({ repo: store.audit, store, clock: systemClock, events: NO_EVENTS, log, maxRows });
+}
+
 function fail(message: string, code = 2): never {
   process.stderr.write(`berth: ${terminalSafe(message)}\n`);
   process.exit(code);
@@ -29,6 +57,7 @@ async function main(argv: string[]): Promise<void> {
   const config = readConfig();
   const store = await openDataDir(config.dataDir);
   const keys = new KeyService(store, systemClock);
+  const audit = auditLog(store, config.auditMaxRows);
   try {
     if (command === 'create') {
       const { values } = parseArgs({
@@ -44,7 +73,13 @@ async function main(argv: string[]): Promise<void> {
               .split(',')
               .map((p) => p.trim())
               .filter(Boolean);
-      const { key, token } = await keys.create({ name: values.name, access: values.access, projects });
+      const input: NewKey = { name: values.name, access: values.access, projects };
+      const { key, token } = await audited(
+        audit,
+        { method: 'POST', route: 'keys.create', path: apiPath('keys.create') },
+        () => keys.create(input),
+        (created) => `key ${created.key.id}`,
+      );
       if (values.json) {
         process.stdout.write(JSON.stringify({ key: keyView(key), token }) + '\n');
         return;
@@ -66,7 +101,12 @@ async function main(argv: string[]): Promise<void> {
       const { values, positionals } = parseArgs({ args: rest, options: { json: { type: 'boolean' } }, allowPositionals: true });
       const id = positionals[0];
       if (!id || positionals.length > 1) fail('usage: berth keys revoke ID [--json]');
-      await keys.revoke(id);
+      await audited(
+        audit,
+        { method: 'DELETE', route: 'keys.revoke', path: apiPath('keys.revoke', { keyId: id }) },
+        () => keys.revoke(id),
+        () => null,
+      );
       process.stdout.write(values.json ? JSON.stringify({ ok: true, id }) + '\n' : `revoked ${id}\n`);
     } else {
       fail(USAGE);

@@ -12,6 +12,7 @@ import { volumeBackups } from './migrations/017-volume-backups.js';
 import { replicas } from './migrations/018-replicas.js';
 import { nodeJoins } from './migrations/019-node-joins.js';
 import { serverBackups } from './migrations/020-server-backups.js';
+import { auditLog } from './migrations/021-audit.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -37,6 +38,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     replicas,
     nodeJoins,
     serverBackups,
+    auditLog,
   ];
   return {
     getMigrations: async () => migrations,

@@ -24,6 +24,7 @@ import { quotaRepo } from './quotas-repo.js';
 import { jobsRepo } from './jobs-repo.js';
 import { execRepo } from './execs-repo.js';
 import { serverBackupsRepo } from './server-backups-repo.js';
+import { auditRepo } from './audit-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -102,6 +103,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     execs: guard(execRepo(knex)),
     nodeJoins: guard(nodeJoinRepo(knex)),
     serverBackups: serverBackupsRepo(knex),
+    audit: auditRepo(knex), // names no other row: nothing to turn into a 404
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

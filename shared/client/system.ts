@@ -1,7 +1,9 @@
 // The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
-// notification channels, system settings, the server's address, upgrades of Berth, Berth's own backup and DNS providers.
+// notification channels, system settings, the server's address, upgrades of Berth, Berth's own backup, DNS providers and the audit log.
 import type {
   AiProvider,
+  AuditPage,
+  AuditQuery,
   AiProviderInput,
   DiskState,
   DnsProviderCredentials,
@@ -132,6 +134,10 @@ export class SystemClient extends ProjectsClient {
   /** Removes the run's archive and its `.sha256` from where they are, and the run. */
   deleteServerBackup(runId: string): Promise<{ ok: true }> {
     return this.api('system.backups.delete', { runId });
+  }
+  /** The audit log, newest first (a key over all projects); pass the answer's nextCursor as `before` for older entries. */
+  auditLog(query: AuditQuery = {}): Promise<AuditPage> {
+    return this.api('audit.list', {}, undefined, { ...query });
   }
   connectDnsProvider(providerId: DnsProviderId, credentials: DnsProviderCredentials): Promise<{ provider: DnsProviderStatus }> {
     return this.api('dns-providers.put', { providerId }, credentials);

@@ -21,6 +21,8 @@ export interface SystemSettings {
   maxQueuedPerProject: number;
   /** Notification channels may send to this server (loopback) and link-local addresses (default false); Caddy's admin API is refused regardless. */
   allowPrivateNotifyTargets: boolean;
+  /** Days an audit log entry is kept (1 to 3650, default 90); the log is also capped in rows (oldest pruned). */
+  auditRetentionDays: number;
 }
 
 /** Any subset; null clears a field (publicIp: back to the detected address; a limit: back to its default). */
@@ -35,6 +37,8 @@ export interface SystemSettingsPatch {
   cloneTimeoutSeconds?: number | null;
   maxQueuedPerProject?: number | null;
   allowPrivateNotifyTargets?: boolean;
+  /** null: back to the default (90). */
+  auditRetentionDays?: number | null;
 }
 
 /**

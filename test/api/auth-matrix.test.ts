@@ -125,6 +125,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'system.address': { params: none },
   'system.address.set': { params: none, body: () => ({ address: '198.51.100.31' }) },
   'system.upgrade': { params: none },
+  'audit.list': { params: none },
   // the matrix's daemon is a development one (no BERTH_UPGRADER): past auth, it answers 409 upgrade_unavailable
   'system.upgrade.start': { params: none, body: () => ({ from: 'https://releases.example.com/berth-9.9.9.tar.gz' }), allowed: [409] },
   'system.backups': { params: none },

@@ -17,6 +17,8 @@ interface SettingsBody {
 const DEPLOY_LIMIT_DEFAULTS = { buildTimeoutSeconds: 1800, pullTimeoutSeconds: 600, cloneTimeoutSeconds: 600, maxQueuedPerProject: 20 };
 /** Notification targets on loopback and link-local: refused by default (core/notify-targets.ts). */
 const NOTIFY_DEFAULTS = { allowPrivateNotifyTargets: false };
+/** How long the audit log keeps its entries (core/audit-retention.ts). */
+const AUDIT_DEFAULTS = { auditRetentionDays: 90 };
 
 describe('system settings and DNS providers', function () {
   this.timeout(60_000);
@@ -62,6 +64,7 @@ describe('system settings and DNS providers', function () {
         dashboardHostname: 'berth.example.com',
         ...DEPLOY_LIMIT_DEFAULTS,
         ...NOTIFY_DEFAULTS,
+        ...AUDIT_DEFAULTS,
       };
       expect(res.body.settings).to.deep.equal(expected);
       expect((await t.admin.request<SettingsBody>('GET', '/api/system/settings')).body.settings).to.deep.equal(expected);

@@ -8,6 +8,7 @@ import type { QuotaRepo } from './quota-repo.js';
 import type { JobsRepo } from './jobs-repo.js';
 import type { ExecRepo } from './exec-repo.js';
 import type { ServerBackupsRepo } from './server-backups.js';
+import type { AuditRepo } from './audit-repo.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -237,6 +238,8 @@ export interface Store {
   nodeJoins: NodeJoinRepo;
   /** The runs of Berth's own backup (core/server-backups.ts). Not cached: runs change while they run. */
   serverBackups: ServerBackupsRepo;
+  /** The audit log (core/audit.ts). Not cached: written after every mutating call. */
+  audit: AuditRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

@@ -8,6 +8,8 @@ import { Forbidden, TooMany, Conflict } from '../../core/errors.js';
 import { route } from '../route-table.js';
 import { openSse } from '../sse.js';
 import { pendingUpgrade, refuseAfterUpgrade } from '../terminal-ws.js';
+import { noteAudit } from '../audit.js';
+import { joinCommandLine } from '../../../shared/command-line.js';
 
 const execBody = z
   .object({
@@ -30,6 +32,8 @@ export const execRoutes = {
   ...route('exec.start', {
     body: execBody,
     handler: async ({ ctx, access, params, body }, { core, sse, pingMs }) => {
+      // the audit entry names the command (its output and input are never recorded)
+      noteAudit(ctx, { detail: joinCommandLine(body.command) });
       // every refusal (403, 404, 409 without a live deployment, 429 at a cap) comes before the stream
       const prepared = await core.execs.prepare(access, params.serviceId, body);
       let channel;
@@ -81,12 +85,14 @@ export const execRoutes = {
         // told as the close reason of an accepted socket (401/403/404 stay plain HTTP answers)
         if (err instanceof TooMany || err instanceof Conflict) {
           ctx.respond = false;
+          noteAudit(ctx, { status: err.status, errorCode: err.code });
           refuseAfterUpgrade(upgrade, err instanceof TooMany ? 4429 : 4409, err.message);
           return undefined;
         }
         throw err;
       }
       ctx.respond = false;
+      noteAudit(ctx, { status: 101 });
       upgrade.accept(opened, {
         streams: sse,
         keyId: access.key.id,

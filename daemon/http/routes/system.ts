@@ -26,6 +26,8 @@ const settingsPatch = z.strictObject({
   cloneTimeoutSeconds: nullableLimit,
   maxQueuedPerProject: nullableLimit,
   allowPrivateNotifyTargets: z.boolean().optional(),
+  // days; core/audit-retention.ts checks the bounds (null: back to the default)
+  auditRetentionDays: nullableLimit,
 });
 
 // the address itself is checked by core (core/server-address.ts), as PATCH's publicIp is

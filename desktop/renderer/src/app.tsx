@@ -22,6 +22,7 @@ const CreateServicePage = lazy(() => import('./views/create/create-service-page'
 const ComposeImportPage = lazy(() => import('./views/compose/compose-import-page'));
 const TemplatesPage = lazy(() => import('./views/compose/templates-page'));
 const NodesPage = lazy(() => import('./views/nodes/nodes-page'));
+const AuditPage = lazy(() => import('./views/audit/audit-page'));
 
 function makeClient(): QueryClient {
   const client: QueryClient = new QueryClient({
@@ -77,6 +78,7 @@ const NAV = [
   { href: '/nodes', label: 'Nodes' },
   { href: '/settings', label: 'Settings' },
   { href: '/keys', label: 'Keys' },
+  { href: '/audit', label: 'Audit log' },
 ];
 
 function Shell({ keyInfo }: { keyInfo: ApiKey }) {
@@ -86,8 +88,9 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
   const qc = useQueryClient();
   const notify = useNotify();
   const admin = keyInfo.access === 'write' && keyInfo.projects === 'all';
-  // the swarm and its nodes are the whole server's: a key over some projects does not see them
+  // the swarm and its nodes, and the audit log, are the whole server's: a key over some projects does not see them
   const allProjects = keyInfo.projects === 'all';
+  const shown = (href: string) => (admin || href !== '/keys') && (allProjects || (href !== '/nodes' && href !== '/audit'));
   const active = (href: string) => (href === '/' ? location === '/' || location.startsWith('/projects') || location.startsWith('/services') : location.startsWith(href));
   return (
     <div className="shell">
@@ -100,7 +103,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
           Berth
         </Link>
         <nav aria-label="Main">
-          {NAV.filter((n) => (admin || n.href !== '/keys') && (allProjects || n.href !== '/nodes')).map((n) => (
+          {NAV.filter((n) => shown(n.href)).map((n) => (
             <Link key={n.href} href={n.href} className={active(n.href) ? 'nav-link active' : 'nav-link'} aria-current={active(n.href) ? 'page' : undefined}>
               {n.label}
             </Link>
@@ -147,6 +150,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
             <Route path="/nodes">{() => <NodesPage canWrite={admin} />}</Route>
             <Route path="/settings">{() => <SettingsPage allProjects={allProjects} canWrite={admin} />}</Route>
             <Route path="/keys">{() => <KeysPage />}</Route>
+            <Route path="/audit">{() => <AuditPage />}</Route>
             <Route>
               <div className="page">
                 <h1>Not found</h1>

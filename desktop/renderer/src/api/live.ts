@@ -92,10 +92,16 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['server-upgrade']];
     case 'server-backup':
       return [['server-backups']];
+    case 'audit':
+      // the audit view's pages: refetched by the throttle in useLiveEvents (a burst of calls, once a second at most)
+      return [];
     case 'reset':
       return null;
   }
 }
+
+/** The audit view refetches at most this often, however many calls are made. */
+const AUDIT_REFETCH_MS = 1000;
 
 export function useLiveEvents(enabled: boolean): StreamState {
   const t = useTransport();
@@ -103,8 +109,22 @@ export function useLiveEvents(enabled: boolean): StreamState {
   const [state, setState] = useState<StreamState>('reconnecting');
   useEffect(() => {
     if (!enabled) return;
-    return t.subscribe('/api/events', {
+    let auditTimer: ReturnType<typeof setTimeout> | null = null;
+    let auditAt = 0;
+    const refetchAudit = () => {
+      if (auditTimer !== null) return;
+      auditTimer = setTimeout(
+        () => {
+          auditTimer = null;
+          auditAt = Date.now();
+          void qc.invalidateQueries({ queryKey: ['audit'] });
+        },
+        Math.max(0, auditAt + AUDIT_REFETCH_MS - Date.now()),
+      );
+    };
+    const unsubscribe = t.subscribe('/api/events', {
       onEvent(e) {
+        if (e.event === 'audit') return refetchAudit();
         // an event type this console does not know yet (a newer daemon) changes nothing here
         const views = affectedViews({ event: e.event, data: e.data ?? {} } as ReceivedEvent);
         if (views === null) void qc.invalidateQueries();
@@ -115,6 +135,10 @@ export function useLiveEvents(enabled: boolean): StreamState {
         if (s !== 'open') void qc.invalidateQueries({ queryKey: ['session'] });
       },
     });
+    return () => {
+      if (auditTimer !== null) clearTimeout(auditTimer);
+      unsubscribe();
+    };
   }, [enabled, t, qc]);
   return state;
 }
