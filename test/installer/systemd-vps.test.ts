@@ -363,7 +363,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
       expect(await worker.run(`iptables -S DOCKER-USER | grep -c -- '-s ${vps.address}' || true`)).to.not.equal('0');
       const again = await worker.sh(join.body.command, 120_000);
       expect(again.status).to.equal(0);
-      expect(again.stderr).to.include('no change');
+      expect(`${again.stdout}${again.stderr}`).to.include('no change');
 
       // and back to one server: the worker leaves, its node is removed, Swarm goes off
       await worker.run('docker swarm leave');
