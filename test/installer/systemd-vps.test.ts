@@ -14,7 +14,6 @@ import { requireDocker } from '../helpers/docker.js';
 import { brokenBundle, PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { httpsProbe, pollAll, type Poller } from '../helpers/pollers.js';
-import { requireSwarmImages } from '../helpers/swarm-nodes.js';
 import { removeAllVps, startVps, type Vps } from '../helpers/vps.js';
 import { until } from '../helpers/wait.js';
 
@@ -324,58 +323,6 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(projects.body.projects.map((p) => [p.id, p.name])).to.deep.equal([[projectId, 'Shop']]);
     await until('the restored app to answer on the second server', async () => (await httpsProbe(second.address, 443, DOMAIN)()).ok, 120_000);
     second.remove();
-  });
-
-  it('a second server joins as a Swarm worker with the one-line join command, fetched from the installed server through its Caddy (HTTPS :4310, pinned); a rerun says no change; it leaves and Swarm goes off again', async () => {
-    // the registry Berth runs for Swarm: the test stand-in, as BERTH_IMAGE_REGISTRY lets a user choose one
-    const { registry } = requireSwarmImages();
-    vps.loadImage(registry);
-    await vps.run(`echo BERTH_IMAGE_REGISTRY=${registry} >> /etc/berth/berth.env && systemctl restart berth`);
-    await until('the daemon to answer again', async () => (await pinnedRequest(api, 'GET', '/api/health').catch(() => null))?.status === 200, 60_000);
-    const on = await call<{ swarm: { enabled: boolean; managerAddress: string } }>('POST', '/api/swarm', { advertiseAddress: vps.address });
-    expect(on.status, JSON.stringify(on.body)).to.equal(200);
-    expect(on.body.swarm).to.include({ enabled: true, managerAddress: vps.address });
-    const join = await call<{ command: string }>('POST', '/api/nodes/join');
-    expect(join.status, JSON.stringify(join.body)).to.equal(200);
-    // what a user pastes: the manager's URL is the installed API, through Caddy
-    expect(join.body.command).to.include(`https://${vps.address}:4310/`);
-
-    const worker = await startVps('w', 12);
-    try {
-      const t0 = Date.now();
-      const ran = await worker.sh(join.body.command, 240_000);
-      expect(ran.status, `${ran.stdout}\n${ran.stderr}`).to.equal(0);
-      console.log(`      the join took ${((Date.now() - t0) / 1000).toFixed(1)} s`);
-      const nodes = await until(
-        'the worker to be ready',
-        async () => {
-          const n = await call<{ nodes: { id: string; hostname: string; role: string; state: string; address: string }[] }>('GET', '/api/nodes');
-          const w = n.body.nodes.find((x) => x.role === 'worker');
-          return w?.state === 'ready' ? n.body.nodes : null;
-        },
-        60_000,
-      );
-      expect(nodes.map((n) => n.role).sort()).to.deep.equal(['manager', 'worker']);
-      const w = nodes.find((n) => n.role === 'worker')!;
-      expect(w.address).to.equal(worker.address);
-      // the registry's CA trusted without a Docker restart; published ports guarded (only the manager may reach them)
-      expect(await worker.run(`ls /etc/docker/certs.d/ | grep -c '^${vps.address}:' || true`)).to.equal('1');
-      expect(await worker.run(`iptables -S DOCKER-USER | grep -c -- '-s ${vps.address}' || true`)).to.not.equal('0');
-      const again = await worker.sh(join.body.command, 120_000);
-      expect(again.status).to.equal(0);
-      expect(`${again.stdout}${again.stderr}`).to.include('no change');
-
-      // and back to one server: the worker leaves, its node is removed, Swarm goes off
-      await worker.run('docker swarm leave');
-      await until('the worker to be down', async () => (await call<{ nodes: { id: string; state: string }[] }>('GET', '/api/nodes')).body.nodes.find((n) => n.id === w.id)?.state === 'down', 60_000);
-      expect((await call('DELETE', `/api/nodes/${w.id}`)).status).to.equal(200);
-      const off = await call<{ swarm: { enabled: boolean } }>('DELETE', '/api/swarm');
-      expect(off.status, JSON.stringify(off.body)).to.equal(200);
-      expect(await vps.run("docker info --format '{{.Swarm.LocalNodeState}}'")).to.equal('inactive');
-      expect(await appProbe()()).to.deep.equal({ ok: true, text: 'image ok' });
-    } finally {
-      worker.remove();
-    }
   });
 
   it('--address moves the server to another of its addresses: a new certificate, its fingerprint printed, the old pin refused with the reason', async () => {
