@@ -2,7 +2,20 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { AuditOutcome, DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, JobStatus, NodeAvailability, NodeState, ProxyResult, ServerBackupTrigger, ServiceStatus, UpgradeState } from './types.js';
+import type {
+  AuditOutcome,
+  DeploymentLogLine,
+  DeploymentStatus,
+  ExecMode,
+  JobRunStatus,
+  JobStatus,
+  NodeAvailability,
+  NodeState,
+  ProxyResult,
+  ServerBackupTrigger,
+  ServiceStatus,
+  UpgradeState,
+} from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
