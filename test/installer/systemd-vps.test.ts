@@ -286,12 +286,23 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
   });
 
-  it('berth server backup writes one encrypted archive; install.sh --restore on a fresh second server brings back the projects, the keys and the app', async () => {
+  it("berth server backup on the server, and a backup of Berth the sandboxed daemon takes when the API asks, write encrypted archives; install.sh --restore of the daemon's on a fresh second server brings back the projects, the keys and the app", async () => {
     await vps.run("printf 'correct horse battery staple\\n' > /root/passphrase && chmod 600 /root/passphrase");
-    const archive = await vps.run('berth server backup --passphrase-file /root/passphrase', 120_000);
-    expect(archive).to.match(/^\/var\/lib\/berth\/server-backups\/berth-server-vps-a-\d{8}T\d{6}Z\.tar\.gz\.enc$/);
+    const made = await vps.run('berth server backup --passphrase-file /root/passphrase', 120_000);
+    expect(made).to.match(/^\/var\/lib\/berth\/server-backups\/berth-server-vps-a-\d{8}T\d{6}Z\.tar\.gz\.enc$/);
     // encrypted: no byte of the store, the sealing secret or a project's name is readable in it
-    expect(await vps.run(`grep -c -a -e 'SQLite format' -e 'Shop' ${archive} || true`)).to.equal('0');
+    expect(await vps.run(`grep -c -a -e 'SQLite format' -e 'Shop' ${made} || true`)).to.equal('0');
+    // the daemon under berth.service's sandbox reads /etc/berth and Caddy's state itself
+    const started = await call<{ run: { id: string } }>('POST', '/api/system/backups', { passphrase: 'correct horse battery staple' });
+    expect(started.status, JSON.stringify(started.body)).to.equal(202);
+    type Runs = { runs: { id: string; status: string; fileName: string; error: string | null }[] };
+    const run = await until(
+      'the backup of Berth to end',
+      async () => (await call<Runs>('GET', '/api/system/backups')).body.runs.find((r) => r.id === started.body.run.id && r.status !== 'running'),
+      120_000,
+    );
+    expect(run.status, run.error ?? '').to.equal('succeeded');
+    const archive = `/var/lib/berth/server-backups/${run.fileName}`;
     const local = join(work, 'archive');
     for (const file of [archive, `${archive}.sha256`]) vps.copyOut(file, local);
 
