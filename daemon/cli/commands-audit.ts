@@ -86,9 +86,25 @@ async function follow(s: Session, query: AuditQuery, afterId: number): Promise<v
   }
 }
 
+function parseDays(value: string): number | null {
+  if (value === 'default') return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > 3650) throw new InvalidArgumentError('expected a whole number of days from 1 to 3650, or "default" (90)');
+  return n;
+}
+
 export function registerAuditCommands(program: Command): void {
-  program
-    .command('audit')
+  const audit = program.command('audit');
+  audit
+    .command('retention')
+    .description('how many days the audit log keeps its entries; with DAYS (or "default": 90), sets it (a write key over all projects)')
+    .argument('[days]', 'days to keep entries (1-3650) or "default"', parseDays)
+    .action(async (days: number | null | undefined, _o: unknown, cmd: Command) => {
+      const s = openSession(cmd);
+      const { settings } = days === undefined ? await s.client.systemSettings() : await s.client.patchSystemSettings({ auditRetentionDays: days });
+      s.out.result({ auditRetentionDays: settings.auditRetentionDays }, () => `audit entries are kept ${settings.auditRetentionDays} days`);
+    });
+  audit
     .description('the audit log: who changed what, from where, how it ended (a key over all projects)')
     .option('--project <id>', 'only calls about this project')
     .option('--key <id>', 'only calls made with this key')

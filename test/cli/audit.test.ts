@@ -102,4 +102,18 @@ describe('berth audit: the audit log from the terminal', function () {
     expect(entries[2]!.detail).to.equal(`key ${key.id}`);
     expect(JSON.stringify(entries)).to.not.include(token);
   });
+
+  it('audit retention shows how long entries are kept and, with a write key over all projects, sets it (a read key is refused, exit 3)', async () => {
+    const shown = await cli.run(['audit', 'retention'], { env });
+    expect(shown.code, shown.stderr).to.equal(0);
+    expect(shown.stdout.trim()).to.equal('audit entries are kept 90 days');
+    expect((await cli.run(['audit', 'retention', '30'], { env })).code).to.equal(3);
+    const admin = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'retention-admin', access: 'write', projects: 'all' })).token };
+    const set = await cli.run(['audit', 'retention', '30', '--json'], { env: admin });
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.json()).to.deep.equal([{ auditRetentionDays: 30 }]);
+    expect((await t.admin.systemSettings()).settings.auditRetentionDays).to.equal(30);
+    expect((await cli.run(['audit', 'retention', '0'], { env: admin })).code).to.equal(2);
+    expect((await cli.run(['audit', 'retention', 'default'], { env: admin })).stdout.trim()).to.equal('audit entries are kept 90 days');
+  });
 });

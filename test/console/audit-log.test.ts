@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
+import { until } from '../helpers/wait.js';
 import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot, screenshotsOnFailure, signedInPage } from '../helpers/browser.js';
 
 describe('console: the audit log (Chromium)', function () {
@@ -117,5 +118,16 @@ describe('console: the audit log (Chromium)', function () {
     await scoped.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).waitFor();
     expect(await scoped.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Audit log' }).count()).to.equal(0);
     expect(pageErrors).to.deep.equal([]);
+  });
+
+  it('sets how long the audit log keeps its entries from the settings (the change recorded in the log itself)', async () => {
+    await a.goto(`${t.url}/settings`);
+    const card = a.getByRole('form', { name: 'Audit log retention' });
+    await card.getByLabel('Keep entries for (days)').fill('30');
+    await card.getByRole('button', { name: 'Save retention' }).click();
+    await until('the setting to be saved', async () => (await t.admin.systemSettings()).settings.auditRetentionDays === 30, 10_000);
+    await card.scrollIntoViewIfNeeded();
+    await screenshot(a, 'audit-03-retention');
+    expect((await t.admin.auditLog({ action: 'system.settings.patch', limit: 1 })).entries[0]).to.include({ status: 200, outcome: 'ok' });
   });
 });

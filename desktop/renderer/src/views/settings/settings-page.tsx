@@ -6,6 +6,7 @@ import { ErrorNote, Loading } from '../../ui/kit';
 import { AddressCard } from './address';
 import { AiProviders } from './ai-providers';
 import { BackupStorage } from './backup-storage';
+import { AuditRetention } from './audit-retention';
 import { DeployLimits } from './deploy-limits';
 import { DnsProviders } from './dns-providers';
 import { Notifications } from './notifications';
@@ -37,6 +38,7 @@ export default function SettingsPage({ allProjects, canWrite }: { allProjects: b
       {allProjects ? <ServerBackupsCard canWrite={canWrite} /> : null}
       {q.data ? <General settings={q.data.settings} /> : null}
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
+      {q.data && allProjects ? <AuditRetention settings={q.data.settings} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
       <AiProviders />
       <Notifications settings={q.data?.settings} />
