@@ -184,6 +184,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       }
       await engine.shutdown();
       await backups.shutdown();
+      await composed.verifier.shutdown();
       await composed.volumeBackups.shutdown();
       await jobRunner.shutdown();
       await notifier.stop();

@@ -2,7 +2,7 @@
 // daemon (which publishes), the console, the desktop main process and the CLI. Each SSE message is
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
-import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus, UpgradeState } from './types.js';
+import type { DeploymentLogLine, DeploymentStatus, ExecMode, JobRunStatus, NodeAvailability, NodeState, ProxyResult, ServiceStatus, UpgradeState, VerificationStatus } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
 export type BackupEventStatus = 'running' | 'succeeded' | 'failed';
@@ -22,6 +22,8 @@ export interface ProjectEventPayloads {
   domain: { serviceId: string; projectId: string; domainId: string; hostname: string; action: ChangeAction; proxy: ProxyResult };
   /** A database's backup, or a volume's (`volume` names it). */
   backup: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus; volume?: string };
+  /** A restore test of a database's backup: `running` when it starts, then `verified` or `failed` (once each). */
+  'backup-verification': { backupId: string; serviceId: string; projectId: string; status: VerificationStatus };
   /** A project was created, renamed/described, or deleted (heard by the keys that could see it). */
   project: { projectId: string; name: string; slug: string; action: ChangeAction };
   /**
@@ -78,6 +80,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   service: 'project',
   domain: 'project',
   backup: 'project',
+  'backup-verification': 'project',
   project: 'project',
   'service-change': 'project',
   env: 'project',
