@@ -154,7 +154,14 @@ export function upgradeFailed(state: UpgradeState): boolean {
 
 /** The badge tone of any status the API returns (deployment, service, project, backup, import, job run, upgrade, restore test); `muted` for one it does not know. */
 export function statusTone(status: string): StatusTone {
-  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING, JOB_RUN_STATUS_MEANING, UPGRADE_STATE_MEANING, VERIFICATION_STATUS_MEANING];
+  const tables: Record<string, { tone: StatusTone }>[] = [
+    DEPLOYMENT_STATUS_MEANING,
+    SERVICE_STATUS_MEANING,
+    JOB_STATUS_MEANING,
+    JOB_RUN_STATUS_MEANING,
+    UPGRADE_STATE_MEANING,
+    VERIFICATION_STATUS_MEANING,
+  ];
   for (const t of tables) if (Object.hasOwn(t, status)) return t[status].tone;
   return 'muted';
 }

@@ -135,10 +135,7 @@ export class RestoreVerifier {
       try {
         const conn = async () => ({ host: '127.0.0.1', port: await container.hostPort(), ...databaseLogin(engine, new Map(Object.entries(env))) });
         await this.waitReady(engine, conn, module.readinessStatement, signal);
-        await module.backup.restore(
-          { docker: this.d.docker, containerId: container.id, env, signal, log: () => undefined, restarted: async () => undefined },
-          createReadStream(path),
-        );
+        await module.backup.restore({ docker: this.d.docker, containerId: container.id, env, signal, log: () => undefined, restarted: async () => undefined }, createReadStream(path));
         // a restore that restarts the server (redis) answers again before it is counted
         await this.waitReady(engine, conn, module.readinessStatement, signal);
         return await withAdapter(this.d.openAdapter, engine, await conn(), async (a) => {
@@ -156,7 +153,7 @@ export class RestoreVerifier {
   /** Until the engine answers its readiness statement with the service's credentials (bounded). */
   private async waitReady(engine: DatabaseEngine, conn: () => Promise<Parameters<OpenAdapter>[1]>, statement: string, signal: AbortSignal): Promise<void> {
     const deadline = Date.now() + (this.d.readyTimeoutMs ?? 120_000);
-    let last = 'it did not answer';
+    let last: string;
     for (;;) {
       signal.throwIfAborted();
       try {

@@ -106,7 +106,7 @@ export function recordImportStatus(repo: Pick<BackupsRepo, 'getImport' | 'setImp
  * A backup's restore test: none yet (null) or a finished one may start again (`running`); a running
  * one ends `verified` or `failed`, once. Start-up recovery fails one a crash left running.
  */
-export const VERIFICATION_TRANSITIONS: { readonly [From in VerificationStatus | 'none']: readonly VerificationStatus[] } = {
+const VERIFICATION_TRANSITIONS: { readonly [From in VerificationStatus | 'none']: readonly VerificationStatus[] } = {
   none: ['running'],
   running: ['verified', 'failed'],
   verified: ['running'],

@@ -50,7 +50,7 @@ function parseField(text: string, field: (typeof FIELDS)[number]): Set<number> {
 }
 
 /** The parsed expression, or null when it is not a valid 5-field cron expression. */
-export function parseCron(expression: string): ParsedCron | null {
+function parseCron(expression: string): ParsedCron | null {
   const parts = expression.trim().split(/\s+/);
   if (parts.length !== 5 || expression.length > 200) return null;
   try {

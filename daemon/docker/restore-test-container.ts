@@ -10,7 +10,7 @@ import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_SERVICE, type Labels, type Ownersh
 import { LABEL_ROLE } from './one-off.js';
 import { publishedPort } from './containers.js';
 
-export const RESTORE_TEST_ROLE = 'restore-test';
+const RESTORE_TEST_ROLE = 'restore-test';
 /** The backup a restore-test container restores (for a reader of `docker ps`). */
 const LABEL_BACKUP = 'dev.berth.backup';
 

@@ -111,10 +111,18 @@ describe('restore tests of database backups', function () {
 
     // the live database is read while the test runs: its rows are as they were
     await until('the throwaway container to run', async () => leftovers().length === 1, 60_000, 100);
-    const throwaway = JSON.parse(docker('inspect', leftovers()[0]!))[0] as { HostConfig: { NetworkMode: string; Memory: number }; Mounts: { Type: string; Name: string }[]; NetworkSettings: { Ports: Record<string, { HostIp: string }[]> } };
+    const throwaway = JSON.parse(docker('inspect', leftovers()[0]!))[0] as {
+      HostConfig: { NetworkMode: string; Memory: number };
+      Mounts: { Type: string; Name: string }[];
+      NetworkSettings: { Ports: Record<string, { HostIp: string }[]> };
+    };
     expect(throwaway.HostConfig.NetworkMode).to.equal('bridge');
     expect(throwaway.HostConfig.Memory).to.be.greaterThan(0);
-    expect(Object.values(throwaway.NetworkSettings.Ports).flat().map((p) => p.HostIp)).to.deep.equal(['127.0.0.1']);
+    expect(
+      Object.values(throwaway.NetworkSettings.Ports)
+        .flat()
+        .map((p) => p.HostIp),
+    ).to.deep.equal(['127.0.0.1']);
     const volume = throwaway.Mounts.find((m) => m.Type === 'volume')!.Name;
     const live = await t.admin.databaseQuery(db.id, 'SELECT (SELECT count(*) FROM a) + (SELECT count(*) FROM b) AS n');
     expect(Number((live.rows[0] as Record<string, unknown>).n)).to.equal(8);

@@ -63,8 +63,12 @@ describe('console: restore tests of database backups (Chromium)', function () {
     await row(good).getByText('not tested').waitFor();
     await screenshot(a, 'restore-test-01-untested');
     await row(good).getByRole('button', { name: 'Test restore' }).click();
-    await row(good).getByText(/restore test running|verified/).waitFor();
-    await row(good).getByText(/^verified · 2 tables, 8 rows · /).waitFor({ timeout: 120_000 });
+    await row(good)
+      .getByText(/restore test running|verified/)
+      .waitFor();
+    await row(good)
+      .getByText(/^verified · 2 tables, 8 rows · /)
+      .waitFor({ timeout: 120_000 });
     await screenshot(a, 'restore-test-02-verified');
     expect(await accessibilityProblems(a)).to.deep.equal([]);
   });
@@ -74,7 +78,9 @@ describe('console: restore tests of database backups (Chromium)', function () {
     writeFileSync(bad.localPath!, Buffer.alloc(bad.sizeBytes, 0x5a));
     await row(bad).getByRole('button', { name: 'Test restore' }).click();
     await row(bad).getByText('restore test failed').waitFor({ timeout: 120_000 });
-    await row(bad).getByText(/does not match its checksum/).waitFor();
+    await row(bad)
+      .getByText(/does not match its checksum/)
+      .waitFor();
     await screenshot(a, 'restore-test-03-failed');
   });
 
@@ -82,7 +88,10 @@ describe('console: restore tests of database backups (Chromium)', function () {
     const form = a.getByRole('form', { name: 'Backup schedule of the database' });
     await form.getByLabel('Test the newest backup on a schedule').fill('every day');
     await form.getByRole('button', { name: 'Save schedule' }).click();
-    await form.getByText(/5-field cron/).first().waitFor();
+    await form
+      .getByText(/5-field cron/)
+      .first()
+      .waitFor();
     await form.getByLabel('Test the newest backup on a schedule').fill('0 4 * * *');
     await form.getByLabel('Days').fill('7');
     await form.getByLabel('Weeks').fill('4');

@@ -70,7 +70,10 @@ describe('GFS retention (driven clock)', () => {
       b.createdAt === verifiedAt ? { ...b, verification: { status: 'verified', startedAt: b.createdAt, finishedAt: b.createdAt, tables: 1, rows: 1, error: null } } : b,
     );
     expect(left.map((b) => b.createdAt)).to.deep.equal(['2026-01-11T00:00:00.000Z', verifiedAt]);
-    const history = [backup('new', '2026-02-02T00:00:00.000Z'), backup('testing', '2026-01-01T00:00:00.000Z', { verification: { status: 'running', startedAt: 'x', finishedAt: null, tables: null, rows: null, error: null } })];
+    const history = [
+      backup('new', '2026-02-02T00:00:00.000Z'),
+      backup('testing', '2026-01-01T00:00:00.000Z', { verification: { status: 'running', startedAt: 'x', finishedAt: null, tables: null, rows: null, error: null } }),
+    ];
     expect(beyondGfs({ hourly: null, daily: 1, weekly: null, monthly: null }, 's1', DIR, history)).to.deep.equal([]);
   });
 

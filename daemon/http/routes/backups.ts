@@ -22,13 +22,11 @@ export const settingsPatch = z.strictObject({
 const gfsKeep = z.number().int('must be an integer').min(0).max(1000).nullable();
 /** A database's settings add the restore-test schedule and GFS retention (not a volume's). */
 const databaseSettingsPatch = settingsPatch.extend({
-  verifySchedule: z
-    .string()
-    .max(200)
-    .refine(validCron, 'must be a 5-field cron expression (minute hour day-of-month month day-of-week, UTC)')
+  verifySchedule: z.string().max(200).refine(validCron, 'must be a 5-field cron expression (minute hour day-of-month month day-of-week, UTC)').nullable().optional(),
+  gfs: z
+    .strictObject({ hourly: gfsKeep.default(null), daily: gfsKeep.default(null), weekly: gfsKeep.default(null), monthly: gfsKeep.default(null) })
     .nullable()
     .optional(),
-  gfs: z.strictObject({ hourly: gfsKeep.default(null), daily: gfsKeep.default(null), weekly: gfsKeep.default(null), monthly: gfsKeep.default(null) }).nullable().optional(),
 });
 const importBody = z.object({ sourceUrl: z.string().min(1, 'must not be empty').max(4096) });
 

@@ -13,7 +13,15 @@ import { apiPath } from '../../../../../shared/api-routes.js';
 export default function BackupsTab({ service: s }: { service: Service }) {
   const importSource = offeredImport(databaseEngine(s));
   const routes: BackupRoutes = {
-    ids: { list: 'backups.list', create: 'backups.create', settings: 'backups.settings.patch', restore: 'backups.restore', download: 'backups.download', delete: 'backups.delete', verify: 'backups.verify' },
+    ids: {
+      list: 'backups.list',
+      create: 'backups.create',
+      settings: 'backups.settings.patch',
+      restore: 'backups.restore',
+      download: 'backups.download',
+      delete: 'backups.delete',
+      verify: 'backups.verify',
+    },
     params: { serviceId: s.id },
     key: ['backups', s.id],
     restores: [

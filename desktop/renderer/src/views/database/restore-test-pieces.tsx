@@ -53,7 +53,15 @@ export function RestoreTestSettings({ value: f, onChange }: { value: RestoreTest
     <fieldset className="stack">
       <legend className="h3">Restore tests and retention</legend>
       <Field label="Test the newest backup on a schedule" hint="5-field cron, UTC (for example 0 4 * * * daily at 04:00); blank for none">
-        {(id) => <input id={id} value={f.verifySchedule ?? ''} onChange={(e) => onChange({ ...f, verifySchedule: e.target.value.trim() === '' ? null : e.target.value })} placeholder="0 4 * * *" className="mono" />}
+        {(id) => (
+          <input
+            id={id}
+            value={f.verifySchedule ?? ''}
+            onChange={(e) => onChange({ ...f, verifySchedule: e.target.value.trim() === '' ? null : e.target.value })}
+            placeholder="0 4 * * *"
+            className="mono"
+          />
+        )}
       </Field>
       <p className="muted small">
         Grandfather-father-son: keep the newest backup of each of the last N hours, days, weeks and months. Blank keeps none by that period; all blank uses the keep counts above. The newest verified
