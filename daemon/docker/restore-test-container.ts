@@ -6,6 +6,7 @@
 // role `restore-test`: nothing else is ever removed here, and start-up removes one a crash left.
 import type Docker from 'dockerode';
 import { BOUNDED_LOG_CONFIG } from './log-config.js';
+import { resourceLimits } from './resource-limits.js';
 import { LABEL_INSTANCE, LABEL_MANAGED, LABEL_SERVICE, type Labels, type Ownership } from './labels.js';
 import { LABEL_ROLE } from './one-off.js';
 import { publishedPort } from './containers.js';
@@ -48,10 +49,7 @@ export async function startRestoreTestContainer(docker: Docker, spec: RestoreTes
     ExposedPorts: { [port]: {} },
     HostConfig: {
       LogConfig: BOUNDED_LOG_CONFIG,
-      Memory: spec.limits.memoryMb * 1024 * 1024,
-      MemorySwap: spec.limits.memoryMb * 1024 * 1024,
-      NanoCpus: Math.round(spec.limits.cpus * 1e9),
-      PidsLimit: spec.limits.pids,
+      ...resourceLimits(spec.limits),
       PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
       NetworkMode: 'bridge',
       // no Source: an anonymous volume, removed with the container (remove with v: true)
