@@ -49,6 +49,8 @@ export class BackupScheduler {
   private task: ScheduledTask | null = null;
   private stopped = true;
   private ticking: Promise<void> = Promise.resolve();
+  /** The minute each service's scheduled restore test last started in (the clock the tick was given). */
+  private verifiedAt = new Map<string, string>();
 
   constructor(
     private store: Store,
@@ -139,7 +141,8 @@ export class BackupScheduler {
       const history = await this.store.backups.listByService(service.id);
       const newest = history.find((b) => b.status === 'succeeded' && b.volume === null);
       // once per matching minute (a restart within the minute ticks it again)
-      if (!newest || newest.verification?.startedAt.slice(0, 16) === minute) continue;
+      if (!newest || this.verifiedAt.get(service.id) === minute) continue;
+      this.verifiedAt.set(service.id, minute);
       try {
         await tests.verifier.start(service, newest.id);
       } catch (err) {

@@ -5,7 +5,8 @@
 // channel (a local HTTP receiver); a verification a crash left `running` is failed at the next
 // start, and a restore-test container a crash left is removed.
 import { expect } from 'chai';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiError } from '../../shared/client.js';
@@ -54,6 +55,7 @@ describe('restore tests of database backups', function () {
   const leftovers = () => containersWithLabel(ROLE).filter((id) => docker('inspect', '-f', '{{index .Config.Labels "dev.berth.instance"}}', id) === instanceId);
   let instanceId = '';
   let pg: Service;
+  let cache: Service;
 
   before(async function () {
     this.timeout(900_000);
@@ -110,7 +112,7 @@ describe('restore tests of database backups', function () {
     expect((again as ApiError).status).to.equal(409);
 
     // the live database is read while the test runs: its rows are as they were
-    await until('the throwaway container to run', async () => leftovers().length === 1, 60_000, 100);
+    await until('the throwaway container to run', async () => leftovers().length === 1 && docker('inspect', '-f', '{{.State.Running}}', leftovers()[0]!) === 'true', 60_000, 100);
     const throwaway = JSON.parse(docker('inspect', leftovers()[0]!))[0] as {
       HostConfig: { NetworkMode: string; Memory: number };
       Mounts: { Type: string; Name: string }[];
@@ -138,6 +140,7 @@ describe('restore tests of database backups', function () {
 
   it('redis: a good backup is verified with its keys; no container is left', async () => {
     const db = await deployDatabase('cache', 'redis');
+    cache = db;
     for (const s of ['SET k1 one', 'HSET h f1 v1 f2 v2', 'RPUSH l a b c']) await t.admin.databaseQuery(db.id, s);
     const backup = await backupOf(db.id);
     await t.admin.verifyBackup(db.id, backup.id);
@@ -167,6 +170,47 @@ describe('restore tests of database backups', function () {
     const refused = await t.admin.verifyBackup(db.id, running.id).catch((e: ApiError) => e);
     expect((refused as ApiError).status).to.equal(409);
     await until('that backup to finish', async () => (await t.admin.listBackups(db.id)).backups.find((b) => b.id === running.id && b.status !== 'running'), 120_000, 250);
+  });
+
+  it('the schedule, on a clock the test drives: restore-tests the newest backup when its cron matches; GFS keeps the newest of the N newest days and the newest verified', async () => {
+    const db = cache;
+    const bad = await t.admin.patchBackupSettings(db.id, { verifySchedule: 'every day' }).catch((e: ApiError) => e);
+    expect((bad as ApiError).status).to.equal(400);
+    const negative = await t.admin.patchBackupSettings(db.id, { gfs: { hourly: null, daily: -1, weekly: null, monthly: null } }).catch((e: ApiError) => e);
+    expect((negative as ApiError).status).to.equal(400);
+    const { settings } = await t.admin.patchBackupSettings(db.id, {
+      automaticEnabled: true,
+      dailyEnabled: true,
+      verifySchedule: '30 4 * * *',
+      gfs: { hourly: null, daily: 2, weekly: null, monthly: null },
+    });
+    expect(settings).to.deep.include({ verifySchedule: '30 4 * * *', gfs: { hourly: null, daily: 2, weekly: null, monthly: null }, keepDaily: 7 });
+    const scheduler = t.daemon.backupScheduler;
+    const tick = async (at: string) => {
+      await scheduler.tick(new Date(at));
+      await t.daemon.backups.settled();
+      await t.daemon.verifier.settled();
+    };
+    const list = async () => (await t.admin.listBackups(db.id)).backups;
+    // 2030-01-01: the daily backup at 03:01, its restore test at 04:30 (once in that minute)
+    await tick('2030-01-01T03:01:00.000Z');
+    await tick('2030-01-01T04:29:00.000Z');
+    const first = (await list()).find((b) => b.createdAt === '2030-01-01T03:01:00.000Z')!;
+    expect(first.verification).to.equal(null);
+    await tick('2030-01-01T04:30:00.000Z');
+    await tick('2030-01-01T04:30:30.000Z');
+    const tested = (await list()).find((b) => b.id === first.id)!;
+    expect(tested.verification, JSON.stringify(tested.verification)).to.include({ status: 'verified' });
+    const testedAt = tested.verification!.startedAt;
+    for (const day of ['02', '03', '04']) await tick(`2030-01-${day}T03:01:00.000Z`);
+    await tick('2030-01-04T03:02:00.000Z');
+    const left = await list();
+    // the newest of the 2 newest days, and the newest verified (the manual one of the redis test is older: pruned)
+    expect(left.map((b) => b.createdAt)).to.deep.equal(['2030-01-04T03:01:00.000Z', '2030-01-03T03:01:00.000Z', '2030-01-01T03:01:00.000Z']);
+    expect(left.find((b) => b.id === first.id)!.verification!.startedAt).to.equal(testedAt);
+    const files = readdirSync(join(t.dataDir, 'backups', db.id));
+    expect(files.sort()).to.deep.equal(left.map((b) => b.localPath!.split('/').pop()!).sort());
+    await t.admin.patchBackupSettings(db.id, { automaticEnabled: false, verifySchedule: null, gfs: null });
   });
 
   it('after a crash: a verification left running is failed, and a leftover restore-test container is removed', async () => {
