@@ -1,4 +1,4 @@
-// Restore tests of database backups against real engines: a good backup is restored into a
+// Restore tests of database backups against real engines (postgres, redis, mysql): a good backup is restored into a
 // throwaway container and ends `verified` with the restored database's tables and rows, while the
 // live database answers with its rows unchanged, and no restore-test container (or its volume) is
 // left; a backup file overwritten with garbage ends `failed` with the reason and one notice on a
@@ -147,6 +147,17 @@ describe('restore tests of database backups', function () {
     const done = await verified(db.id, backup.id);
     expect(done.verification, JSON.stringify(done.verification)).to.include({ status: 'verified', tables: 3, error: null });
     expect(done.verification!.rows).to.be.greaterThan(0);
+    expect(leftovers()).to.deep.equal([]);
+  });
+
+  it('mysql: a good backup is verified with its tables and rows; no container is left', async () => {
+    const db = await deployDatabase('shop', 'mysql');
+    await t.admin.databaseQuery(db.id, 'CREATE TABLE items (id INT PRIMARY KEY, v VARCHAR(20))');
+    await t.admin.databaseQuery(db.id, "INSERT INTO items VALUES (1, 'a'), (2, 'b'), (3, 'c'), (4, 'd')");
+    const backup = await backupOf(db.id);
+    await t.admin.verifyBackup(db.id, backup.id);
+    const done = await verified(db.id, backup.id);
+    expect(done.verification, JSON.stringify(done.verification)).to.include({ status: 'verified', tables: 1, rows: 4, error: null });
     expect(leftovers()).to.deep.equal([]);
   });
 
