@@ -17,6 +17,7 @@ import { requireDatabaseImages } from '../helpers/databases.js';
 import { containersWithLabel, docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
+import { startS3Server } from '../helpers/s3-server.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const ROLE = 'dev.berth.role=restore-test';
@@ -159,6 +160,34 @@ describe('restore tests of database backups', function () {
     const done = await verified(db.id, backup.id);
     expect(done.verification, JSON.stringify(done.verification)).to.include({ status: 'verified', tables: 1, rows: 4, error: null });
     expect(leftovers()).to.deep.equal([]);
+  });
+
+  it('a remote-only backup is fetched from S3 for its restore test and verified; the temporary copy is removed', async () => {
+    const s3 = await startS3Server();
+    try {
+      await t.admin.putBackupStorage({
+        endpoint: s3.endpoint,
+        region: s3.region,
+        bucket: s3.bucket,
+        prefix: 'berth/',
+        accessKeyId: s3.accessKeyId,
+        secretAccessKey: s3.secretAccessKey,
+        forcePathStyle: true,
+      });
+      const { backup: started } = await t.admin.createBackup(pg.id, 'remote');
+      const backup = await until('the backup', async () => (await t.admin.listBackups(pg.id)).backups.find((b) => b.id === started.id && b.status !== 'running'), 120_000, 250);
+      expect(backup.status, backup.error ?? '').to.equal('succeeded');
+      expect(backup.localPath).to.equal(null);
+      await t.admin.verifyBackup(pg.id, backup.id);
+      const done = await verified(pg.id, backup.id);
+      expect(done.verification, JSON.stringify(done.verification)).to.include({ status: 'verified', tables: 2, rows: 8 });
+      expect(s3.requests.some((q) => q.method === 'GET' && q.path.includes(backup.remoteKey!))).to.equal(true);
+      expect(readdirSync(join(t.dataDir, 'backups', pg.id)).filter((f) => f.endsWith('.restore'))).to.deep.equal([]);
+      expect(leftovers()).to.deep.equal([]);
+    } finally {
+      await t.admin.deleteBackupStorage().catch(() => undefined);
+      await s3.stop();
+    }
   });
 
   it('a backup file overwritten with garbage fails the restore test with the reason and one notice; no container is left', async () => {
