@@ -17,7 +17,7 @@ import { requireDatabaseImages } from '../helpers/databases.js';
 import { containersWithLabel, docker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { allowLoopbackNotifyTargets } from '../helpers/notify-targets.js';
-import { startS3Server } from '../helpers/s3-server.js';
+import { startS3Server, storageFor } from '../helpers/s3-server.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const ROLE = 'dev.berth.role=restore-test';
@@ -165,15 +165,7 @@ describe('restore tests of database backups', function () {
   it('a remote-only backup is fetched from S3 for its restore test and verified; the temporary copy is removed', async () => {
     const s3 = await startS3Server();
     try {
-      await t.admin.putBackupStorage({
-        endpoint: s3.endpoint,
-        region: s3.region,
-        bucket: s3.bucket,
-        prefix: 'berth/',
-        accessKeyId: s3.accessKeyId,
-        secretAccessKey: s3.secretAccessKey,
-        forcePathStyle: true,
-      });
+      await t.admin.putBackupStorage(storageFor(s3));
       const { backup: started } = await t.admin.createBackup(pg.id, 'remote');
       const backup = await until('the backup', async () => (await t.admin.listBackups(pg.id)).backups.find((b) => b.id === started.id && b.status !== 'running'), 120_000, 250);
       expect(backup.status, backup.error ?? '').to.equal('succeeded');
