@@ -11,7 +11,7 @@ import { execs } from './migrations/016-execs.js';
 import { volumeBackups } from './migrations/017-volume-backups.js';
 import { replicas } from './migrations/018-replicas.js';
 import { nodeJoins } from './migrations/019-node-joins.js';
-import { backupVerification } from './migrations/020-backup-verification.js';
+import { backupVerification } from './migrations/022-backup-verification.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
