@@ -1,8 +1,8 @@
 // Issue 30: backups that prove they restore. A backup gains its newest restore test (the
-// Numbered 022: main has 020 (Berth's own backups) and 021 (the audit log); it runs after them once merged.
 // `verification_*` columns, all null before the first), and backup settings gain the restore-test
 // schedule and grandfather-father-son retention (a JSON object, null when not used). Added columns
 // only: existing rows keep every value they had.
+// Numbered 022: main has 020 (Berth's own backups) and 021 (the audit log); it runs after them once merged.
 import type { Knex } from 'knex';
 import type { Migration } from './migration.js';
 
