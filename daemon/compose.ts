@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import type { Config } from './config.js';
 import { recoverInterrupted } from './backups/recover.js';
 import { BackupRunner } from './backups/backups.js';
+import { RestoreVerifier } from './backups/verify.js';
+import { removeRestoreTestLeftovers } from './docker/restore-test-container.js';
+import { effectiveLimits } from './core/limits.js';
 import { lazyS3Store } from './backups/lazy-s3-store.js';
 import { BackupScheduler } from './backups/schedule.js';
 import { VolumeBackupRunner } from './backups/volume-backups.js';
@@ -85,6 +88,8 @@ export interface Composed {
   /** Follows Swarm tasks into Caddy's pools (started by server.ts). */
   taskWatcher: TaskWatcher;
   backups: BackupRunner;
+  /** Restore tests of database backups. */
+  verifier: RestoreVerifier;
   backupScheduler: BackupScheduler;
   volumeBackups: VolumeBackupRunner;
   notifier: Notifier;
@@ -93,6 +98,8 @@ export interface Composed {
   jobScheduler: JobScheduler;
   /** The schedule of Berth's own backup; `fire()` takes the scheduled path now (the test hook). */
   serverBackupSchedule: ServerBackupSchedule;
+  /** Start-up: removes the restore-test containers (and volumes) a crash left. */
+  removeRestoreTestLeftovers: () => Promise<void>;
   /** Start-up recovery of job runs a crash left `running` (before the schedules arm). */
   recoverJobs: () => Promise<void>;
   /** Berth's CA (the development join listener's certificate comes from it). */
@@ -207,8 +214,24 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // backup runner reads; they are built here, before the runner, and handed to `buildCore` too.
   const backupStorage = new BackupStorage(store.settings, clock, lazyS3Store, hub);
   const catalog = new Catalog(store, config.limits, new DockerVolumeSizes(docker, own, log));
+  // Restore tests: a backup restored into a throwaway container of the service's engine and image.
+  const verifier = new RestoreVerifier({
+    store,
+    docker,
+    own,
+    clock,
+    dir: backupsDir,
+    remote: () => backupStorage.remote(),
+    openAdapter,
+    image: async (service) => (await liveDeployment(store, service.id))?.imageTag ?? config.images[service.databaseEngine!],
+    env: async (service) => Object.fromEntries(await catalog.resolvedEnv(service)),
+    limits: (service) => effectiveLimits(config.limits, service),
+    log,
+    events: hub,
+  });
   // Backups, restores and imports with the engines' own tools inside the database containers.
   const backups = new BackupRunner({
+    verifier,
     // The one real cycle: the scheduler drives the runner (start, isBusy, removeFiles) and the
     // runner tells the scheduler that settings were saved (it arms on the first automatic
     // schedule). The scheduler is built right after the runner; this reads it only when settings
@@ -262,7 +285,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     log,
     events: hub,
   });
-  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk }, volumeBackups);
+  const scheduler = new BackupScheduler(store, backups, log, { quotas, disk }, volumeBackups, { verifier, dir: backupsDir });
   // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
   const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir, clock, events: hub, log });
   const jobScheduler = new JobScheduler(store, jobRunner, log);
@@ -346,6 +369,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     proxy,
     taskWatcher,
     backups,
+    verifier,
     backupScheduler: scheduler,
     volumeBackups,
     // Notification channels: failures (and, when chosen, successes) told where the team already talks.
@@ -355,6 +379,13 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobScheduler,
     serverBackupSchedule,
     ca,
+    removeRestoreTestLeftovers: async () => {
+      const removed = await removeRestoreTestLeftovers(docker, own).catch((err: unknown) => {
+        log('removing restore-test containers left by a stop', err);
+        return 0;
+      });
+      if (removed > 0) log(`removed ${removed} restore-test container(s) a stop left behind`);
+    },
     recoverJobs: () => recoverJobRuns({ store, docker, own, clock, events: hub, log }),
   };
 }
@@ -362,4 +393,5 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
 /** Start-up clean-up before any job runs: backups and imports a crash left `running` are failed. */
 export async function recoverBackups(composed: Composed, config: Config): Promise<void> {
   await recoverInterrupted(composed.store, systemClock, join(config.dataDir, 'backups'));
+  await composed.removeRestoreTestLeftovers();
 }

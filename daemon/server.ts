@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { BackupRunner } from './backups/backups.js';
 import type { BackupScheduler } from './backups/schedule.js';
 import type { VolumeBackupRunner } from './backups/volume-backups.js';
+import type { RestoreVerifier } from './backups/verify.js';
 import { composeDaemon, recoverBackups } from './compose.js';
 import type { Config } from './config.js';
 import type { Core } from './core/core.js';
@@ -41,6 +42,8 @@ export interface RunningDaemon {
   backupScheduler: BackupScheduler;
   /** Volume backups (tests wait on `settled()`). */
   volumeBackups: VolumeBackupRunner;
+  /** Restore tests of database backups (tests wait on `settled()`). */
+  verifier: RestoreVerifier;
   /** The reverse proxy (Caddy); `apply()` re-loads routing from the store, e.g. after a settings change. */
   proxy: CaddyProxy;
   /** Open event streams per key (`count(keyId)`). */
@@ -171,6 +174,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     backups,
     backupScheduler,
     volumeBackups: composed.volumeBackups,
+    verifier: composed.verifier,
     proxy,
     sse,
     jobRunner,
@@ -200,6 +204,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       }
       await engine.shutdown();
       await backups.shutdown();
+      await composed.verifier.shutdown();
       await composed.volumeBackups.shutdown();
       await jobRunner.shutdown();
       // a backup of Berth under way ends recorded before the store closes

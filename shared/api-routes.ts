@@ -120,6 +120,7 @@ export const API_ROUTES = [
   { id: 'backups.create', method: 'POST', path: `${DB}/backups`, access: 'write' },
   { id: 'backups.settings.patch', method: 'PATCH', path: `${DB}/backups/settings`, access: 'write' },
   { id: 'backups.restore', method: 'POST', path: `${DB}/backups/:backupId/restore`, access: 'write' },
+  { id: 'backups.verify', method: 'POST', path: `${DB}/backups/:backupId/verify`, access: 'write' },
   { id: 'backups.download', method: 'GET', path: `${DB}/backups/:backupId/download`, access: 'read', download: true },
   { id: 'backups.delete', method: 'DELETE', path: `${DB}/backups/:backupId`, access: 'write' },
   { id: 'imports.list', method: 'GET', path: `${DB}/imports`, access: 'read' },

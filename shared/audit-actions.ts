@@ -51,6 +51,7 @@ const ACTION_WORDS: Record<AuditedRouteId, string> = {
   'backups.create': 'back up database',
   'backups.settings.patch': 'change backup settings',
   'backups.restore': 'restore database',
+  'backups.verify': 'test a backup by restoring it',
   'backups.delete': 'delete backup',
   'imports.postgres-url': 'import PostgreSQL data',
   'imports.redis-url': 'import Redis data',

@@ -15,6 +15,7 @@ import type {
   ServerBackupTrigger,
   ServiceStatus,
   UpgradeState,
+  VerificationStatus,
 } from './types.js';
 
 /** A backup's status as events carry it: `running` when it starts, then `succeeded` or `failed`. */
@@ -38,6 +39,8 @@ export interface ProjectEventPayloads {
   domain: { serviceId: string; projectId: string; domainId: string; hostname: string; action: ChangeAction; proxy: ProxyResult };
   /** A database's backup, or a volume's (`volume` names it). */
   backup: { backupId: string; serviceId: string; projectId: string; status: BackupEventStatus; volume?: string };
+  /** A restore test of a database's backup: `running` when it starts, then `verified` or `failed` (once each). */
+  'backup-verification': { backupId: string; serviceId: string; projectId: string; status: VerificationStatus };
   /** A project was created, renamed/described, or deleted (heard by the keys that could see it). */
   project: { projectId: string; name: string; slug: string; action: ChangeAction };
   /**
@@ -102,6 +105,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   service: 'project',
   domain: 'project',
   backup: 'project',
+  'backup-verification': 'project',
   project: 'project',
   'service-change': 'project',
   env: 'project',

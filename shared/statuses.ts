@@ -4,7 +4,7 @@
 // comparing status strings of its own. Which status may follow which stays the daemon's state
 // table (daemon/core/deployment-states.ts), which reads `final` from here; a unit test proves the
 // two agree (test/unit/statuses.test.ts).
-import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus, UpgradeState } from './types.js';
+import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus, UpgradeState, VerificationStatus } from './types.js';
 
 /** How a status is shown: the console's badge tones. */
 export type StatusTone = 'ok' | 'info' | 'muted' | 'warn' | 'bad';
@@ -102,6 +102,13 @@ export const JOB_STATUS_MEANING: { readonly [S in JobStatus]: { inProgress: bool
   failed: { inProgress: false, tone: 'bad' },
 };
 
+/** A backup's restore test: `running` until it ends `verified` or `failed` (which notifies). */
+export const VERIFICATION_STATUS_MEANING: { readonly [S in VerificationStatus]: { inProgress: boolean; tone: StatusTone } } = {
+  running: { inProgress: true, tone: 'info' },
+  verified: { inProgress: false, tone: 'ok' },
+  failed: { inProgress: false, tone: 'bad' },
+};
+
 /** A backup or an import that is still at work. */
 export function jobInProgress(status: JobStatus): boolean {
   return JOB_STATUS_MEANING[status].inProgress;
@@ -145,9 +152,16 @@ export function upgradeFailed(state: UpgradeState): boolean {
   return UPGRADE_STATE_MEANING[state].failed;
 }
 
-/** The badge tone of any status the API returns (deployment, service, project, backup, import, job run, upgrade); `muted` for one it does not know. */
+/** The badge tone of any status the API returns (deployment, service, project, backup, import, job run, upgrade, restore test); `muted` for one it does not know. */
 export function statusTone(status: string): StatusTone {
-  const tables: Record<string, { tone: StatusTone }>[] = [DEPLOYMENT_STATUS_MEANING, SERVICE_STATUS_MEANING, JOB_STATUS_MEANING, JOB_RUN_STATUS_MEANING, UPGRADE_STATE_MEANING];
+  const tables: Record<string, { tone: StatusTone }>[] = [
+    DEPLOYMENT_STATUS_MEANING,
+    SERVICE_STATUS_MEANING,
+    JOB_STATUS_MEANING,
+    JOB_RUN_STATUS_MEANING,
+    UPGRADE_STATE_MEANING,
+    VERIFICATION_STATUS_MEANING,
+  ];
   for (const t of tables) if (Object.hasOwn(t, status)) return t[status].tone;
   return 'muted';
 }

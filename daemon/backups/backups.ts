@@ -18,6 +18,7 @@ import type { EngineBackupTool, ToolContext } from '../databases/backup-tool.js'
 import { checksumOf } from './backup-file.js';
 import { downloadName, localCopy, openDownload, removeFiles, runBackup, type BackupFilesDeps } from './backup-job.js';
 import { runImport, type ImportJobDeps } from './import-job.js';
+import type { RestoreVerifier } from './verify.js';
 import { messageOf, toolContext, type LiveDb } from './job-parts.js';
 import { maskedSourceLabel, parseSourceUrl } from '../databases/source-url.js';
 import { pinSourceAddress, type ReachFacts } from './source-reach.js';
@@ -25,6 +26,8 @@ import type { BackupRecord, BackupSettingsRecord, BackupStorage, BackupTrigger, 
 
 export interface BackupsDeps extends BackupFilesDeps, ImportJobDeps {
   docker: Docker;
+  /** Restore tests (backups/verify.ts): they read only a backup's file, so they do not take this runner's lock. */
+  verifier: Pick<RestoreVerifier, 'start'>;
   tool(engine: DatabaseEngine): EngineBackupTool;
   /** The live container and resolved variables of a database service; null when it is not running. */
   live(service: ServiceRecord): Promise<LiveDb | null>;
@@ -114,6 +117,7 @@ export class BackupRunner implements BackupJobs {
       createdAt: at,
       startedAt: at,
       finishedAt: refused === null ? null : at,
+      verification: null,
     };
   }
 
@@ -162,6 +166,10 @@ export class BackupRunner implements BackupJobs {
       this.busy.delete(service.id);
     }
     return { ok: true, restoredAt: this.d.clock.now(), backup: { id: backup.id, status: backup.status } };
+  }
+
+  verify(service: ServiceRecord, backupId: string): Promise<BackupRecord> {
+    return this.d.verifier.start(service, backupId);
   }
 
   async download(service: ServiceRecord, backupId: string): Promise<BackupDownload> {

@@ -6,8 +6,17 @@
 // A due backup over its project's backup quotas first makes room by removing the oldest backups of
 // the same schedule (never its last one); when that is not enough, or while the disk is low, the
 // slot gets a `failed` record saying why (so the schedule never claims a backup it did not take).
+// Restore tests (issue 30): a database whose settings have a `verifySchedule` (5-field cron, UTC)
+// gets its newest succeeded backup restore-tested in each minute the expression matches, by the
+// same tick and clock. With GFS retention set (settings.gfs), a database's succeeded backups are
+// pruned by core/backup-retention.ts instead of the per-schedule keep counts; either way the
+// newest verified backup and a backup under test are never removed, and only the service's own
+// backups (rows and files under its own folder) are candidates.
 import type { ScheduledTask } from 'node-cron';
 import { beyondRetention, roomCandidate, scheduleEnabled, slotTaken } from '../core/backup-states.js';
+import { beyondGfs, gfsInUse, ownBackup } from '../core/backup-retention.js';
+import { cronMatches } from '../core/cron-match.js';
+import type { RestoreVerifier } from './verify.js';
 import type { BackupRecord, BackupSettingsRecord, ScheduleKind } from '../core/ports/backups-repo.js';
 import type { ServiceRecord } from '../core/records.js';
 import { SCHEDULE_KINDS } from '../core/ports/backups-repo.js';
@@ -40,6 +49,8 @@ export class BackupScheduler {
   private task: ScheduledTask | null = null;
   private stopped = true;
   private ticking: Promise<void> = Promise.resolve();
+  /** The minute each service's scheduled restore test last started in (the clock the tick was given). */
+  private verifiedAt = new Map<string, string>();
 
   constructor(
     private store: Store,
@@ -48,6 +59,8 @@ export class BackupScheduler {
     private limits: ScheduleLimits,
     /** Volume backups (issue 28): settings with `volume` set are a volume's schedule. */
     private volumes?: VolumeBackupRunner,
+    /** Restore tests and GFS retention (issue 30): the verifier, and the backups dir (each service's own folder in it). */
+    private restoreTests?: { verifier: Pick<RestoreVerifier, 'start' | 'isBusy'>; dir: string },
   ) {}
 
   start(): void {
@@ -64,7 +77,8 @@ export class BackupScheduler {
    */
   async armWhenScheduled(): Promise<void> {
     try {
-      if (this.task || this.stopped || (await this.store.backups.listAutomatic()).length === 0) return;
+      if (this.task || this.stopped) return;
+      if ((await this.store.backups.listAutomatic()).length === 0 && (await this.store.backups.listVerifySchedules()).length === 0) return;
       const cron = (await import('node-cron')).default;
       if (this.task || this.stopped) return;
       this.task = cron.schedule('* * * * *', () => void this.tick(new Date()));
@@ -91,6 +105,7 @@ export class BackupScheduler {
   }
 
   private async runDue(now: Date): Promise<void> {
+    await this.verifyDue(now);
     for (const settings of await this.store.backups.listAutomatic()) {
       const service = await this.store.services.get(settings.serviceId);
       if (!service) continue;
@@ -110,6 +125,28 @@ export class BackupScheduler {
           this.log(`scheduled ${kind} backup of ${target.label}`, err);
         }
         break; // one job per service at a time
+      }
+    }
+  }
+
+  /** Starts the restore tests whose schedule matches this minute: each of the newest succeeded backup. */
+  private async verifyDue(now: Date): Promise<void> {
+    const tests = this.restoreTests;
+    if (!tests) return;
+    const minute = now.toISOString().slice(0, 16);
+    for (const settings of await this.store.backups.listVerifySchedules()) {
+      if (!settings.verifySchedule || !cronMatches(settings.verifySchedule, now)) continue;
+      const service = await this.store.services.get(settings.serviceId);
+      if (!service || service.kind !== 'database' || tests.verifier.isBusy(service.id)) continue;
+      const history = await this.store.backups.listByService(service.id);
+      const newest = history.find((b) => b.status === 'succeeded' && b.volume === null);
+      // once per matching minute (a restart within the minute ticks it again)
+      if (!newest || this.verifiedAt.get(service.id) === minute) continue;
+      this.verifiedAt.set(service.id, minute);
+      try {
+        await tests.verifier.start(service, newest.id);
+      } catch (err) {
+        this.log(`scheduled restore test of ${service.name}`, err);
       }
     }
   }
@@ -160,7 +197,14 @@ export class BackupScheduler {
 
   /** Keeps the newest N succeeded backups of each schedule; failed scheduled ones go after a day's worth of retries. */
   private async prune(settings: BackupSettingsRecord, history: readonly BackupRecord[], target: ScheduleTarget): Promise<void> {
-    for (const old of beyondRetention(settings, history)) {
+    const dir = this.restoreTests?.dir;
+    const database = settings.volume === null && dir !== undefined;
+    const lastVerified = history.find((b) => b.status === 'succeeded' && b.verification?.status === 'verified');
+    const candidates =
+      database && gfsInUse(settings.gfs)
+        ? beyondGfs(settings.gfs, settings.serviceId, dir, history)
+        : beyondRetention(settings, history).filter((b) => b.id !== lastVerified?.id && b.verification?.status !== 'running' && (!database || ownBackup(b, settings.serviceId, dir)));
+    for (const old of candidates) {
       try {
         await target.removeFiles(old);
         await this.store.backups.delete(old.id);

@@ -247,6 +247,7 @@ export class VolumeBackupRunner implements VolumeBackupJobs {
       createdAt: at,
       startedAt: at,
       finishedAt: refused === null ? null : at,
+      verification: null,
     };
   }
 

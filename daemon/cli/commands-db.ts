@@ -1,4 +1,4 @@
-// db tables|query|import|imports, backup list|create|download|restore|schedule.
+// db tables|query|import|imports, backup list|create|download|restore|verify|schedule.
 import type { Command } from 'commander';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { Readable } from 'node:stream';
@@ -12,6 +12,8 @@ import { parseCount, parseDuration, sleep } from './durations.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession } from './session.js';
+import { verificationText } from '../../shared/backup-verification.js';
+import { gfsCount, registerBackupVerify, restoreTestLines, restoreTestPatch } from './commands-restore-tests.js';
 
 function cellText(v: DbCell): string {
   if (v === null) return '';
@@ -162,8 +164,8 @@ export function registerDatabaseCommands(program: Command): void {
       if (s.out.json) return backups.forEach((b) => s.out.event(b));
       s.out.line(
         table(
-          ['ID', 'STATUS', 'TRIGGER', 'STORAGE', 'SIZE', 'CREATED'],
-          backups.map((b) => [b.id, b.status, b.trigger, b.storage, b.sizeBytes, b.createdAt]),
+          ['ID', 'STATUS', 'TRIGGER', 'STORAGE', 'SIZE', 'CREATED', 'RESTORE TEST'],
+          backups.map((b) => [b.id, b.status, b.trigger, b.storage, b.sizeBytes, b.createdAt, verificationText(b.verification)]),
         ),
       );
     });
@@ -225,6 +227,8 @@ export function registerDatabaseCommands(program: Command): void {
       s.out.success(`restored ${backupId} at ${res.restoredAt}`);
     });
 
+  registerBackupVerify(backup);
+
   backup
     .command('schedule')
     .description('show or change automatic backups')
@@ -237,6 +241,12 @@ export function registerDatabaseCommands(program: Command): void {
     .option('--keep-weekly <n>', 'how many weekly backups to keep', parseCount)
     .option('--keep-monthly <n>', 'how many monthly backups to keep', parseCount)
     .option('--storage <kind>', BACKUP_STORAGES.join(', '), storageOption)
+    .option('--verify-schedule <cron|off>', 'restore-test the newest backup on this 5-field cron schedule (UTC)')
+    .option('--gfs-hourly <n|off>', 'GFS retention: keep the newest backup of each of the n newest hours', gfsCount)
+    .option('--gfs-daily <n|off>', '... of the n newest days', gfsCount)
+    .option('--gfs-weekly <n|off>', '... of the n newest weeks (Monday first)', gfsCount)
+    .option('--gfs-monthly <n|off>', '... of the n newest months', gfsCount)
+    .option('--no-gfs', 'turn GFS retention off (the keep counts apply again)')
     .action(async (ref: string, o: Record<string, unknown>, cmd: Command) => {
       const s = openSession(cmd);
       const service = await s.service(ref);
@@ -255,13 +265,16 @@ export function registerDatabaseCommands(program: Command): void {
           .filter(([opt]) => o[opt] !== undefined)
           .map(([opt, field]) => [field, o[opt]]),
       );
-      const settings = Object.keys(patch).length > 0 ? (await s.client.patchBackupSettings(service.id, patch)).settings : (await s.client.listBackups(service.id)).settings;
+      const current = (await s.client.listBackups(service.id)).settings;
+      Object.assign(patch, restoreTestPatch(o, current));
+      const settings = Object.keys(patch).length > 0 ? (await s.client.patchBackupSettings(service.id, patch)).settings : current;
       s.out.result(settings, () =>
         [
           `automatic  ${settings.automaticEnabled ? 'on' : 'off'} (storage ${settings.storage})`,
           `daily      ${settings.dailyEnabled ? 'on' : 'off'}, keep ${settings.keepDaily}`,
           `weekly     ${settings.weeklyEnabled ? 'on' : 'off'}, keep ${settings.keepWeekly}`,
           `monthly    ${settings.monthlyEnabled ? 'on' : 'off'}, keep ${settings.keepMonthly}`,
+          ...restoreTestLines(settings),
         ].join('\n'),
       );
     });

@@ -15,12 +15,14 @@ import {
   type BackupRecord,
   type BackupSettingsRecord,
   type BackupStatus,
+  type BackupVerification,
   type BackupStorage,
   type BackupsRepo,
   type ImportPatch,
   type ImportRecord,
   type ImportSource,
   type ScheduleKind,
+  type VerificationStatus,
 } from './ports/backups-repo.js';
 import type { DatabaseEngine } from '../../shared/types.js';
 import type { ServiceRecord } from './records.js';
@@ -98,6 +100,39 @@ export function recordImportStatus(repo: Pick<BackupsRepo, 'getImport' | 'setImp
   return record({ get: (x) => repo.getImport(x), set: (x, t, f, p) => repo.setImportStatus(x, t, f, p) }, `import ${id}`, to, id, patch);
 }
 
+// ---- restore tests (verifications) ----
+
+/**
+ * A backup's restore test: none yet (null) or a finished one may start again (`running`); a running
+ * one ends `verified` or `failed`, once. Start-up recovery fails one a crash left running.
+ */
+const VERIFICATION_TRANSITIONS: { readonly [From in VerificationStatus | 'none']: readonly VerificationStatus[] } = {
+  none: ['running'],
+  running: ['verified', 'failed'],
+  verified: ['running'],
+  failed: ['running'],
+};
+
+/**
+ * Writes a backup's restore test when the table allows the move from its stored one at the moment
+ * of the write. False when it did not (another writer got there first, or the backup is gone).
+ */
+export async function recordVerification(repo: Pick<BackupsRepo, 'setVerification'>, id: string, to: BackupVerification): Promise<boolean> {
+  const from = (Object.keys(VERIFICATION_TRANSITIONS) as (VerificationStatus | 'none')[]).filter((f) => VERIFICATION_TRANSITIONS[f].includes(to.status));
+  return repo.setVerification(
+    id,
+    to,
+    from.map((f) => (f === 'none' ? null : f)),
+  );
+}
+
+/** Only a succeeded database backup can be restore-tested, and not while a test of it runs. */
+export function requireVerifiable(backup: BackupRecord): void {
+  if (backup.status !== 'succeeded') throw new Conflict(`backup ${backup.id} is ${backup.status}; only a succeeded backup can be restore-tested`, 'not_verifiable');
+  if (backup.volume !== null) throw new Conflict('restore tests are for database backups; this is a volume backup', 'not_verifiable');
+  if (backup.verification?.status === 'running') throw new Conflict('a restore test of this backup is already running', 'verification_running');
+}
+
 // ---- what may happen to a backup ----
 
 /** Only a succeeded backup can be restored. */
@@ -113,6 +148,7 @@ export function requireDownloadable(backup: BackupRecord): void {
 /** A running backup cannot be deleted (its job still writes the file). */
 export function requireDeletable(backup: BackupRecord): void {
   if (backup.status === 'running') throw new Conflict('the backup is still running');
+  if (backup.verification?.status === 'running') throw new Conflict('a restore test of this backup is running (it reads the file)', 'verification_running');
 }
 
 /** A storage other than `disk` needs remote storage configured. */
@@ -142,6 +178,8 @@ export function defaultSettings(service: ServiceRecord): BackupSettingsRecord {
     keepDaily: DEFAULT_KEEP.daily,
     keepWeekly: DEFAULT_KEEP.weekly,
     keepMonthly: DEFAULT_KEEP.monthly,
+    verifySchedule: null,
+    gfs: null,
     createdAt: service.createdAt,
     updatedAt: service.createdAt,
   };

@@ -48,6 +48,12 @@ export class Backups {
     return this.jobs.restore(await this.databaseService(access, serviceId), backupId);
   }
 
+  /** Starts a restore test of a backup into a throwaway container; answers the backup with its `running` verification. */
+  async verify(access: Access, serviceId: string, backupId: string): Promise<BackupRecord> {
+    access.requireWrite();
+    return this.jobs.verify(await this.databaseService(access, serviceId), backupId);
+  }
+
   async download(access: Access, serviceId: string, backupId: string): Promise<BackupDownload> {
     return this.jobs.download(await this.databaseService(access, serviceId), backupId);
   }

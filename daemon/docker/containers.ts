@@ -3,6 +3,7 @@
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import { BOUNDED_LOG_CONFIG } from './log-config.js';
+import { resourceLimits } from './resource-limits.js';
 import { DockerLogLines } from './output-lines.js';
 import type { Labels, Owner, Ownership } from './labels.js';
 
@@ -51,10 +52,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
     HostConfig: {
       RestartPolicy: { Name: 'unless-stopped' },
       LogConfig: BOUNDED_LOG_CONFIG,
-      Memory: spec.limits.memoryMb * 1024 * 1024,
-      MemorySwap: spec.limits.memoryMb * 1024 * 1024,
-      NanoCpus: Math.round(spec.limits.cpus * 1e9),
-      PidsLimit: spec.limits.pids,
+      ...resourceLimits(spec.limits),
       PortBindings: port ? { [port]: [{ HostIp: spec.publish?.hostIp ?? '127.0.0.1', HostPort: spec.publish ? String(spec.publish.hostPort) : '' }] } : {},
       NetworkMode: spec.network,
       Mounts: [

@@ -5,6 +5,7 @@
 // deployment's container).
 import type Docker from 'dockerode';
 import { BOUNDED_LOG_CONFIG } from './log-config.js';
+import { resourceLimits } from './resource-limits.js';
 import type { Labels } from './labels.js';
 import { DockerLogLines, type OutputStream } from './output-lines.js';
 
@@ -50,10 +51,7 @@ export async function runOneOff(docker: Docker, spec: OneOffSpec, onLine: (line:
     Labels: { ...spec.labels, [LABEL_ROLE]: ONE_OFF_ROLE },
     HostConfig: {
       LogConfig: BOUNDED_LOG_CONFIG,
-      Memory: spec.limits.memoryMb * 1024 * 1024,
-      MemorySwap: spec.limits.memoryMb * 1024 * 1024,
-      NanoCpus: Math.round(spec.limits.cpus * 1e9),
-      PidsLimit: spec.limits.pids,
+      ...resourceLimits(spec.limits),
       NetworkMode: spec.network,
       Mounts: [
         ...(spec.volumes ?? []).map((v) => ({ Type: 'volume' as const, Source: v.name, Target: v.target, ReadOnly: v.readOnly ?? false })),

@@ -1,5 +1,5 @@
 // Turns what happens on the daemon into notices for the channels that asked for them: a failed
-// deployment, a deployment gone live (optional), a failed backup, a failed or timed-out job run, and a restart after a crash (the
+// deployment, a deployment gone live (optional), a failed backup or restore test of one, a failed or timed-out job run, and a restart after a crash (the
 // data dir keeps a marker while the daemon runs; a clean stop removes it). Sending happens in the
 // background and never affects the event that caused it.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -58,6 +58,17 @@ export class Notifier {
         at: e.at,
         text: `Berth: backup of ${names.label}${e.data.volume ? ` (volume ${e.data.volume})` : ''} failed (backup ${e.data.backupId})`,
         data: { ...names.data, backupId: e.data.backupId, status: e.data.status, ...(e.data.volume ? { volume: e.data.volume } : {}) },
+      });
+    } else if (e.type === 'backup-verification' && e.data.status === 'failed') {
+      // one `failed` event per restore test, so one notice per failed test
+      const names = await this.names(e.data.serviceId, e.data.projectId);
+      const backup = await this.d.store.backups.get(e.data.backupId).catch(() => null);
+      const why = backup?.verification?.error ?? 'unknown error';
+      await this.notify('backup_verification_failed', {
+        event: 'backup_verification_failed',
+        at: e.at,
+        text: `Berth: restore test of ${names.label}'s backup ${e.data.backupId} failed: ${why}`,
+        data: { ...names.data, backupId: e.data.backupId, status: e.data.status, error: why },
       });
     } else if (e.type === 'job' && jobRunFailed(e.data.status)) {
       // one event per run's end, so one notice per failed or timed-out run

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { BackupRecord, BackupSettingsRecord, BackupsRepo, ImportRecord } from '../core/ports/backups-repo.js';
+import type { BackupRecord, BackupSettingsRecord, BackupsRepo, BackupVerification, ImportRecord } from '../core/ports/backups-repo.js';
 
 type Row = Record<string, unknown>;
 
@@ -49,11 +49,37 @@ const SETTINGS_FIELDS = [
   'keepDaily',
   'keepWeekly',
   'keepMonthly',
+  'verifySchedule',
+  'gfs',
   'createdAt',
   'updatedAt',
 ] as const;
 const SETTINGS_BOOLS = ['automaticEnabled', 'dailyEnabled', 'weeklyEnabled', 'monthlyEnabled'];
 const IMPORT_FIELDS = ['id', 'serviceId', 'engine', 'source', 'sourceLabel', 'status', 'error', 'log', 'createdAt', 'startedAt', 'finishedAt'] as const;
+
+/** A backup's restore test is kept in `verification_*` columns (all null before the first). */
+function verificationOf(r: Row): BackupVerification | null {
+  if (r.verification_status == null) return null;
+  return {
+    status: r.verification_status as BackupVerification['status'],
+    startedAt: String(r.verification_started_at),
+    finishedAt: (r.verification_finished_at as string | null) ?? null,
+    tables: (r.verification_tables as number | null) ?? null,
+    rows: (r.verification_rows as number | null) ?? null,
+    error: (r.verification_error as string | null) ?? null,
+  };
+}
+
+function verificationRow(v: BackupVerification): Row {
+  return {
+    verification_status: v.status,
+    verification_started_at: v.startedAt,
+    verification_finished_at: v.finishedAt,
+    verification_tables: v.tables,
+    verification_rows: v.rows,
+    verification_error: v.error,
+  };
+}
 
 const NEWEST_FIRST = [
   { column: 'created_at', order: 'desc' },
@@ -61,13 +87,14 @@ const NEWEST_FIRST = [
 ] as const;
 
 export function backupsRepo(knex: Knex): BackupsRepo {
-  const backup = (r: Row) => fromRow<BackupRecord>(r, BACKUP_FIELDS);
-  // a database service's settings are stored under volume '' (the key's second column)
-  const settings = (r: Row) => fromRow<BackupSettingsRecord>({ ...r, volume: r.volume === '' ? null : r.volume }, SETTINGS_FIELDS, SETTINGS_BOOLS);
+  const backup = (r: Row): BackupRecord => ({ ...fromRow<Omit<BackupRecord, 'verification'>>(r, BACKUP_FIELDS), verification: verificationOf(r) });
+  // a database service's settings are stored under volume '' (the key's second column); gfs is JSON or null
+  const settings = (r: Row) =>
+    fromRow<BackupSettingsRecord>({ ...r, volume: r.volume === '' ? null : r.volume, gfs: r.gfs == null ? null : JSON.parse(String(r.gfs)) }, SETTINGS_FIELDS, SETTINGS_BOOLS);
   const imp = (r: Row) => fromRow<ImportRecord>(r, IMPORT_FIELDS, [], ['log']);
   return {
-    async insert(b) {
-      await knex('backups').insert(toRow(b));
+    async insert({ verification, ...b }) {
+      await knex('backups').insert({ ...toRow(b), ...(verification ? verificationRow(verification) : {}) });
     },
     async update(id, patch) {
       await knex('backups').where({ id }).update(toRow(patch));
@@ -101,6 +128,21 @@ export function backupsRepo(knex: Knex): BackupsRepo {
     async listByStatus(status) {
       return (await knex('backups').where({ status })).map(backup);
     },
+    async setVerification(id, to, from) {
+      if (from.length === 0) return false;
+      const states = from.filter((f) => f !== null);
+      const changed = await knex('backups')
+        .where({ id })
+        .where((q) => {
+          if (states.length > 0) q.whereIn('verification_status', states);
+          if (from.includes(null)) q.orWhereNull('verification_status');
+        })
+        .update(verificationRow(to));
+      return changed > 0;
+    },
+    async listByVerification(status) {
+      return (await knex('backups').where({ verification_status: status })).map(backup);
+    },
     async delete(id) {
       await knex('backups').where({ id }).delete();
     },
@@ -111,12 +153,15 @@ export function backupsRepo(knex: Knex): BackupsRepo {
       return r ? settings(r) : null;
     },
     async putSettings(s) {
-      const row: Row = { ...toRow(s), volume: s.volume ?? '' };
+      const row: Row = { ...toRow(s), volume: s.volume ?? '', gfs: s.gfs === null ? null : JSON.stringify(s.gfs) };
       const { service_id: _id, volume: _v, created_at: _c, ...changes } = row;
       await knex('backup_settings').insert(row).onConflict(['service_id', 'volume']).merge(changes);
     },
     async listAutomatic() {
       return (await knex('backup_settings').where({ automatic_enabled: true })).map(settings);
+    },
+    async listVerifySchedules() {
+      return (await knex('backup_settings').where({ volume: '' }).whereNotNull('verify_schedule')).map(settings);
     },
     async insertImport(i) {
       await knex('imports').insert(toRow(i, ['log']));

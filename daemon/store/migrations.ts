@@ -13,6 +13,7 @@ import { replicas } from './migrations/018-replicas.js';
 import { nodeJoins } from './migrations/019-node-joins.js';
 import { serverBackups } from './migrations/020-server-backups.js';
 import { auditLog } from './migrations/021-audit.js';
+import { backupVerification } from './migrations/022-backup-verification.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -39,6 +40,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     nodeJoins,
     serverBackups,
     auditLog,
+    backupVerification,
   ];
   return {
     getMigrations: async () => migrations,

@@ -1,5 +1,5 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
-// deployment, whatever reconnects and replays deliver), a failed backup, a failed or timed-out
+// deployment, whatever reconnects and replays deliver), a failed backup or restore test of one, a failed or timed-out
 // job run (once per run), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
 // back), an upgrade of Berth that rolled back or failed (once per run, whether the event or a read
 // after the daemon restarted told it), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
@@ -72,6 +72,16 @@ export class Notifier {
       this.notify(
         serverId,
         { title: `Backup failed on ${this.o.serverName(serverId)}`, body: "Click to see the database's backups." },
+        { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') },
+      );
+    } else if (e.event === 'backup-verification') {
+      // a failed restore test: once per server and test (a replay repeats the event's `at`; a test run
+      // again and failed again is a new event)
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['backup-verification'] | 'at', unknown>>;
+      if (d.status !== 'failed' || typeof d.backupId !== 'string' || !this.once(`${serverId}:backup-verification:${d.backupId}:${String(d.at)}`)) return;
+      this.notify(
+        serverId,
+        { title: `Restore test failed on ${this.o.serverName(serverId)}`, body: "A backup did not restore. Click to see the database's backups and why." },
         { serverId, kind: 'backup', serviceId: String(d.serviceId ?? '') },
       );
     } else if (e.event === 'job') {

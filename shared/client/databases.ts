@@ -73,6 +73,10 @@ export class DatabasesClient extends SystemClient {
   restoreBackup(serviceId: string, backupId: string): Promise<{ ok: true; restoredAt: string; backup: { id: string; status: string } }> {
     return this.api('backups.restore', { serviceId, backupId });
   }
+  /** Starts a restore test of a succeeded backup (202): the backup with its `running` verification. */
+  verifyBackup(serviceId: string, backupId: string): Promise<{ backup: Backup }> {
+    return this.api('backups.verify', { serviceId, backupId });
+  }
   /** The backup file's bytes. */
   async downloadBackup(serviceId: string, backupId: string): Promise<{ bytes: Buffer; headers: Headers }> {
     const res = await this.openBackupDownload(serviceId, backupId);

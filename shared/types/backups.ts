@@ -65,6 +65,35 @@ export interface Backup {
   createdAt: Timestamp;
   startedAt: Timestamp;
   finishedAt: Timestamp | null;
+  /** The newest restore test of this backup (POST .../backups/:backupId/verify, or the verify schedule); null before the first. */
+  verification: BackupVerification | null;
+}
+
+/** A restore test: `running`, then `verified` (restored into a throwaway container and the engine answered) or `failed`. */
+export type VerificationStatus = 'running' | 'verified' | 'failed';
+
+/** The backup restored into a throwaway container of the same engine and image, then counted through the adapter. */
+export interface BackupVerification {
+  status: VerificationStatus;
+  startedAt: Timestamp;
+  finishedAt: Timestamp | null;
+  /** Tables (redis: 1 keyspace) the restored database answered; null until verified. */
+  tables: number | null;
+  /** Rows in those tables (redis: keys); null until verified. */
+  rows: number | null;
+  /** Why the restore test failed; null otherwise. */
+  error: string | null;
+}
+
+/**
+ * Grandfather-father-son retention: keep the newest backup of each of the N newest hours, days, weeks
+ * (ISO, Monday first) and months (UTC). null for a period: that period keeps nothing by itself.
+ */
+export interface GfsRetention {
+  hourly: number | null;
+  daily: number | null;
+  weekly: number | null;
+  monthly: number | null;
 }
 
 export interface BackupSettings {
@@ -79,6 +108,13 @@ export interface BackupSettings {
   keepDaily: number;
   keepWeekly: number;
   keepMonthly: number;
+  /** 5-field cron (UTC): each run restore-tests the newest succeeded backup; null for none. */
+  verifySchedule: string | null;
+  /**
+   * Grandfather-father-son retention of this database's succeeded backups; null (or every period
+   * null): the per-schedule keep counts above apply. Never removes the newest verified backup.
+   */
+  gfs: GfsRetention | null;
   createdAt: Timestamp;
   updatedAt: Timestamp;
 }

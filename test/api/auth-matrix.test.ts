@@ -55,6 +55,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'backups.settings.patch': { params: db, body: () => ({ automaticEnabled: true, dailyEnabled: true }) },
   // No backup of that id: allowed means past auth and scope, which answers 404.
   'backups.restore': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
+  'backups.verify': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.download': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   'backups.delete': { params: (t) => ({ serviceId: t.db.id, backupId: uniq('b') }), allowed: [404] },
   // The fixtures' web service mounts no volume (the volume model is t28-state's): allowed means past

@@ -158,6 +158,33 @@ describe('berth db and berth backup, on a real PostgreSQL service', function () 
     expect((await t.admin.databaseQuery(db.id, 'SELECT v FROM kept')).rows).to.deep.equal([{ v: 'before the backup' }]);
   });
 
+  it('backup verify --wait ends verified with the counts; the list shows it; schedule takes --verify-schedule and the GFS counts', async () => {
+    await t.admin.databaseQuery(db.id, 'CREATE TABLE IF NOT EXISTS tested (v text)');
+    const { backup } = await t.admin.createBackup(db.id, 'disk');
+    await until('the backup', async () => (await t.admin.listBackups(db.id)).backups.find((b) => b.id === backup.id && b.status === 'succeeded'), 120_000, 250);
+    const verified = await cli.run(['backup', 'verify', 'pg', backup.id, '--wait', '--json'], { env, timeoutMs: 200_000 });
+    expect(verified.code, verified.stderr).to.equal(0);
+    const [shown] = verified.json<Backup>();
+    expect(shown!.verification).to.include({ status: 'verified', error: null });
+    expect(shown!.verification!.tables).to.be.greaterThan(0);
+    const text = await cli.run(['backup', 'verify', 'pg', backup.id, '--wait'], { env, timeoutMs: 200_000 });
+    expect(text.stdout + text.stderr).to.match(/verified · \d+ tables?, [\d,]+ rows?/);
+    const listed = await cli.run(['backup', 'list', 'pg'], { env });
+    expect(listed.stdout).to.match(new RegExp(`${backup.id}.*verified · `));
+    expect((await cli.run(['backup', 'verify', 'pg', 'no-such-backup'], { env })).code).to.equal(1);
+
+    const set = await cli.run(['backup', 'schedule', 'pg', '--verify-schedule', '0 4 * * *', '--gfs-daily', '7', '--gfs-monthly', '12', '--json'], { env });
+    expect(set.code, set.stderr).to.equal(0);
+    expect(set.json<BackupSettings>()[0]).to.deep.include({ verifySchedule: '0 4 * * *', gfs: { hourly: null, daily: 7, weekly: null, monthly: 12 } });
+    const more = await cli.run(['backup', 'schedule', 'pg', '--gfs-weekly', '4', '--gfs-daily', 'off'], { env });
+    expect(more.code, more.stderr).to.equal(0);
+    expect(more.stdout).to.match(/^gfs +hourly -, daily -, weekly 4, monthly 12/m);
+    expect(more.stdout).to.match(/^restore +tests the newest backup at "0 4 \* \* \*" \(UTC\)$/m);
+    expect((await cli.run(['backup', 'schedule', 'pg', '--verify-schedule', 'every day'], { env })).code).to.equal(1);
+    const off = await cli.run(['backup', 'schedule', 'pg', '--verify-schedule', 'off', '--no-gfs', '--json'], { env });
+    expect(off.json<BackupSettings>()[0]).to.deep.include({ verifySchedule: null, gfs: null });
+  });
+
   it('backup schedule shows the settings and changes only the options given', async () => {
     const before = (await t.admin.listBackups(db.id)).settings;
     const set = await cli.run(['backup', 'schedule', 'pg', '--daily', 'on', '--keep-daily', '3', '--json'], { env });

@@ -75,6 +75,39 @@ describe('desktop event handling (recorded streams)', () => {
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
   });
 
+  it('a failed restore test notifies once per test, even when a reconnect replays it; one failed again later notifies again', async () => {
+    const verification = (id: number, status: string, at: string) =>
+      `id: ${id}\nevent: backup-verification\ndata: {"backupId":"bk1","serviceId":"svc1","projectId":"p1","status":"${status}","at":"${at}"}\n\n`;
+    let connections = 0;
+    const srv = await sseServer((_req, res) => {
+      connections += 1;
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const first = verification(61, 'running', '2026-11-24T07:00:00.000Z') + verification(62, 'failed', '2026-11-24T07:00:09.000Z') + verification(63, 'verified', '2026-11-24T07:01:00.000Z');
+      res.end(connections < 3 ? first : first + verification(64, 'running', '2026-11-25T07:00:00.000Z') + verification(65, 'failed', '2026-11-25T07:00:05.000Z'));
+    });
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => notifier.onEvent('s1', e),
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until('four connections', async () => srv.requests.length >= 4, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    expect(notes.shown.map((n) => n.title)).to.deep.equal(['Restore test failed on alpha', 'Restore test failed on alpha']);
+    notes.shown[0]!.click();
+    expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
+  });
+
   it('a Swarm node going down notifies once per transition, not again for a repeat or a reconnect; clicking opens the nodes', async () => {
     const events = [
       [51, { nodeId: 'n1', hostname: 'node-b', state: 'ready', availability: 'active', action: 'updated' }],

@@ -13,6 +13,7 @@ import type { IncomingMessage } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { BackupStorageInput } from '../../shared/types.js';
 
 interface S3Request {
   method: string;
@@ -30,6 +31,11 @@ export interface TestS3Server {
   /** Every request received, oldest first. */
   requests: S3Request[];
   stop(): Promise<void>;
+}
+
+/** The backup storage settings (PUT /api/system/backup-storage) that point the daemon at this server, under `prefix`. */
+export function storageFor(s3: TestS3Server, prefix = 'berth/'): BackupStorageInput {
+  return { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, prefix, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey, forcePathStyle: true };
 }
 
 /**

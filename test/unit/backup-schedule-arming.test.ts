@@ -94,6 +94,8 @@ describe('backup schedules: the minute task is armed only when something is sche
       keepDaily: 7,
       keepWeekly: 4,
       keepMonthly: 12,
+      verifySchedule: null,
+      gfs: null,
       createdAt: NOW,
       updatedAt: NOW,
     });

@@ -103,6 +103,7 @@ function backup(id: string, status: BackupStatus, trigger: BackupRecord['trigger
     createdAt,
     startedAt: createdAt,
     finishedAt: null,
+    verification: null,
   };
 }
 

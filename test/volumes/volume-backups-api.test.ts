@@ -226,6 +226,7 @@ describe('volume backups', function () {
         createdAt: at,
         startedAt: at,
         finishedAt: null,
+        verification: null,
       });
     } finally {
       await store.close();

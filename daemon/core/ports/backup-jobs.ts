@@ -2,7 +2,7 @@
 // Core (core/backups.ts) has checked the key and that the service is a database it can see.
 import type { Readable } from 'node:stream';
 import type { ServiceRecord } from '../records.js';
-import type { BackupRecord, BackupSettingsRecord, BackupStorage, BackupTrigger, ImportRecord, ImportSource } from './backups-repo.js';
+import type { BackupRecord, BackupSettingsRecord, BackupStorage, BackupTrigger, GfsRetention, ImportRecord, ImportSource } from './backups-repo.js';
 
 export interface BackupListing {
   backups: BackupRecord[];
@@ -19,6 +19,9 @@ export interface SettingsPatch {
   keepDaily?: number;
   keepWeekly?: number;
   keepMonthly?: number;
+  /** A 5-field cron expression (UTC), or null for no scheduled restore tests (database services only). */
+  verifySchedule?: string | null;
+  gfs?: GfsRetention | null;
 }
 
 export interface RestoreResult {
@@ -45,6 +48,8 @@ export interface BackupJobs {
   /** Starts a backup in the background; answers at once with the `running` record. */
   start(service: ServiceRecord, storage: BackupStorage, trigger: BackupTrigger): Promise<BackupRecord>;
   restore(service: ServiceRecord, backupId: string): Promise<RestoreResult>;
+  /** Starts a restore test of a succeeded backup in the background; answers the backup with its `running` verification. */
+  verify(service: ServiceRecord, backupId: string): Promise<BackupRecord>;
   download(service: ServiceRecord, backupId: string): Promise<BackupDownload>;
   delete(service: ServiceRecord, backupId: string): Promise<void>;
   listImports(service: ServiceRecord): Promise<ImportRecord[]>;

@@ -1,7 +1,7 @@
 // What the store keeps about backups, their per-service settings, and data imports
 // (daemon/store/backups-repo.ts implements the repository).
 import { BACKUP_STORAGES } from '../../../shared/constants.js';
-import type { Backup, BackupSettings, BackupStorageKind, BackupTrigger, DataImport, ImportSource, JobStatus } from '../../../shared/types.js';
+import type { Backup, BackupSettings, BackupStorageKind, BackupTrigger, BackupVerification, DataImport, GfsRetention, ImportSource, JobStatus, VerificationStatus } from '../../../shared/types.js';
 
 // The wire types, defined once in shared/types/backups.ts, under the names core uses.
 export { BACKUP_STORAGES };
@@ -17,12 +17,12 @@ export type BackupSettingsRecord = BackupSettings;
 
 export const DEFAULT_KEEP: Record<ScheduleKind, number> = { daily: 7, weekly: 4, monthly: 12 };
 
-export type { ImportSource };
+export type { BackupVerification, GfsRetention, ImportSource, VerificationStatus };
 
 export type ImportRecord = DataImport;
 
 /** What may change on a backup besides its status (which only `setStatus` writes, through core/backup-states.ts). */
-export type BackupPatch = Partial<Omit<BackupRecord, 'id' | 'serviceId' | 'status'>>;
+export type BackupPatch = Partial<Omit<BackupRecord, 'id' | 'serviceId' | 'status' | 'verification'>>;
 /** What may change on an import besides its status (which only `setImportStatus` writes). */
 export type ImportPatch = Partial<Omit<ImportRecord, 'id' | 'serviceId' | 'status'>>;
 
@@ -41,11 +41,20 @@ export interface BackupsRepo {
   /** Newest first: the backups of one volume of the service. */
   listByVolume(serviceId: string, volume: string): Promise<BackupRecord[]>;
   listByStatus(status: BackupStatus): Promise<BackupRecord[]>;
+  /**
+   * Writes a backup's restore test only while its stored one's status is one of `from` (null: none
+   * yet), in one statement; false when it was not. Use core's `recordVerification`.
+   */
+  setVerification(id: string, to: BackupVerification, from: readonly (VerificationStatus | null)[]): Promise<boolean>;
+  /** Backups whose restore test has this status (start-up recovery: `running`). */
+  listByVerification(status: VerificationStatus): Promise<BackupRecord[]>;
   delete(id: string): Promise<void>;
   /** A database service's settings (volume null), or those of one of its volumes. */
   getSettings(serviceId: string, volume?: string | null): Promise<BackupSettingsRecord | null>;
   putSettings(s: BackupSettingsRecord): Promise<void>;
   listAutomatic(): Promise<BackupSettingsRecord[]>;
+  /** Database services' settings with a restore-test schedule. */
+  listVerifySchedules(): Promise<BackupSettingsRecord[]>;
   insertImport(i: ImportRecord): Promise<void>;
   updateImport(id: string, patch: ImportPatch): Promise<void>;
   /** As `setStatus`, for an import (core's `recordImportStatus`). */

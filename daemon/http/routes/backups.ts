@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import type { Access } from '../../core/access.js';
 import { BACKUP_STORAGES } from '../../core/ports/backups-repo.js';
+import { validCron } from '../../core/cron-match.js';
 import type { AppServices } from '../route-module.js';
 import { route } from '../route-table.js';
 
@@ -17,6 +18,15 @@ export const settingsPatch = z.strictObject({
   keepDaily: keep,
   keepWeekly: keep,
   keepMonthly: keep,
+});
+const gfsKeep = z.number().int('must be an integer').min(0).max(1000).nullable();
+/** A database's settings add the restore-test schedule and GFS retention (not a volume's). */
+const databaseSettingsPatch = settingsPatch.extend({
+  verifySchedule: z.string().max(200).refine(validCron, 'must be a 5-field cron expression (minute hour day-of-month month day-of-week, UTC)').nullable().optional(),
+  gfs: z
+    .strictObject({ hourly: gfsKeep.default(null), daily: gfsKeep.default(null), weekly: gfsKeep.default(null), monthly: gfsKeep.default(null) })
+    .nullable()
+    .optional(),
 });
 const importBody = z.object({ sourceUrl: z.string().min(1, 'must not be empty').max(4096) });
 
@@ -34,10 +44,17 @@ export const backupRoutes = {
     handler: async ({ access, params, body }, { core }) => ({ backup: await core.backups.create(access, params.serviceId, body.storage) }),
   }),
   ...route('backups.settings.patch', {
-    body: settingsPatch,
+    body: databaseSettingsPatch,
     handler: async ({ access, params, body }, { core }) => ({ settings: await core.backups.patchSettings(access, params.serviceId, body) }),
   }),
   ...route('backups.restore', { handler: ({ access, params }, { core }) => core.backups.restore(access, params.serviceId, params.backupId) }),
+  ...route('backups.verify', {
+    handler: async ({ ctx, access, params }, { core }) => {
+      const backup = await core.backups.verify(access, params.serviceId, params.backupId);
+      ctx.status = 202;
+      return { backup };
+    },
+  }),
   ...route('backups.download', {
     handler: async ({ ctx, access, params }, { core }) => {
       const file = await core.backups.download(access, params.serviceId, params.backupId);

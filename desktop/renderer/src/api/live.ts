@@ -44,6 +44,7 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
         ['volumes', e.data.projectId],
       ];
     case 'backup-settings':
+    case 'backup-verification':
       return [['backups', e.data.serviceId]];
     case 'import':
       // a finished import changed the data too

@@ -11,6 +11,7 @@ import { useAction, useGet, useTransport } from '../../api/context';
 import { Button, ConfirmButton, Empty, ErrorNote, Field, Status, bytes, timeAgo } from '../../ui/kit';
 import { useNotify } from '../../ui/notify';
 import { useSyncedForm } from '../../ui/synced-form';
+import { RestoreTestSettings, TestRestoreButton, VerificationCell } from './restore-test-pieces';
 
 export interface BackupsAnswer {
   backups: Backup[];
@@ -27,6 +28,8 @@ export interface BackupRoutes {
     restore: RouteId;
     download: RouteId;
     delete: RouteId;
+    /** A database's restore test (volume backups have none). */
+    verify?: RouteId;
   };
   params: { serviceId: string; volumeName?: string };
   /** The query the list is kept under (live `backup` events refresh ['backups', serviceId] and below). */
@@ -85,6 +88,7 @@ export function BackupsPanel({ routes: r }: { routes: BackupRoutes }) {
               <th scope="col">Trigger</th>
               <th scope="col">Storage</th>
               <th scope="col">Size</th>
+              {r.ids.verify ? <th scope="col">Restore test</th> : null}
               <th scope="col">
                 <span className="sr-only">Actions</span>
               </th>
@@ -120,9 +124,19 @@ function BackupRow({ backup: b, routes: r }: { backup: Backup; routes: BackupRou
       <td>{b.trigger}</td>
       <td>{b.storage}</td>
       <td>{b.status === 'succeeded' ? bytes(b.sizeBytes) : '—'}</td>
+      {r.ids.verify ? (
+        <td className="verification">
+          <VerificationCell backup={b} />
+        </td>
+      ) : null}
       <td className="right nowrap">
         {b.status === 'succeeded' ? (
           <>
+            {r.ids.verify ? (
+              <>
+                <TestRestoreButton backup={b} path={path(r, r.ids.verify, b.id)} listKey={r.key as readonly unknown[]} />{' '}
+              </>
+            ) : null}
             <ConfirmButton
               variant="primary"
               label="Restore"
@@ -180,6 +194,7 @@ function Schedule({ routes: r, settings, remote }: { routes: BackupRoutes; setti
           keepDaily: f.keepDaily,
           keepWeekly: f.keepWeekly,
           keepMonthly: f.keepMonthly,
+          ...(r.ids.verify ? { verifySchedule: f.verifySchedule, gfs: f.gfs } : {}),
         });
       }}
     >
@@ -207,6 +222,7 @@ function Schedule({ routes: r, settings, remote }: { routes: BackupRoutes; setti
           </Field>
         </>
       ) : null}
+      {r.ids.verify ? <RestoreTestSettings value={f} onChange={(next) => setF({ ...f, ...next })} /> : null}
       <ErrorNote error={save.error} />
       <div className="row end">
         <Button type="submit" variant="primary" busy={save.isPending}>

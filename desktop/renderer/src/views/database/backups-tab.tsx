@@ -1,4 +1,4 @@
-// Backups of a database service: take one now, schedule with retention, restore (asks first),
+// Backups of a database service: take one now, schedule with retention, restore (asks first), test a restore,
 // download, delete (./backup-pieces.tsx, shared with volume backups); and imports from another
 // server with their logs.
 import { useState } from 'react';
@@ -13,7 +13,15 @@ import { apiPath } from '../../../../../shared/api-routes.js';
 export default function BackupsTab({ service: s }: { service: Service }) {
   const importSource = offeredImport(databaseEngine(s));
   const routes: BackupRoutes = {
-    ids: { list: 'backups.list', create: 'backups.create', settings: 'backups.settings.patch', restore: 'backups.restore', download: 'backups.download', delete: 'backups.delete' },
+    ids: {
+      list: 'backups.list',
+      create: 'backups.create',
+      settings: 'backups.settings.patch',
+      restore: 'backups.restore',
+      download: 'backups.download',
+      delete: 'backups.delete',
+      verify: 'backups.verify',
+    },
     params: { serviceId: s.id },
     key: ['backups', s.id],
     restores: [

@@ -14,6 +14,7 @@ const EVENT_LABELS: Record<NotifyEvent, string> = {
   deployment_failed: 'A deployment failed',
   deployment_succeeded: 'A deployment went live',
   backup_failed: 'A backup failed',
+  backup_verification_failed: 'A restore test of a backup failed',
   job_failed: 'A scheduled job run failed or timed out',
   daemon_restarted: 'The daemon restarted after a crash',
 };
