@@ -26,6 +26,7 @@ import type { BackupRecord, BackupVerification, VerificationStatus } from '../co
 import type { ServiceRecord } from '../core/records.js';
 import { engineModule, withAdapter } from '../databases/engines.js';
 import type { Ownership } from '../docker/labels.js';
+import { ensureProjectNetwork } from '../docker/networks.js';
 import { removeRestoreTestContainer, startRestoreTestContainer } from '../docker/restore-test-container.js';
 import { checksumOf } from './backup-file.js';
 import { localCopy, type BackupFilesDeps } from './backup-job.js';
@@ -130,6 +131,7 @@ export class RestoreVerifier {
         entrypoint: spec.entrypoint,
         cmd: spec.cmd,
         port: ENGINE_CAPABILITIES[engine].port,
+        network: await ensureProjectNetwork(this.d.docker, this.d.own, service.projectId),
         limits: this.d.limits(service),
       });
       try {

@@ -1,6 +1,8 @@
 // The throwaway container a restore test restores a backup into: the service's engine and image,
-// its credentials, the engine's container contract, on Docker's default bridge (never the
-// project's network), its port published on 127.0.0.1 at a port the Engine picks (the daemon's
+// its credentials, the engine's container contract, on the project's own network (the one Berth's
+// firewall guards: the dump is tenant input, and a crafted one can run programs in the server, so
+// the throwaway gets exactly the reach the live database has, never Docker's unguarded default
+// bridge), its port published on 127.0.0.1 at a port the Engine picks (the daemon's
 // adapter connects there), the service's memory/CPU/PID limits, no restart policy, and its data in
 // an anonymous volume that goes with it. Its labels prove Berth made it for that service, with the
 // role `restore-test`: nothing else is ever removed here, and start-up removes one a crash left.
@@ -27,6 +29,8 @@ export interface RestoreTestSpec {
   cmd?: string[];
   /** The engine's port inside the container. */
   port: number;
+  /** The project's network (docker/networks.ts ensureProjectNetwork). */
+  network: string;
   limits: { memoryMb: number; cpus: number; pids: number };
 }
 
@@ -51,7 +55,7 @@ export async function startRestoreTestContainer(docker: Docker, spec: RestoreTes
       LogConfig: BOUNDED_LOG_CONFIG,
       ...resourceLimits(spec.limits),
       PortBindings: { [port]: [{ HostIp: '127.0.0.1', HostPort: '' }] },
-      NetworkMode: 'bridge',
+      NetworkMode: spec.network,
       // no Source: an anonymous volume, removed with the container (remove with v: true)
       Mounts: [{ Type: 'volume', Source: '', Target: spec.dataPath }],
     },

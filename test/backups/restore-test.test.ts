@@ -119,7 +119,10 @@ describe('restore tests of database backups', function () {
       Mounts: { Type: string; Name: string }[];
       NetworkSettings: { Ports: Record<string, { HostIp: string }[]> };
     };
-    expect(throwaway.HostConfig.NetworkMode).to.equal('bridge');
+    // the project's own network, which Berth's firewall guards like the live database's (a crafted dump can run programs): never Docker's default bridge
+    const liveNetwork = docker('inspect', '-f', '{{.HostConfig.NetworkMode}}', containersWithLabel(`dev.berth.service=${db.id}`).find((id) => !leftovers().includes(id))!);
+    expect(throwaway.HostConfig.NetworkMode).to.equal(liveNetwork);
+    expect(throwaway.HostConfig.NetworkMode).to.not.equal('bridge');
     expect(throwaway.HostConfig.Memory).to.be.greaterThan(0);
     expect(
       Object.values(throwaway.NetworkSettings.Ports)
