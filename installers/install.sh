@@ -400,12 +400,12 @@ upgrade_source_of() {
     https://*)
       dir="${from%/*}"
       if [[ "${dir#https://}" == */* ]]; then echo "${dir%/*}/"; else echo "$dir/"; fi
-      return ;;
-    http://*) return ;;
+      return 0 ;;
+    http://*) return 0 ;;
   esac
-  if [ -d "$src" ]; then dir=$(dirname "$src"); else dir=$(dirname "$(dirname "$src")"); [ "$dir" = / ] && dir=$(dirname "$src"); fi
+  if [ -d "$src" ]; then dir=$(dirname "$src"); else dir=$(dirname "$(dirname "$src")"); if [ "$dir" = / ]; then dir=$(dirname "$src"); fi; fi
   case "$dir/" in
-    /|"$DATA"/*|/var/lib/docker/*|/tmp/*|/var/tmp/*|/dev/shm/*) return ;;
+    /|"$DATA"/*|/var/lib/docker/*|/tmp/*|/var/tmp/*|/dev/shm/*) return 0 ;;
   esac
   echo "$dir/"
 }

@@ -44,7 +44,9 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     caddy = await TestCaddy.create();
     await caddy.start();
   }
-  // a suite may start a daemon on a data dir it prepared (a restored one)
+  // a suite may start a daemon on a data dir it prepared (a restored one, or one it restarts on): that
+  // dir and what its daemon made are the suite's to remove, not stop()'s
+  const ownDir = env.BERTH_DATA_DIR === undefined;
   const dataDir = env.BERTH_DATA_DIR ?? mkdtempSync(join(tmpdir(), 'berth-test-'));
   const bootstrap = `test_${randomBytes(24).toString('hex')}`;
   // Each daemon in one test process gets its own slice of host ports.
@@ -91,9 +93,11 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
     async stop() {
       await t.daemon.stop();
       await caddy?.dispose();
-      const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
-      if (instance) removeInstanceObjects(instance);
-      rmSync(dataDir, { recursive: true, force: true });
+      if (ownDir) {
+        const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
+        if (instance) removeInstanceObjects(instance);
+        rmSync(dataDir, { recursive: true, force: true });
+      }
       // the error funnel logs every 500 as "<METHOD> <path> failed"
       const internal = logs.filter((l) => /^[A-Z]+ \S+ failed/.test(l));
       if (internal.length > 0) throw new Error(`the daemon logged internal errors:\n${internal.join('\n')}`);
