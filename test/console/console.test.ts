@@ -351,7 +351,7 @@ describe('web console in Chromium', function () {
       dialog = page.getByRole('dialog', { name: 'Change Ops pager' });
       expect(await dialog.getByLabel('Kind').isDisabled()).to.equal(true);
       await dialog.getByRole('checkbox', { name: 'A deployment went live' }).check();
-      await dialog.getByRole('checkbox', { name: 'A backup failed' }).uncheck();
+      await dialog.getByRole('checkbox', { name: 'A backup failed', exact: true }).uncheck();
       await dialog.getByRole('button', { name: 'Save' }).click();
       await row.getByText('A deployment failed, A deployment went live, A restore test of a backup failed, A scheduled job run failed or timed out, The daemon restarted after a crash').waitFor();
       const stored = ((await t.admin.request('GET', '/api/system/notifications')).body as { channels: NotificationChannel[] }).channels;
