@@ -1,14 +1,12 @@
 // db tables|query|import|imports, backup list|create|download|restore|verify|schedule.
 import type { Command } from 'commander';
-import { createWriteStream, readFileSync } from 'node:fs';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { readFileSync } from 'node:fs';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
 import { IMPORT_SOURCE_NAMES, IMPORT_SOURCES, importSourceOfUrl } from '../../shared/engines.js';
 import { jobInProgress } from '../../shared/statuses.js';
 import type { BackupSettings, BackupStorageKind, DataImport, DbCell, ImportSource, JobStatus } from '../../shared/types.js';
 import { parseCount, parseDuration, sleep } from './durations.js';
+import { saveDownload } from './save-download.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession } from './session.js';
@@ -200,14 +198,7 @@ export function registerDatabaseCommands(program: Command): void {
       if (o.output === '-' && process.stdout.isTTY) throw usageError('-o - writes the backup to stdout, which is a terminal here: redirect it to a file or a pipe');
       const s = openSession(cmd);
       const res = await s.client.openBackupDownload((await s.service(ref)).id, backupId);
-      // a name the server gives is used only without control characters
-      // eslint-disable-next-line no-control-regex
-      const given = /filename="([^"/\\\x00-\x1f\x7f-\x9f]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
-      const file = o.output ?? given ?? `${backupId}.backup`;
-      if (!res.body) throw new CliError('the server sent no body');
-      const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-      if (file === '-') await pipeline(body, process.stdout, { end: false });
-      else await pipeline(body, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      const { file } = await saveDownload(res, o.output, `${backupId}.backup`);
       if (file !== '-') {
         s.out.result({ file, backupId }, () => '');
         s.out.success(`wrote ${file}`);

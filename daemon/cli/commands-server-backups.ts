@@ -4,15 +4,12 @@
 // (checked against the run's SHA-256) and its deletion. Not `berth server backup` (singular): that
 // one runs on the server itself as root, with no daemon and no key (daemon/server-tools/server-backup.ts).
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
-import { createWriteStream, readFileSync, rmSync } from 'node:fs';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
+import { readFileSync, rmSync } from 'node:fs';
 import { jobInProgress } from '../../shared/statuses.js';
 import type { ServerBackupRun, ServerBackups, ServerBackupsPatch } from '../../shared/types.js';
 import { confirm } from './confirm.js';
 import { parseCount, sleep } from './durations.js';
+import { saveDownload } from './save-download.js';
 import { CliError, EXIT, usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession, type Session } from './session.js';
@@ -98,22 +95,7 @@ async function download(s: Session, runId: string, output: string | undefined): 
   if (output === '-' && process.stdout.isTTY) throw usageError('-o - writes the archive to stdout, which is a terminal here: redirect it to a file or a pipe');
   const listed = (await s.client.serverBackups()).runs.find((r) => r.id === runId);
   const res = await s.client.openServerBackupDownload(runId);
-  // a name the server gives is used only without control characters
-  // eslint-disable-next-line no-control-regex
-  const given = /filename="([^"/\\\x00-\x1f\x7f-\x9f]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
-  const file = output ?? given ?? `${runId}.tar.gz.enc`;
-  if (!res.body) throw new CliError('the server sent no body');
-  const hash = createHash('sha256');
-  const hashing = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      done(null, chunk);
-    },
-  });
-  const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-  if (file === '-') await pipeline(body, hashing, process.stdout, { end: false });
-  else await pipeline(body, hashing, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-  const actual = hash.digest('hex');
+  const { file, sha256: actual } = await saveDownload(res, output, `${runId}.tar.gz.enc`);
   if (listed?.sha256 && actual !== listed.sha256) {
     if (file !== '-') rmSync(file, { force: true });
     throw new CliError(`the download's SHA-256 is ${actual}, the server recorded ${listed.sha256}: nothing was kept`, EXIT.failed);

@@ -1,16 +1,12 @@
 // volumes [list], volumes backup|backups|restore|download: a project's volumes and their backups.
 import type { Command } from 'commander';
-import { createHash } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { Readable, Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { BACKUP_STORAGES } from '../../shared/constants.js';
 import type { BackupStorageKind } from '../../shared/types.js';
 import { deadlineOf, storageOption, waitForJob } from './commands-db.js';
 import { confirm } from './confirm.js';
 import { parseDuration } from './durations.js';
+import { saveDownload } from './save-download.js';
 import { CliError, usageError } from './exit-codes.js';
 import { table } from './output.js';
 import { openSession } from './session.js';
@@ -115,23 +111,10 @@ export function registerVolumeCommands(program: Command): void {
       if (o.output === '-' && process.stdout.isTTY) throw usageError('-o - writes the tarball to stdout, which is a terminal here: redirect it to a file or a pipe');
       const s = openSession(cmd);
       const res = await s.client.openVolumeBackupDownload((await s.service(ref)).id, volume, backupId);
-      // a name the server gives is used only without control characters
-      // eslint-disable-next-line no-control-regex
-      const given = /filename="([^"/\\\x00-\x1f\x7f-\x9f]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1];
-      const file = o.output ?? given ?? `${backupId}.tar`;
-      if (!res.body) throw new CliError('the server sent no body');
       const expected = res.headers.get('x-berth-checksum');
-      const hash = createHash('sha256');
-      const hashing = new Transform({
-        transform(chunk: Buffer, _enc, done) {
-          hash.update(chunk);
-          done(null, chunk);
-        },
-      });
-      const body = Readable.fromWeb(res.body as WebReadableStream<Uint8Array>);
-      if (file === '-') await pipeline(body, hashing, process.stdout, { end: false });
-      else await pipeline(body, hashing, createWriteStream(file, { flags: 'wx', mode: 0o600 }));
-      const actual = `sha256:${hash.digest('hex')}`;
+      const saved = await saveDownload(res, o.output, `${backupId}.tar`);
+      const { file } = saved;
+      const actual = `sha256:${saved.sha256}`;
       if (expected && actual !== expected) {
         if (file !== '-') await rm(file, { force: true });
         throw new CliError(`the download does not match its checksum (${actual} instead of ${expected})${file !== '-' ? `; ${file} was removed` : ''}`);

@@ -34,38 +34,47 @@ function RunRow({ run, canWrite }: { run: ServerBackupRun; canWrite: boolean }) 
   const notify = useNotify();
   const del = useAction('DELETE', apiPath('system.backups.delete', { runId: run.id }), { invalidate: [['server-backups']], success: 'Backup deleted' });
   return (
-    <tr>
-      <td className="nowrap">
-        {new Date(run.startedAt).toLocaleString()}
-        <div className="muted small">{timeAgo(run.startedAt)}</div>
-      </td>
-      <td className="nowrap">{run.trigger === 'schedule' ? 'scheduled' : 'manual'}</td>
-      <td className="nowrap">{run.sizeBytes !== null ? bytes(run.sizeBytes) : '—'}</td>
-      <td className="nowrap">{run.location === 's3' ? 'S3' : 'this server'}</td>
-      <td>
-        <Status value={run.status} />
-        {run.error ? <div className="tone-bad-text small">{run.error}</div> : null}
-      </td>
-      <td className="right nowrap">
-        {canWrite && run.status === 'succeeded' && run.fileName ? (
-          <>
-            <Button className="btn-small" onClick={() => void t.download(apiPath('system.backups.download', { runId: run.id }), run.fileName!).catch((e: Error) => notify.error(e.message))}>
-              Download
-            </Button>{' '}
-          </>
-        ) : null}
-        {canWrite && !jobInProgress(run.status) ? (
-          <ConfirmButton
-            label="Delete"
-            title="Delete this backup of Berth?"
-            message={run.fileName ? `${run.fileName} and its checksum are removed from ${run.location === 's3' ? 'the S3 storage' : 'this server'}.` : 'The record of this failed run is removed.'}
-            confirmLabel="Delete backup"
-            busy={del.isPending}
-            onConfirm={() => del.mutate(undefined)}
-          />
-        ) : null}
-      </td>
-    </tr>
+    <>
+      <tr>
+        <td className="nowrap">
+          {new Date(run.startedAt).toLocaleString()}
+          <div className="muted small">{timeAgo(run.startedAt)}</div>
+        </td>
+        <td className="nowrap">{run.trigger === 'schedule' ? 'scheduled' : 'manual'}</td>
+        <td className="nowrap">{run.sizeBytes !== null ? bytes(run.sizeBytes) : '—'}</td>
+        <td className="nowrap">{run.location === 's3' ? 'S3' : 'this server'}</td>
+        <td>
+          <Status value={run.status} />
+        </td>
+        <td className="right nowrap">
+          {canWrite && run.status === 'succeeded' && run.fileName ? (
+            <>
+              <Button className="btn-small" onClick={() => void t.download(apiPath('system.backups.download', { runId: run.id }), run.fileName!).catch((e: Error) => notify.error(e.message))}>
+                Download
+              </Button>{' '}
+            </>
+          ) : null}
+          {canWrite && !jobInProgress(run.status) ? (
+            <ConfirmButton
+              label="Delete"
+              title="Delete this backup of Berth?"
+              message={run.fileName ? `${run.fileName} and its checksum are removed from ${run.location === 's3' ? 'the S3 storage' : 'this server'}.` : 'The record of this failed run is removed.'}
+              confirmLabel="Delete backup"
+              busy={del.isPending}
+              onConfirm={() => del.mutate(undefined)}
+            />
+          ) : null}
+        </td>
+      </tr>
+      {/* why it failed, on a row of its own: a long engine or S3 message reads across the table */}
+      {run.error ? (
+        <tr className="run-error">
+          <td colSpan={6} className="tone-bad-text small">
+            {run.error}
+          </td>
+        </tr>
+      ) : null}
+    </>
   );
 }
 
