@@ -8,6 +8,15 @@ import { InvalidInput } from '../core/errors.js';
 
 const WITH_BODY = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
+/**
+ * A body the parser gave up on may still be arriving: the connection is closed after the answer.
+ * Kept alive, its unread bytes would stall the next request the client sends on it (Node does not
+ * drain a request a parser already started reading), or be read as one.
+ */
+function closeAfterAnswer(ctx: Context): void {
+  ctx.set('Connection', 'close');
+}
+
 function hasBody(ctx: Context): boolean {
   return (ctx.request.length ?? 0) > 0 || ctx.get('transfer-encoding') !== '';
 }
@@ -21,12 +30,14 @@ export function jsonBody(limit: string): Middleware {
   return async (ctx: Context, next: Next) => {
     if (!WITH_BODY.includes(ctx.method)) return next();
     if (hasBody(ctx) && !ctx.request.is('json')) {
+      closeAfterAnswer(ctx);
       ctx.throw(415, 'request bodies must be JSON, sent with Content-Type: application/json');
     }
     const parser = await parserOf();
     try {
       await parser(ctx, async () => undefined);
     } catch (err) {
+      closeAfterAnswer(ctx);
       const status = (err as { status?: number }).status;
       if (status === 413 || status === 415) throw err;
       throw new InvalidInput(`request body is not valid JSON: ${(err as Error).message}`, 'invalid_json');
@@ -37,7 +48,10 @@ export function jsonBody(limit: string): Middleware {
 
 /** The exact request bytes, at most `limit` (413 past it): for the open routes, which skip the JSON parser. */
 export async function rawBody(ctx: Context, limit: number): Promise<Buffer> {
-  const tooLarge = () => Object.assign(new Error('request body is too large'), { status: 413 });
+  const tooLarge = () => {
+    closeAfterAnswer(ctx);
+    return Object.assign(new Error('request body is too large'), { status: 413 });
+  };
   const declared = Number(ctx.get('content-length') || '0');
   if (declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
