@@ -61,6 +61,8 @@ const INITIAL_KEY_FILE = 'initial-key';
 const LOG_TRIM_INTERVAL_MS = 10 * 60_000;
 /** How often the audit log drops entries past its retention and its row cap (a flood is also capped as it is written). */
 const AUDIT_PRUNE_INTERVAL_MS = 60 * 60_000;
+/** Berth's registry (Swarm mode) is garbage-collected once a day. */
+const REGISTRY_GC_INTERVAL_MS = 24 * 60 * 60_000;
 const SSE_PING_MS = 15_000;
 /** How often a finished upgrade is looked for (one that failed before switching never restarts the daemon). */
 const UPGRADE_CHECK_MS = 5_000;
@@ -102,6 +104,16 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   pruneAudit();
   const auditTimer = setInterval(pruneAudit, AUDIT_PRUNE_INTERVAL_MS);
   auditTimer.unref();
+  const collectRegistry = () =>
+    void composed.engine
+      .collectRegistryGarbage()
+      .then((r) => {
+        if (r && r.deletedManifests > 0)
+          log(`Berth's registry: ${r.deletedManifests} image(s) no rollback needs removed${r.freedBytes === null ? '' : `, ${Math.round(r.freedBytes / 1048576)} MB freed`}`);
+      })
+      .catch((err: unknown) => log("collecting the garbage of Berth's registry", err));
+  const registryGcTimer = setInterval(collectRegistry, REGISTRY_GC_INTERVAL_MS);
+  registryGcTimer.unref();
 
   await recoverBackups(composed, config);
   // exec and terminal records a stopped daemon left running end without an exit code
@@ -183,6 +195,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     async stop() {
       clearInterval(trimTimer);
       clearInterval(auditTimer);
+      clearInterval(registryGcTimer);
       if (upgradeTimer) clearInterval(upgradeTimer);
       sse.closeAll();
       terminals.closeAll();

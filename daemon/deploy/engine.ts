@@ -14,6 +14,8 @@ import { removeProjectNetwork } from '../docker/networks.js';
 import { listOwnedSwarmServices, removeOwnedSwarmService, removeProjectOverlay } from '../docker/swarm-services.js';
 import { removeProjectVolume, removeProjectVolumes, removeServiceVolume } from '../docker/volumes.js';
 import { removeServiceFiles } from './service-files.js';
+import { collectRegistryGarbage, type RegistryGcResult } from '../swarm/registry-gc.js';
+import { rollbackDeploymentIds, swarmSpecDigests } from './retire.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
@@ -157,6 +159,12 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   private async stopWork(serviceId: string): Promise<void> {
     for (const id of this.queue.idsOf(serviceId)) this.queue.abort(id);
     await this.queue.settled(serviceId);
+  }
+
+  /** Berth's registry keeps what rollbacks need, by the rule the manager's own images follow (retire.ts). */
+  collectRegistryGarbage(): Promise<RegistryGcResult | null> {
+    const d = this.d;
+    return collectRegistryGarbage({ docker: d.docker, registry: d.registry, keptTags: (id) => rollbackDeploymentIds(d, id), specDigests: (id) => swarmSpecDigests(d, id) });
   }
 
   async shutdown(): Promise<void> {

@@ -34,7 +34,7 @@ export function retireInBackground(d: DeployDeps, serviceId: string, previous: D
  * the last N superseded (N: `keepImages`, the project's quota maxImagesPerService). Null when the
  * service is gone.
  */
-async function rollbackDeploymentIds(d: DeployDeps, serviceId: string): Promise<Set<string> | null> {
+export async function rollbackDeploymentIds(d: Pick<DeployDeps, 'store' | 'keepImages'>, serviceId: string): Promise<Set<string> | null> {
   const service = await d.store.services.get(serviceId);
   if (!service) return null;
   const keep = await d.keepImages(service.projectId);
@@ -49,7 +49,7 @@ async function rollbackDeploymentIds(d: DeployDeps, serviceId: string): Promise<
  * The manager's local tags of images pushed to Berth's registry (`<registry>/berth/<serviceId>:<deploymentId>`,
  * docker/image-push.ts) beyond those a rollback needs (the same N as pruneImages, plus anything in
  * progress or live) are untagged; the layers stay while another tag uses them. The registry's own
- * copies are not garbage-collected here.
+ * copies go in its daily garbage collection (swarm/registry-gc.ts), by the same rule.
  */
 async function prunePushedTags(d: DeployDeps, serviceId: string): Promise<void> {
   const kept = await rollbackDeploymentIds(d, serviceId);
@@ -76,7 +76,7 @@ async function pruneNodes(d: DeployDeps, serviceId: string, previous: Deployment
   const registry = await d.registry.ensure();
   const repo = registryRepo(registry.address, serviceId);
   const keep = await keptDigests(d, serviceId, repo, ids);
-  const image = await toolImageInRegistry(d.docker, d.dockerCliImage, registry, (m) => d.log(m));
+  const image = await d.registry.pushing((r) => toolImageInRegistry(d.docker, d.dockerCliImage, r, (m) => d.log(m)));
   await pruneOnNodes(d.docker, d.own, { serviceId, repo, keep, image, auth: registry.auth, timeoutMs: NODE_PRUNE_TIMEOUT_MS }, (m) => d.log(m));
 }
 
@@ -98,10 +98,17 @@ async function keptDigests(d: DeployDeps, serviceId: string, repo: string, ids: 
       });
     for (const ref of info?.RepoDigests ?? []) if (ref.startsWith(`${repo}@`)) digests.add(ref.slice(repo.length + 1));
   }
-  for (const s of await listOwnedSwarmServices(d.docker, d.own, { serviceId })) {
-    for (const image of [s.image, s.previousImage]) if (image?.includes('@')) digests.add(image.slice(image.lastIndexOf('@') + 1));
-  }
+  for (const digest of await swarmSpecDigests(d, serviceId)) digests.add(digest);
   return [...digests];
+}
+
+/** The image digests the service's Swarm specs and their previous specs (what Docker's rollback returns to) name. */
+export async function swarmSpecDigests(d: Pick<DeployDeps, 'docker' | 'own'>, serviceId: string): Promise<string[]> {
+  const digests: string[] = [];
+  for (const s of await listOwnedSwarmServices(d.docker, d.own, { serviceId })) {
+    for (const image of [s.image, s.previousImage]) if (image?.includes('@')) digests.push(image.slice(image.lastIndexOf('@') + 1));
+  }
+  return digests;
 }
 
 async function retire(d: DeployDeps, serviceId: string, old: DeploymentRecord[], drain: boolean, keepSwarmService: string | null): Promise<void> {

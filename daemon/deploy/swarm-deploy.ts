@@ -54,7 +54,7 @@ export async function deployToSwarm(d: DeployDeps, service: ServiceRecord, dep: 
   });
   const target = registryRef(registry.address, service.id, dep.id);
   say(`Pushing ${image} to Berth's registry as ${target} (every node pulls it from there)`);
-  await pushImage(d.docker, image, target, registry.auth, say, signal);
+  await d.registry.pushing(() => pushImage(d.docker, image, target, registry.auth, say, signal));
   if (signal.aborted) throw new BuildError('aborted');
 
   const probe = service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp';

@@ -14,7 +14,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { isIPv6 } from 'node:net';
 import { join } from 'node:path';
-import type { ImageRegistryPort, RegistryAuth, SwarmPort } from '../core/ports/swarm.js';
+import type { ImageRegistryPort, RegistryAuth, RunningRegistry, SwarmPort } from '../core/ports/swarm.js';
 import type { SettingsRepo } from '../core/ports/store.js';
 import { Conflict } from '../core/errors.js';
 import type { BerthCa } from '../databases/tls.js';
@@ -28,6 +28,12 @@ const USERNAME = 'berth';
 const PASSWORD_SETTING = 'registryPassword';
 /** The address the running container was made for: a new advertise address means a new certificate. */
 const LABEL_ADDRESS = 'dev.berth.registry.address';
+/**
+ * What the running container was configured as: a registry made by an older Berth (its blob cache
+ * on) is made again, keeping its volume.
+ */
+const LABEL_CONFIG = 'dev.berth.registry.config';
+const CONFIG_VERSION = '2';
 /** The certificate's directory under the CA's: a name no service id can take (ids have no dash). */
 const CERT_ID = 'berth-registry';
 
@@ -54,6 +60,8 @@ function hostPort(host: string, port: number): string {
 
 export class BerthRegistry implements ImageRegistryPort {
   private running: Promise<{ address: string; auth: RegistryAuth }> | null = null;
+  /** Pushes under way, and a garbage collection's turn: pushes and a collection never overlap. */
+  private readonly turns = new PushTurns();
 
   constructor(private readonly d: RegistryDeps) {}
 
@@ -76,11 +84,26 @@ export class BerthRegistry implements ImageRegistryPort {
     if (existing && !this.d.own.ownsSystem(existing.labels, ROLE)) {
       throw new Conflict(`a container named ${REGISTRY_CONTAINER} exists that this Berth did not create: remove or rename it, then try again`);
     }
-    if (existing && existing.labels[LABEL_ADDRESS] === address && existing.running) return { address, auth };
+    if (existing && existing.labels[LABEL_ADDRESS] === address && existing.labels[LABEL_CONFIG] === CONFIG_VERSION && existing.running) return { address, auth };
     if (existing) await this.d.docker.getContainer(existing.id).remove({ force: true });
     await this.create(manager, address, auth.password);
     await waitAnswering(manager, this.d.port, caPem);
     return { address, auth };
+  }
+
+  async pushing<T>(push: (registry: { address: string; auth: RegistryAuth }) => Promise<T>): Promise<T> {
+    const registry = await this.ensure();
+    return this.turns.push(() => push(registry));
+  }
+
+  async whileNoPush<T>(collect: (registry: RunningRegistry) => Promise<T>): Promise<T | null> {
+    const existing = await this.inspect();
+    if (!existing?.running || !this.d.own.ownsSystem(existing.labels, ROLE)) return null;
+    const address = existing.labels[LABEL_ADDRESS];
+    if (!address) return null;
+    const auth = { username: USERNAME, password: await this.password(), serveraddress: address };
+    const caPem = await this.d.ca.caPem();
+    return this.turns.exclusive(() => collect({ address, auth, containerId: existing.id, caPem }));
   }
 
   /** Removes the container and the manager's trust of it. The volume stays (see docs/swarm.md). */
@@ -137,7 +160,7 @@ export class BerthRegistry implements ImageRegistryPort {
     const container = await docker.createContainer({
       name: REGISTRY_CONTAINER,
       Image: this.d.image,
-      Labels: { ...own.systemLabels(ROLE), [LABEL_ADDRESS]: address },
+      Labels: { ...own.systemLabels(ROLE), [LABEL_ADDRESS]: address, [LABEL_CONFIG]: CONFIG_VERSION },
       Env: [
         'REGISTRY_HTTP_ADDR=:5000',
         'REGISTRY_HTTP_TLS_CERTIFICATE=/certs/server.crt',
@@ -147,6 +170,9 @@ export class BerthRegistry implements ImageRegistryPort {
         'REGISTRY_AUTH_HTPASSWD_PATH=/auth/htpasswd',
         // deleting images Berth no longer keeps (rollback window) frees their blobs on garbage collection
         'REGISTRY_STORAGE_DELETE_ENABLED=true',
+        // no in-memory blob cache: after a garbage collection it still calls deleted blobs present, and
+        // a push of the same layers again skips them (distribution#1803): the image would never pull
+        'REGISTRY_STORAGE_CACHE_BLOBDESCRIPTOR=disabled',
       ],
       ExposedPorts: { '5000/tcp': {} },
       HostConfig: {
@@ -167,6 +193,38 @@ export class BerthRegistry implements ImageRegistryPort {
     } catch (err) {
       if ((err as { statusCode?: number }).statusCode !== 404) throw err;
       await docker.createVolume({ Name: REGISTRY_VOLUME, Labels: own.systemLabels(ROLE) });
+    }
+  }
+}
+
+/** Pushes run side by side; an exclusive turn waits for them to end and holds new ones back. */
+class PushTurns {
+  private pushes = 0;
+  private exclusiveTurn: Promise<unknown> | null = null;
+  private drained: (() => void) | null = null;
+
+  async push<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.exclusiveTurn) await this.exclusiveTurn.catch(() => undefined);
+    this.pushes++;
+    try {
+      return await fn();
+    } finally {
+      if (--this.pushes === 0) this.drained?.();
+    }
+  }
+
+  async exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    while (this.exclusiveTurn) await this.exclusiveTurn.catch(() => undefined);
+    const turn = (async () => {
+      if (this.pushes > 0) await new Promise<void>((resolve) => (this.drained = resolve));
+      this.drained = null;
+      return fn();
+    })();
+    this.exclusiveTurn = turn;
+    try {
+      return await turn;
+    } finally {
+      this.exclusiveTurn = null;
     }
   }
 }

@@ -2,7 +2,9 @@
 // dockerd in Swarm mode and the registry:2 stand-in: it answers 401 without credentials and 200
 // with Berth's over TLS that verifies against Berth's CA (an IP SAN for the manager address), the
 // host dockerd pushes to it with X-Registry-Auth (it trusts the CA through /etc/docker/certs.d),
-// ensure() is idempotent, and remove() takes the container and the trust away, keeping the volume.
+// ensure() is idempotent, garbage collection keeps exactly what rollbacks need and frees the rest
+// (a pushed-again image is whole afterwards), no push runs during a collection, and remove() takes
+// the container and the trust away, keeping the volume.
 // Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
 import { expect } from 'chai';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -20,6 +22,10 @@ import type { CachedStore } from '../../daemon/store/read-cache.js';
 import { docker as dockerCli, requireDocker } from '../helpers/docker.js';
 import { bridgeAddress, hostSwarm, requireSwarmImages } from '../helpers/swarm-nodes.js';
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { RegistryApi } from '../../daemon/swarm/registry-api.js';
+import { collectRegistryGarbage } from '../../daemon/swarm/registry-gc.js';
 
 const PORT = 5443;
 
@@ -99,9 +105,7 @@ describe("Berth's image registry on the Swarm manager", function () {
     dockerCli('tag', 'berth-test/busybox:latest', ref);
     pushed.push(ref);
     const stream = await dockerode.getImage(ref).push({ authconfig: auth });
-    const events = await new Promise<{ error?: string; status?: string }[]>((resolve, reject) =>
-      dockerode.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => (err ? reject(err) : resolve(out))),
-    );
+    const events = await progressOf(stream);
     expect(events.filter((e) => e.error)).to.deep.equal([]);
     expect(events.some((e) => /digest: sha256:/.test(e.status ?? ''))).to.equal(true);
   });
@@ -113,6 +117,105 @@ describe("Berth's image registry on the Swarm manager", function () {
     expect(again).to.deep.equal(first);
     expect(dockerCli('inspect', '-f', '{{.Id}}', REGISTRY_CONTAINER)).to.equal(id);
   });
+
+  /** A small image of its own (1 MB of random bytes over busybox), pushed to `repo:tag`; answers its digest. */
+  async function pushUnique(address: string, auth: { username: string; password: string; serveraddress: string }, repo: string, tag: string, content?: Buffer): Promise<Buffer> {
+    const ctx = mkdtempSync(join(tmpdir(), 'berth-gc-image-'));
+    const bytes = content ?? randomBytes(1024 * 1024);
+    writeFileSync(join(ctx, 'blob'), bytes);
+    writeFileSync(join(ctx, 'Dockerfile'), 'FROM berth-test/busybox:latest\nCOPY blob /blob\n');
+    const ref = `${address}/${repo}:${tag}`;
+    const built = spawnSync('docker', ['build', '-q', '-t', ref, ctx], { env: { ...process.env, DOCKER_BUILDKIT: '0' }, encoding: 'utf8' });
+    rmSync(ctx, { recursive: true, force: true });
+    expect(built.status, built.stderr).to.equal(0);
+    pushed.push(ref);
+    const stream = await dockerode.getImage(ref).push({ authconfig: auth });
+    const events = await progressOf(stream);
+    expect(events.filter((e) => e.error)).to.deep.equal([]);
+    return bytes;
+  }
+
+  it('garbage collection removes the images no rollback needs, frees their blobs, and leaves the kept ones whole', async () => {
+    const { address, auth } = await registry.ensure();
+    const api = new RegistryApi(address, auth, await ca.caPem());
+    const live = randomUUID();
+    const gone = randomUUID();
+    await pushUnique(address, auth, `berth/${live}`, 'old');
+    await pushUnique(address, auth, `berth/${live}`, 'kept');
+    const goneBytes = await pushUnique(address, auth, `berth/${gone}`, 'last');
+    const keptDigest = await api.digest(`berth/${live}`, 'kept');
+    const result = await collectRegistryGarbage({
+      docker: dockerode,
+      registry,
+      keptTags: async (serviceId) => (serviceId === live ? new Set(['kept']) : null),
+      specDigests: async () => [],
+    });
+    expect(result).to.not.equal(null);
+    expect(result!.deletedManifests).to.equal(2);
+    // two 1 MB layers of random bytes were freed
+    expect(result!.freedBytes).to.be.greaterThan(2 * 1024 * 1024 - 1);
+    expect(await api.tags(`berth/${live}`)).to.deep.equal(['kept']);
+    expect(await api.tags(`berth/${gone}`)).to.deep.equal([]);
+    expect(await api.digest(`berth/${live}`, 'kept')).to.equal(keptDigest);
+    // a repository that is not a service's is not Berth's to collect
+    expect(await api.tags('berth-test/busybox')).to.include('registry-test');
+    // the kept image is whole: the host pulls it back after forgetting it
+    const kept = `${address}/berth/${live}:kept`;
+    dockerCli('rmi', kept);
+    await pullWith(kept, auth);
+    // the same bytes pushed again after a collection are stored again, not taken for present (the
+    // registry's blob cache is off: distribution#1803), and pull back whole
+    await pushUnique(address, auth, `berth/${gone}`, 'again', goneBytes);
+    const again = `${address}/berth/${gone}:again`;
+    dockerCli('rmi', again);
+    await pullWith(again, auth);
+  });
+
+  it('no push runs while a collection does: a push waits for it, and a collection for the pushes under way', async () => {
+    const order: string[] = [];
+    let release!: () => void;
+    const collecting = registry.whileNoPush(async () => {
+      order.push('collect start');
+      await new Promise<void>((r) => (release = r));
+      order.push('collect end');
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const push = registry.pushing(async () => order.push('push'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(order).to.deep.equal(['collect start']);
+    release();
+    await Promise.all([collecting, push]);
+    expect(order).to.deep.equal(['collect start', 'collect end', 'push']);
+
+    order.length = 0;
+    let pushDone!: () => void;
+    const slowPush = registry.pushing(async () => {
+      order.push('push start');
+      await new Promise<void>((r) => (pushDone = r));
+      order.push('push end');
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    const collect = registry.whileNoPush(async () => order.push('collect'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(order).to.deep.equal(['push start']);
+    pushDone();
+    await Promise.all([slowPush, collect]);
+    expect(order).to.deep.equal(['push start', 'push end', 'collect']);
+  });
+
+  function progressOf(stream: NodeJS.ReadableStream): Promise<{ error?: string; status?: string }[]> {
+    return new Promise((resolve, reject) => dockerode.modem.followProgress(stream, (err: Error | null, out: { error?: string }[]) => (err ? reject(err) : resolve(out))));
+  }
+
+  async function pullWith(ref: string, auth: { username: string; password: string; serveraddress: string }): Promise<void> {
+    const stream = await dockerode.pull(ref, { authconfig: auth });
+    const events = await progressOf(stream);
+    expect(
+      events.filter((e) => e.error),
+      `pulling ${ref}`,
+    ).to.deep.equal([]);
+    expect(dockerCli('image', 'inspect', '-f', '{{.Id}}', ref)).to.match(/^sha256:/);
+  }
 
   it("is removed with the manager's trust of it; its volume of images stays", async () => {
     const { address } = await registry.ensure();

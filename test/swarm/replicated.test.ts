@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BerthCa } from '../../daemon/databases/tls.js';
+import { RegistryApi } from '../../daemon/swarm/registry-api.js';
 import type { Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
@@ -123,9 +124,11 @@ describe('replicated services on Swarm', function () {
     const pruned = (await t.admin.createService(projectId, { name: 'pruned', repoUrl: 'docker-image', dockerImage: image, internalPort: 8080, replicas: 3 })).service;
     const repo = `${bridgeAddress()}:${REGISTRY_PORT}/berth/${pruned.id}`;
     const digests: string[] = [];
+    const deploymentIds: string[] = [];
     for (let generation = 0; generation < 4; generation++) {
       if (generation > 0) rebuild(generation);
       const dep = await deploy(pruned.id);
+      deploymentIds.push(dep.id);
       // the manager's pushed tag of the live deployment names the digest in Berth's registry
       const repoDigests = docker('image', 'inspect', '-f', '{{range .RepoDigests}}{{println .}}{{end}}', `${repo}:${dep.id}`).split('\n');
       digests.push(repoDigests.find((l) => l.startsWith(`${repo}@`))!.slice(repo.length + 1));
@@ -163,7 +166,20 @@ describe('replicated services on Swarm', function () {
     // each worker removed the second image itself, by the digest that deployment was pushed with
     for (const w of workers) expect(logs).to.match(new RegExp(`on ${w.hostname}: removed ${repo}[:@]\\S+`));
     expect(t.logs.filter((l) => /Swarm nodes|: task (failed|rejected)/.test(l))).to.deep.equal([]);
+
+    // Berth's registry keeps by the same rule: the rollback and live tags stay, the older two go,
+    // and every tag of the service goes once it is deleted
+    const address = `${bridgeAddress()}:${REGISTRY_PORT}`;
+    const password = (await t.daemon.store.settings.getSealed('registryPassword'))!;
+    const registryApi = new RegistryApi(address, { username: 'berth', password, serveraddress: address }, await new BerthCa(join(t.dataDir, 'tls')).caPem());
+    const tagsNow = async () => (await registryApi.tags(`berth/${pruned.id}`)).sort();
+    expect((await tagsNow()).length).to.equal(4);
+    const collected = await t.daemon.engine.collectRegistryGarbage();
+    expect(collected?.deletedManifests).to.equal(2);
+    expect(await tagsNow()).to.deep.equal([...deploymentIds.slice(2)].sort());
     await t.admin.deleteService(pruned.id);
+    await t.daemon.engine.collectRegistryGarbage();
+    expect(await tagsNow()).to.deep.equal([]);
   });
 
   it('keeps serving when a worker dies: the failed-request window closes once Swarm reschedules', async function () {

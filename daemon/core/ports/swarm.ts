@@ -19,4 +19,22 @@ export interface RegistryAuth {
 export interface ImageRegistryPort {
   /** Starts it when it is not running (idempotent) and answers where it is and how to log in. */
   ensure(): Promise<{ address: string; auth: RegistryAuth }>;
+  /**
+   * Runs `push` (which pushes to the registry `ensure()` answers) while no garbage collection runs:
+   * a collection deletes the blobs of an upload no manifest names yet.
+   */
+  pushing<T>(push: (registry: { address: string; auth: RegistryAuth }) => Promise<T>): Promise<T>;
+  /**
+   * Runs `collect` once no push is under way, holding new pushes back until it ends; null (and
+   * nothing run) when the registry's container is not running (Swarm off, or never used).
+   */
+  whileNoPush<T>(collect: (registry: RunningRegistry) => Promise<T>): Promise<T | null>;
+}
+
+/** The running registry, as a garbage collection reaches it. */
+export interface RunningRegistry {
+  address: string;
+  auth: RegistryAuth;
+  containerId: string;
+  caPem: string;
 }
