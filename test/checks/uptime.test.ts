@@ -8,6 +8,7 @@ import { expect } from 'chai';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Check, Domain, Service } from '../../shared/types.js';
+import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
@@ -21,6 +22,9 @@ describe('uptime checks against a real app through Caddy', function () {
   let domain: Domain;
   let check: Check;
   let hook: Server;
+  let cli: CliHome;
+  let cliEnv: Record<string, string>;
+  let projectSlug: string;
   const notices: { event: string; checkId?: string; incidentId?: string; text?: string }[] = [];
   const fast = { intervalSeconds: 2, timeoutSeconds: 1 };
 
@@ -53,12 +57,17 @@ describe('uptime checks against a real app through Caddy', function () {
     const { deployment } = await t.admin.deploy(service.id);
     expect((await waitForDeployment(t.admin, service.id, deployment.id, ['running', 'failed'], 120_000)).status).to.equal('running');
     domain = (await t.admin.addDomain(service.id, `${uniq('up')}.example.test`)).domain;
+    const { token } = await t.admin.createKey({ name: 'cli', access: 'write', projects: 'all' });
+    cliEnv = { BERTH_SERVER: t.url, BERTH_TOKEN: token };
+    projectSlug = project.slug;
+    cli = cliHome();
   });
 
   after(async () => {
     for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
     await t?.stop();
     hook?.close();
+    cli?.remove();
   });
 
   it('a check of the service’s domain goes up, with the certificate’s days left (https through Caddy)', async () => {
@@ -160,5 +169,32 @@ describe('uptime checks against a real app through Caddy', function () {
     const c = (await t.admin.createCheck(service.id, { target: { kind: 'domain', domainId: extra.id }, ...fast })).check;
     await t.admin.deleteDomain(service.id, extra.id);
     expect((await t.admin.listChecks(service.id)).checks.map((x) => x.id)).to.not.include(c.id);
+  });
+
+  it('berth checks: add, the table, edit, pause, resume, incidents, rm; --json', async () => {
+    const berth = (...args: string[]) => cli.run(['--project', projectSlug, ...args], { env: cliEnv });
+    const added = await berth('checks', 'add', 'app', '--domain', domain.hostname, '--path', '/', '--expect', '200', '--keyword', 'image', '--interval', '2', '--timeout', '1', '--failures', '2', '--name', 'cli-check');
+    expect(added.code, added.stderr).to.equal(0);
+    await until('the cli check to go up', async () => (await t.admin.listChecks(service.id)).checks.find((c) => c.name === 'cli-check')?.status === 'up', 30_000);
+    const listed = await berth('checks', 'app');
+    expect(listed.code, listed.stderr).to.equal(0);
+    expect(listed.stdout).to.match(/NAME\s+TARGET\s+STATUS\s+UPTIME 24H\s+UPTIME 90D\s+LAST RESPONSE/);
+    expect(listed.stdout).to.match(new RegExp(`cli-check\\s+${domain.hostname.replace(/\./g, '\\.')}/\\s+up\\s+100\\.00%`));
+    const json = (await berth('--json', 'checks', 'app')).json<Check>().find((c) => c.name === 'cli-check')!;
+    expect(json).to.include({ keyword: 'image', intervalSeconds: 2, failuresBeforeIncident: 2 });
+    expect((await berth('checks', 'edit', 'app', 'cli-check', '--expect', 'any', '--failures', '5')).code).to.equal(0);
+    expect((await current(json)).expectedStatus).to.equal(null);
+    expect((await berth('checks', 'pause', 'app', 'cli-check')).code).to.equal(0);
+    expect((await current(json)).status).to.equal('paused');
+    expect((await berth('checks', 'resume', 'app', 'cli-check')).code).to.equal(0);
+    expect((await current(json)).enabled).to.equal(true);
+    const incidents = await berth('checks', 'incidents', 'app', check.name);
+    expect(incidents.stdout).to.match(/INCIDENT\s+STARTED\s+RESOLVED\s+FAILURES\s+CAUSE/);
+    expect((await berth('--json', 'checks', 'incidents', 'app', check.name)).json()).to.have.length(2);
+    const bad = await berth('checks', 'add', 'app', '--domain', 'not-ours.example.test');
+    expect(bad.code).to.equal(1);
+    expect((await berth('checks', 'add', 'app', '--expect', 'ok')).code).to.equal(2);
+    expect((await berth('checks', 'rm', 'app', 'cli-check')).code).to.equal(0);
+    expect((await t.admin.listChecks(service.id)).checks.some((c) => c.name === 'cli-check')).to.equal(false);
   });
 });
