@@ -77,9 +77,7 @@ import { cronRules } from './jobs/cron.js';
 import { JobRunner } from './jobs/runner.js';
 import { JobScheduler } from './jobs/scheduler.js';
 import { recoverJobRuns } from './jobs/recover.js';
-import { CheckRecorder } from './core/check-recorder.js';
-import { CheckScheduler } from './checks/scheduler.js';
-import { checkProbe } from './checks/targets.js';
+import { checkScheduler } from './checks/build.js';
 
 export interface Composed {
   core: Core;
@@ -99,8 +97,6 @@ export interface Composed {
   sse: SseStreams;
   jobRunner: JobRunner;
   jobScheduler: JobScheduler;
-  /** Uptime checks' timers (started by server.ts). */
-  checkScheduler: CheckScheduler;
   /** The schedule of Berth's own backup; `fire()` takes the scheduled path now (the test hook). */
   serverBackupSchedule: ServerBackupSchedule;
   /** Start-up: removes the restore-test containers (and volumes) a crash left. */
@@ -294,15 +290,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   // scheduled jobs: one-off containers from the live image, node-cron tasks per enabled job
   const jobRunner = new JobRunner({ store, docker, own, limits: config.limits, filesDir, clock, events: hub, log });
   const jobScheduler = new JobScheduler(store, jobRunner, log);
-  // uptime checks: one scheduler probing the services' own endpoints through Caddy; the results recorded by core's rules
-  const checkScheduler = new CheckScheduler({
-    store,
-    recorder: new CheckRecorder({ store, clock, events: hub }),
-    probe: checkProbe({ store, proxyHttpAddr: config.proxyHttpAddr, proxyHttpsAddr: config.proxyHttpsAddr }),
-    // the core use case prunes; it exists once buildCore ran, before start() calls this
-    prune: () => core.checks.prune(),
-    log,
-  });
   // Berth's own backup: the archive `berth server backup` writes (the daemon reads /etc/berth and Caddy's home), in <data>/server-backups
   const serverBackupSchedule = new ServerBackupSchedule(log);
   const core = buildCore({
@@ -368,8 +355,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobRunner,
     jobSchedule: jobScheduler,
     cron: cronRules,
-    checkSchedule: checkScheduler,
-    checkMinIntervalSeconds: config.checkMinIntervalSeconds,
+    checkSchedule: checkScheduler({ store, clock, events: hub, config, log }),
     execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir }),
     execTimeoutMs: config.execLimits.timeoutMs,
     composeParser,
@@ -393,7 +379,6 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     sse: new SseStreams(store.version, log),
     jobRunner,
     jobScheduler,
-    checkScheduler,
     serverBackupSchedule,
     ca,
     removeRestoreTestLeftovers: async () => {

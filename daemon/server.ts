@@ -26,7 +26,6 @@ import { VERSION } from './version.js';
 import { requestOrigin } from './http/request-origin.js';
 import type { JobRunner } from './jobs/runner.js';
 import type { JobScheduler } from './jobs/scheduler.js';
-import type { CheckScheduler } from './checks/scheduler.js';
 import type { ServerBackupSchedule } from './backups/server-backup-schedule.js';
 import { terminalSockets } from './http/terminal-ws.js';
 
@@ -53,8 +52,6 @@ export interface RunningDaemon {
   jobRunner: JobRunner;
   /** Jobs' schedules; `fire(jobId)` takes the scheduled path now (the test hook). */
   jobScheduler: JobScheduler;
-  /** Uptime checks' scheduler (`settled()` waits for probes under way). */
-  checkScheduler: CheckScheduler;
   /** The schedule of Berth's own backup; `fire()` takes the scheduled path now (the test hook). */
   serverBackupSchedule: ServerBackupSchedule;
   stop(): Promise<void>;
@@ -117,7 +114,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   jobRunner.watch();
   await jobScheduler.start();
   // uptime checks run from the store's rows: an incident a stop left open stays open until a success
-  await composed.checkScheduler.start();
+  await core.checks.startSchedule();
   // Berth's own backup: runs a stopped daemon left `running` end `failed` and their files go; then its schedule arms
   await core.serverBackups.recover().catch((err: unknown) => log("recovering Berth's interrupted backups", err));
   await core.serverBackups.startSchedule().catch((err: unknown) => log("arming the schedule of Berth's backup", err));
@@ -184,7 +181,6 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
     sse,
     jobRunner,
     jobScheduler,
-    checkScheduler: composed.checkScheduler,
     serverBackupSchedule: composed.serverBackupSchedule,
     async stop() {
       clearInterval(trimTimer);
@@ -194,7 +190,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       terminals.closeAll();
       backupScheduler.stop();
       jobScheduler.stop();
-      await composed.checkScheduler.stop();
+      await core.checks.stopSchedule();
       composed.serverBackupSchedule.stop();
       core.nodeWatch.stop();
       proxy.stop();

@@ -65,9 +65,7 @@ export function probe(p: ProbeRequest): Promise<ProbeOutcome> {
       res.on('end', finish);
       res.on('error', finish);
     };
-    const req = p.tls
-      ? httpsRequest({ ...options, servername: p.host, rejectUnauthorized: p.tls.verify }, onResponse)
-      : httpRequest(options, onResponse);
+    const req = p.tls ? httpsRequest({ ...options, servername: p.host, rejectUnauthorized: p.tls.verify }, onResponse) : httpRequest(options, onResponse);
     req.on('error', (err: NodeJS.ErrnoException) => done({ status: null, responseMs: null, error: describe(err), keywordFound: null }));
     const timer = setTimeout(() => done({ status: null, responseMs: null, error: `no answer within ${Math.round(p.timeoutMs / 1000)} s`, keywordFound: null }), p.timeoutMs);
     req.end();

@@ -15,7 +15,8 @@ export interface CheckSchedulerDeps {
   recorder: CheckRecorder;
   /** Probes the check's target (see daemon/checks/targets.ts). */
   probe: (check: CheckRecord) => Promise<ProbeOutcome>;
-  prune: () => Promise<void>;
+  /** BERTH_CHECK_MIN_INTERVAL_SECONDS. */
+  minIntervalSeconds: number;
   log: (message: string, err?: unknown) => void;
 }
 
@@ -29,11 +30,15 @@ export class CheckScheduler implements CheckSchedulePort {
 
   constructor(private readonly d: CheckSchedulerDeps) {}
 
+  get minIntervalSeconds(): number {
+    return this.d.minIntervalSeconds;
+  }
+
   /** Arms every enabled check, spread over its interval. */
   async start(): Promise<void> {
     this.stopped = false;
     for (const check of await this.d.store.checks.listAll()) this.arm(check, Math.random() * Math.min(check.intervalSeconds, 10) * 1000);
-    const prune = () => void this.d.prune().catch((err: unknown) => this.d.log('pruning uptime check results', err));
+    const prune = () => void this.d.recorder.prune().catch((err: unknown) => this.d.log('pruning uptime check results', err));
     prune();
     this.pruneTimer = setInterval(prune, PRUNE_EVERY_MS);
     this.pruneTimer.unref();

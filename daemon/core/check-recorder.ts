@@ -3,7 +3,7 @@
 // (`check` on a status change, `incident` once when opened and once when resolved). The scheduler
 // (daemon/checks/scheduler.ts) calls it after each probe; it never sees an Access.
 import type { CheckResult } from '../../shared/types/checks.js';
-import { failureReason, nextCheckState } from './check-states.js';
+import { DAILY_KEPT_DAYS, failureReason, nextCheckState, RESULTS_KEPT_MS } from './check-states.js';
 import type { Clock } from './clock.js';
 import type { EventSink } from './events.js';
 import { newId } from './ids.js';
@@ -18,6 +18,12 @@ export class CheckRecorder {
   /** Whether the service has a deployment queued or building (its failures then do not count). */
   async deploying(serviceId: string): Promise<boolean> {
     return (await this.d.store.deployments.listByService(serviceId)).some((dep) => IN_PROGRESS.has(dep.status));
+  }
+
+  /** Drops raw results past 48 hours and daily rollups past 90 days (the scheduler calls it hourly). */
+  async prune(): Promise<void> {
+    const now = Date.parse(this.d.clock.now());
+    await this.d.store.checks.prune(new Date(now - RESULTS_KEPT_MS).toISOString(), new Date(now - DAILY_KEPT_DAYS * 86_400_000).toISOString().slice(0, 10));
   }
 
   async record(check: CheckRecord, outcome: ProbeOutcome): Promise<void> {
@@ -36,7 +42,15 @@ export class CheckRecorder {
     const scope = { checkId: current.id, serviceId: service.id, projectId: service.projectId };
     if (next.action === 'open') {
       openIncidentId = newId();
-      await store.checks.insertIncident({ id: openIncidentId, checkId: current.id, serviceId: service.id, startedAt: at, resolvedAt: null, cause: reason ?? 'failed', failures: next.consecutiveFailures });
+      await store.checks.insertIncident({
+        id: openIncidentId,
+        checkId: current.id,
+        serviceId: service.id,
+        startedAt: at,
+        resolvedAt: null,
+        cause: reason ?? 'failed',
+        failures: next.consecutiveFailures,
+      });
     } else if (next.action === 'count' && openIncidentId !== null) {
       await store.checks.updateIncident(openIncidentId, { failures: next.consecutiveFailures });
     } else if (next.action === 'resolve' && openIncidentId !== null) {

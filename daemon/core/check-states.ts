@@ -44,8 +44,7 @@ export function validateCheckSettings(s: CheckSettings, minInterval: number): Ch
 export function failureReason(outcome: ProbeOutcome, expectedStatus: number | null): string | null {
   if (outcome.error !== null) return outcome.error;
   if (outcome.status === null) return 'no answer';
-  if (expectedStatus === null ? outcome.status < 200 || outcome.status > 399 : outcome.status !== expectedStatus)
-    return `status ${outcome.status}, expected ${expectedStatus ?? 'any 2xx or 3xx'}`;
+  if (expectedStatus === null ? outcome.status < 200 || outcome.status > 399 : outcome.status !== expectedStatus) return `status ${outcome.status}, expected ${expectedStatus ?? 'any 2xx or 3xx'}`;
   if (outcome.keywordFound === false) return 'keyword not found in the body';
   return null;
 }

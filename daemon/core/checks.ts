@@ -5,7 +5,7 @@
 import type { Check, CheckIncident, CheckPatch, CheckResult, NewCheckInput, UptimeBucket } from '../../shared/types/checks.js';
 import type { ChangeAction } from '../../shared/events.js';
 import { visibleService, type Access } from './access.js';
-import { CHECK_DEFAULTS, DAILY_KEPT_DAYS, MAX_CHECKS_PER_SERVICE, RESULTS_KEPT_MS, validateCheckSettings } from './check-states.js';
+import { CHECK_DEFAULTS, DAILY_KEPT_DAYS, MAX_CHECKS_PER_SERVICE, validateCheckSettings } from './check-states.js';
 import type { Clock } from './clock.js';
 import { InvalidInput, NotFound } from './errors.js';
 import type { EventSink } from './events.js';
@@ -19,8 +19,6 @@ export interface ChecksDeps {
   clock: Clock;
   events: EventSink;
   schedule: CheckSchedulePort;
-  /** BERTH_CHECK_MIN_INTERVAL_SECONDS (10 unless a test lowers it). */
-  minIntervalSeconds: number;
 }
 
 const HOUR = 3600_000;
@@ -155,10 +153,13 @@ export class Checks {
     return (await this.d.store.checks.incidents(check.id, INCIDENTS_LISTED)).map((i) => ({ ...i }));
   }
 
-  /** Drops raw results past 48 hours and rollups past 90 days (the scheduler calls it hourly). */
-  async prune(): Promise<void> {
-    const now = Date.parse(this.d.clock.now());
-    await this.d.store.checks.prune(new Date(now - RESULTS_KEPT_MS).toISOString(), new Date(now - DAILY_KEPT_DAYS * DAY).toISOString().slice(0, 10));
+  /** The daemon's start: every enabled check armed from its row (an incident left open stays open until a success). */
+  startSchedule(): Promise<void> {
+    return this.d.schedule.start();
+  }
+
+  stopSchedule(): Promise<void> {
+    return this.d.schedule.stop();
   }
 
   private async find(access: Access, serviceId: string, checkId: string): Promise<{ service: ServiceRecord; check: CheckRecord }> {
@@ -183,9 +184,8 @@ export class Checks {
 
   /** Validates the settings, and that a domain target is one of this service's domains. */
   private async settings(service: ServiceRecord, s: CheckSettings): Promise<CheckSettings> {
-    validateCheckSettings(s, this.d.minIntervalSeconds);
-    if (s.target.kind === 'domain' && !(await this.d.store.domains.get(service.id, s.target.domainId)))
-      throw new InvalidInput("target.domainId: not one of this service's domains", 'unknown_domain');
+    validateCheckSettings(s, this.d.schedule.minIntervalSeconds);
+    if (s.target.kind === 'domain' && !(await this.d.store.domains.get(service.id, s.target.domainId))) throw new InvalidInput("target.domainId: not one of this service's domains", 'unknown_domain');
     if (s.target.kind === 'port' && service.hostPort === null) throw new InvalidInput('target: the service has no host port', 'no_host_port');
     return s;
   }

@@ -137,9 +137,8 @@ export interface CoreDeps {
   jobRunner: JobRunnerPort;
   jobSchedule: JobSchedulePort;
   cron: CronPort;
-  /** Uptime checks' timers and probes (daemon/checks/), and the shortest interval allowed. */
+  /** Uptime checks' timers and probes (daemon/checks/), with the shortest interval allowed. */
   checkSchedule: CheckSchedulePort;
-  checkMinIntervalSeconds: number;
   /** One-off commands and terminals in a service's containers, and how long a command may run. */
   execRunner: ExecRunner;
   execTimeoutMs: number;
@@ -262,7 +261,7 @@ export function buildCore(deps: CoreDeps): Core {
     // scheduled jobs: a command on a cron schedule in a one-off container from the live image
     jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
     // uptime checks of a service's own domains or host port
-    checks: new Checks({ store, clock, events: deps.events, schedule: deps.checkSchedule, minIntervalSeconds: deps.checkMinIntervalSeconds }),
+    checks: new Checks({ store, clock, events: deps.events, schedule: deps.checkSchedule }),
     volumes: new ProjectVolumes(store, catalog.volumeSizes),
     // one-off commands and terminals, recorded per service
     execs: new Execs({ store, clock, runner: deps.execRunner, events: deps.events, timeoutMs: deps.execTimeoutMs }),

@@ -100,7 +100,12 @@ export class Notifier {
     }
     const seconds = incident?.resolvedAt ? Math.max(0, Math.round((Date.parse(incident.resolvedAt) - Date.parse(incident.startedAt)) / 1000)) : null;
     const took = seconds === null ? '' : ` after ${duration(seconds)}`;
-    await this.notify('check_up', { event: 'check_up', at, text: `Berth: ${names.label} is up again (check ${checkName})${took}; it was down: ${cause}`, data: { ...base, downSeconds: seconds === null ? null : String(seconds) } });
+    await this.notify('check_up', {
+      event: 'check_up',
+      at,
+      text: `Berth: ${names.label} is up again (check ${checkName})${took}; it was down: ${cause}`,
+      data: { ...base, downSeconds: seconds === null ? null : String(seconds) },
+    });
   }
 
   private async names(serviceId: string, projectId: string): Promise<{ label: string; data: Record<string, string | null> }> {

@@ -167,7 +167,10 @@ export function checksRepo(knex: Knex): ChecksRepo {
     },
     async servicesWithOpenIncidents(serviceIds) {
       if (serviceIds.length === 0) return new Set();
-      const rows = (await knex('checks').distinct('service_id').whereIn('service_id', [...serviceIds]).whereNotNull('open_incident_id')) as { service_id: string }[];
+      const rows = (await knex('checks')
+        .distinct('service_id')
+        .whereIn('service_id', [...serviceIds])
+        .whereNotNull('open_incident_id')) as { service_id: string }[];
       return new Set(rows.map((r) => r.service_id));
     },
   };

@@ -128,10 +128,14 @@ describe('uptime checks against a real app through Caddy', function () {
   it('an incident open when the daemon restarts stays open and the next success resolves it', async () => {
     const container = await liveContainer();
     docker('stop', '-t', '0', container);
-    const open = await until('a second incident', async () => {
-      const c = await current();
-      return c.openIncidentId ? c : null;
-    }, 30_000);
+    const open = await until(
+      'a second incident',
+      async () => {
+        const c = await current();
+        return c.openIncidentId ? c : null;
+      },
+      30_000,
+    );
     await t.restart();
     const reopened = await current();
     expect(reopened.openIncidentId).to.equal(open.openIncidentId);
@@ -173,7 +177,27 @@ describe('uptime checks against a real app through Caddy', function () {
 
   it('berth checks: add, the table, edit, pause, resume, incidents, rm; --json', async () => {
     const berth = (...args: string[]) => cli.run(['--project', projectSlug, ...args], { env: cliEnv });
-    const added = await berth('checks', 'add', 'app', '--domain', domain.hostname, '--path', '/', '--expect', '200', '--keyword', 'image', '--interval', '2', '--timeout', '1', '--failures', '2', '--name', 'cli-check');
+    const added = await berth(
+      'checks',
+      'add',
+      'app',
+      '--domain',
+      domain.hostname,
+      '--path',
+      '/',
+      '--expect',
+      '200',
+      '--keyword',
+      'image',
+      '--interval',
+      '2',
+      '--timeout',
+      '1',
+      '--failures',
+      '2',
+      '--name',
+      'cli-check',
+    );
     expect(added.code, added.stderr).to.equal(0);
     await until('the cli check to go up', async () => (await t.admin.listChecks(service.id)).checks.find((c) => c.name === 'cli-check')?.status === 'up', 30_000);
     const listed = await berth('checks', 'app');

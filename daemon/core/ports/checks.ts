@@ -87,6 +87,11 @@ export interface ProbeOutcome {
 
 /** Arms, re-arms and disarms checks' timers; `runNow` probes at once (the answer does not wait for it). */
 export interface CheckSchedulePort {
+  /** BERTH_CHECK_MIN_INTERVAL_SECONDS: the shortest interval a check may have (10 unless a test lowers it). */
+  readonly minIntervalSeconds: number;
+  /** Arms every enabled check from the store (the daemon's start); `stop` disarms all and waits for probes under way. */
+  start(): Promise<void>;
+  stop(): Promise<void>;
   arm(check: CheckRecord): void;
   disarm(checkId: string): void;
   runNow(checkId: string): void;

@@ -26,7 +26,10 @@ const newCheck = z.strictObject({
 }) satisfies z.ZodType<NewCheckInput>;
 const checkPatch = newCheck satisfies z.ZodType<CheckPatch>;
 
-const timestamp = z.string().max(40).refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
+const timestamp = z
+  .string()
+  .max(40)
+  .refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
 const resultsQuery = z.object({ from: timestamp.optional(), to: timestamp.optional() });
 const uptimeQuery = z.object({ range: z.enum(['24h', '90d'], { error: 'must be 24h or 90d' }).optional() });
 
