@@ -28,14 +28,21 @@ export class CheckRecorder {
 
   async record(check: CheckRecord, outcome: ProbeOutcome): Promise<void> {
     const { store, events } = this.d;
-    const current = await store.checks.get(check.id);
-    const service = current ? await store.services.get(current.serviceId) : null;
-    if (!current || !current.enabled || !service) return;
+    // `check` is the row the scheduler read just before the probe
+    const current = check;
+    const service = await store.services.get(current.serviceId);
+    if (!current.enabled || !service) return;
     const at = this.d.clock.now();
     const reason = failureReason(outcome, current.expectedStatus);
     const ok = reason === null;
     const result: CheckResult = { at, ok, status: outcome.status, responseMs: outcome.responseMs, error: reason, certificateDaysLeft: outcome.certificateDaysLeft };
-    await store.checks.addResult(current.id, result);
+    try {
+      await store.checks.addResult(current.id, result);
+    } catch (err) {
+      // deleted while it was probed (with its service or domain): nothing to record
+      if (!(await store.checks.get(current.id))) return;
+      throw err;
+    }
     const deploying = ok ? false : await this.deploying(service.id);
     const next = nextCheckState(current, ok, deploying, current.failuresBeforeIncident);
     let openIncidentId = current.openIncidentId;

@@ -107,24 +107,20 @@ export function checksRepo(knex: Knex): ChecksRepo {
       await knex('checks').where({ id }).update(settingsColumns(s));
     },
     async updateRun(id, p) {
-      return (await knex('checks').where({ id }).update(runColumns(p))) > 0;
+      // a check paused while it was probed keeps `paused`
+      return (await knex('checks').where({ id, enabled: true }).update(runColumns(p))) > 0;
     },
     async delete(id) {
       return (await knex('checks').where({ id }).delete()) > 0;
     },
     async addResult(checkId, r) {
-      await knex.transaction(async (trx) => {
-        if (!(await trx('checks').where({ id: checkId }).first('id'))) return;
-        await trx('check_results').insert({ check_id: checkId, at: r.at, ok: r.ok, status: r.status, response_ms: r.responseMs, error: r.error, certificate_days_left: r.certificateDaysLeft });
-        const day = r.at.slice(0, 10);
-        const ms = r.responseMs ?? 0;
-        const answered = r.responseMs === null ? 0 : 1;
-        await trx.raw(
-          `INSERT INTO check_daily (check_id, day, checks, up, response_ms_sum, responses) VALUES (?, ?, 1, ?, ?, ?)
-           ON CONFLICT (check_id, day) DO UPDATE SET checks = checks + 1, up = up + excluded.up, response_ms_sum = response_ms_sum + excluded.response_ms_sum, responses = responses + excluded.responses`,
-          [checkId, day, r.ok ? 1 : 0, ms, answered],
-        );
-      });
+      // no transaction: two statements (the foreign key refuses a result of a deleted check first)
+      await knex('check_results').insert({ check_id: checkId, at: r.at, ok: r.ok, status: r.status, response_ms: r.responseMs, error: r.error, certificate_days_left: r.certificateDaysLeft });
+      await knex.raw(
+        `INSERT INTO check_daily (check_id, day, checks, up, response_ms_sum, responses) VALUES (?, ?, 1, ?, ?, ?)
+         ON CONFLICT (check_id, day) DO UPDATE SET checks = checks + 1, up = up + excluded.up, response_ms_sum = response_ms_sum + excluded.response_ms_sum, responses = responses + excluded.responses`,
+        [checkId, r.at.slice(0, 10), r.ok ? 1 : 0, r.responseMs ?? 0, r.responseMs === null ? 0 : 1],
+      );
     },
     async results(checkId, from, to) {
       const rows = (await knex('check_results')

@@ -1,7 +1,7 @@
 // The pieces of the Uptime tab: uptime bars (one per hour or day, coloured by the share of
 // successful checks, the bucket told on hover and to screen readers), the response-time chart of
 // the last 24 hours (uPlot) and a check's incidents.
-import { useEffect, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import type { CheckIncident, CheckResult, UptimeBucket } from '../../../../../shared/types/checks.js';
@@ -76,7 +76,7 @@ export function ResponseChart({ serviceId, checkId }: { serviceId: string; check
       plot.current?.destroy();
     };
   }, []);
-  const results = q.data?.results ?? [];
+  const results = useMemo(() => q.data?.results ?? [], [q.data]);
   useEffect(() => {
     plot.current?.setData([results.map((r) => Date.parse(r.at) / 1000), results.map((r) => (r.ok ? r.responseMs : null))]);
   }, [results]);
