@@ -7,7 +7,7 @@ import { InvalidInput } from './errors.js';
 import type { CheckSettings, ProbeOutcome } from './ports/checks.js';
 
 export const CHECK_DEFAULTS = { path: '/', expectedStatus: 200, intervalSeconds: 60, timeoutSeconds: 10, failuresBeforeIncident: 3 } as const;
-export const CHECK_BOUNDS = {
+const CHECK_BOUNDS = {
   intervalSeconds: { min: 10, max: 3600 },
   timeoutSeconds: { min: 1, max: 60 },
   failuresBeforeIncident: { min: 1, max: 20 },
@@ -54,7 +54,7 @@ export interface CheckRunState {
   openIncidentId: string | null;
 }
 
-export type IncidentAction = 'open' | 'resolve' | 'count' | null;
+type IncidentAction = 'open' | 'resolve' | 'count' | null;
 
 export interface NextCheckState {
   status: CheckStatus;
