@@ -25,7 +25,8 @@ export const DAILY_KEPT_DAYS = 90;
  */
 export function validateCheckSettings(s: CheckSettings, minInterval: number): CheckSettings {
   if (s.name.trim() === '' || s.name.length > 63) throw new InvalidInput('name: must be 1 to 63 characters', 'invalid_name');
-  if (!s.path.startsWith('/') || /[\s#]/.test(s.path) || s.path.length > 1024) throw new InvalidInput('path: must start with / and contain no spaces or #', 'invalid_path');
+  // printable ASCII only (what an HTTP request line carries as is): no spaces, no #, no control characters
+  if (!/^\/[\x21-\x22\x24-\x7e]*$/.test(s.path) || s.path.length > 1024) throw new InvalidInput('path: must start with / and hold printable ASCII without spaces or #', 'invalid_path');
   if (s.expectedStatus !== null && (!Number.isInteger(s.expectedStatus) || s.expectedStatus < 100 || s.expectedStatus > 599))
     throw new InvalidInput('expectedStatus: must be an integer from 100 to 599, or null (any 2xx or 3xx)', 'invalid_expected_status');
   if (s.keyword !== null && (s.keyword.length === 0 || s.keyword.length > 200)) throw new InvalidInput('keyword: must be 1 to 200 characters, or null', 'invalid_keyword');

@@ -1,27 +1,10 @@
 // Uptime checks as core sees them: the records, the repository (store/checks-repo.ts), the probe
 // and the scheduler (daemon/checks/). The incident rules are core/check-states.ts.
-import type { CheckResult, CheckStatus, CheckTarget } from '../../../shared/types/checks.js';
+import type { Check, CheckResult, CheckStatus } from '../../../shared/types/checks.js';
 
-export interface CheckRecord {
-  id: string;
-  serviceId: string;
-  name: string;
-  target: CheckTarget;
-  path: string;
-  expectedStatus: number | null;
-  keyword: string | null;
-  intervalSeconds: number;
-  timeoutSeconds: number;
-  failuresBeforeIncident: number;
-  enabled: boolean;
-  status: CheckStatus;
-  lastCheckedAt: string | null;
-  lastResponseMs: number | null;
-  lastError: string | null;
-  certificateDaysLeft: number | null;
+/** A check as stored: the API's Check without what is computed for an answer (project, uptime), plus the failure count. */
+export interface CheckRecord extends Omit<Check, 'projectId' | 'uptime24h' | 'uptime90d'> {
   consecutiveFailures: number;
-  openIncidentId: string | null;
-  createdAt: string;
 }
 
 /** What a check's settings are (what create and patch write). */
