@@ -77,6 +77,7 @@ import { cronRules } from './jobs/cron.js';
 import { JobRunner } from './jobs/runner.js';
 import { JobScheduler } from './jobs/scheduler.js';
 import { recoverJobRuns } from './jobs/recover.js';
+import { checkScheduler } from './checks/build.js';
 
 export interface Composed {
   core: Core;
@@ -354,6 +355,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobRunner,
     jobSchedule: jobScheduler,
     cron: cronRules,
+    checkSchedule: checkScheduler({ store, clock, events: hub, config, log }),
     execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir }),
     execTimeoutMs: config.execLimits.timeoutMs,
     composeParser,

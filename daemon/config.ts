@@ -60,6 +60,8 @@ export interface Config {
   logRetentionLines: number;
   /** Audit log entries kept at most (BERTH_AUDIT_MAX_ROWS); the oldest go past it. The age limit is a system setting. */
   auditMaxRows: number;
+  /** The shortest interval an uptime check may have (BERTH_CHECK_MIN_INTERVAL_SECONDS, default 10; tests lower it). */
+  checkMinIntervalSeconds: number;
   /** Log budgets: what is kept as lines are written, and how fast one source may write. */
   logBudgets: LogBudgets;
   /** Container limits: defaults per kind, what selected-projects keys may set (BERTH_DEFAULT_*, BERTH_MAX_*). */
@@ -268,6 +270,7 @@ export function readConfig(env: Env = process.env): Config {
     reachabilityIntervalMs: int('BERTH_REACHABILITY_INTERVAL', 30, 1, 3600) * 1000,
     logRetentionLines,
     auditMaxRows: int('BERTH_AUDIT_MAX_ROWS', AUDIT_MAX_ROWS_DEFAULT, 100, 100_000_000),
+    checkMinIntervalSeconds: int('BERTH_CHECK_MIN_INTERVAL_SECONDS', 10, 1, 10),
     logBudgets: {
       retention: {
         perOwner: { lines: logRetentionLines, bytes: int('BERTH_LOG_RETENTION_MB', 8, 1, 1_048_576) * MIB },

@@ -125,6 +125,8 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   await composed.recoverJobs();
   jobRunner.watch();
   await jobScheduler.start();
+  // uptime checks run from the store's rows: an incident a stop left open stays open until a success
+  await core.checks.startSchedule();
   // Berth's own backup: runs a stopped daemon left `running` end `failed` and their files go; then its schedule arms
   await core.serverBackups.recover().catch((err: unknown) => log("recovering Berth's interrupted backups", err));
   await core.serverBackups.startSchedule().catch((err: unknown) => log("arming the schedule of Berth's backup", err));
@@ -201,6 +203,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       terminals.closeAll();
       backupScheduler.stop();
       jobScheduler.stop();
+      await core.checks.stopSchedule();
       composed.serverBackupSchedule.stop();
       core.nodeWatch.stop();
       proxy.stop();

@@ -142,6 +142,16 @@ export const API_ROUTES = [
   { id: 'jobs.run', method: 'POST', path: `${S}/jobs/:jobId/runs`, access: 'write' },
   { id: 'jobs.runs', method: 'GET', path: `${S}/jobs/:jobId/runs`, access: 'read' },
   { id: 'jobs.run-logs', method: 'GET', path: `${S}/jobs/:jobId/runs/:runId/logs`, access: 'read' },
+  // uptime checks of a service: its own domains through Berth's Caddy, or its host port (docs/uptime.md)
+  { id: 'checks.list', method: 'GET', path: `${S}/checks`, access: 'read' },
+  { id: 'checks.create', method: 'POST', path: `${S}/checks`, access: 'write' },
+  { id: 'checks.get', method: 'GET', path: `${S}/checks/:checkId`, access: 'read' },
+  { id: 'checks.patch', method: 'PATCH', path: `${S}/checks/:checkId`, access: 'write' },
+  { id: 'checks.delete', method: 'DELETE', path: `${S}/checks/:checkId`, access: 'write' },
+  { id: 'checks.run', method: 'POST', path: `${S}/checks/:checkId/run`, access: 'write' },
+  { id: 'checks.results', method: 'GET', path: `${S}/checks/:checkId/results`, access: 'read' },
+  { id: 'checks.uptime', method: 'GET', path: `${S}/checks/:checkId/uptime`, access: 'read' },
+  { id: 'checks.incidents', method: 'GET', path: `${S}/checks/:checkId/incidents`, access: 'read' },
   // one-off commands (an SSE answer) and their record; an interactive terminal (a WebSocket)
   { id: 'exec.start', method: 'POST', path: `${S}/exec`, access: 'write', sse: true },
   { id: 'exec.list', method: 'GET', path: `${S}/exec`, access: 'read' },

@@ -14,6 +14,7 @@ import type {
   ProxyResult,
   ServerBackupTrigger,
   ServiceStatus,
+  CheckStatus,
   UpgradeState,
   VerificationStatus,
 } from './types.js';
@@ -66,6 +67,10 @@ export interface ProjectEventPayloads {
   /** A one-off command or a terminal session started (`running`) or ended (`ended`, with its exit code when it has one). */
   /** A service's instances changed on Swarm: a task started, failed, moved or stopped (refetch GET .../instances). */
   instances: { serviceId: string; projectId: string };
+  /** An uptime check's status changed, or it was created, changed or deleted (`action`). */
+  check: { checkId: string; serviceId: string; projectId: string; status: CheckStatus; action?: ChangeAction };
+  /** An uptime check's incident was opened (after N consecutive failures) or resolved (by a success); once each. */
+  incident: { incidentId: string; checkId: string; serviceId: string; projectId: string; state: 'opened' | 'resolved' };
   exec: { execId: string; serviceId: string; projectId: string; mode: ExecMode | 'terminal'; status: 'running' | 'ended'; exitCode: number | null };
 }
 
@@ -117,6 +122,8 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   'job-change': 'project',
   exec: 'project',
   instances: 'project',
+  check: 'project',
+  incident: 'project',
   key: 'all-projects',
   settings: 'all-projects',
   'notification-channel': 'all-projects',

@@ -4,7 +4,7 @@
 // comparing status strings of its own. Which status may follow which stays the daemon's state
 // table (daemon/core/deployment-states.ts), which reads `final` from here; a unit test proves the
 // two agree (test/unit/statuses.test.ts).
-import type { DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus, UpgradeState, VerificationStatus } from './types.js';
+import type { CheckStatus, DeploymentStatus, JobRunStatus, JobStatus, ServiceStatus, UpgradeState, VerificationStatus } from './types.js';
 
 /** How a status is shown: the console's badge tones. */
 export type StatusTone = 'ok' | 'info' | 'muted' | 'warn' | 'bad';
@@ -152,6 +152,15 @@ export function upgradeFailed(state: UpgradeState): boolean {
   return UPGRADE_STATE_MEANING[state].failed;
 }
 
+/** An uptime check's status, and an incident's `resolved` (badges only). */
+export const CHECK_STATUS_MEANING: { readonly [S in CheckStatus | 'resolved']: { tone: StatusTone } } = {
+  pending: { tone: 'info' },
+  up: { tone: 'ok' },
+  down: { tone: 'bad' },
+  paused: { tone: 'muted' },
+  resolved: { tone: 'ok' },
+};
+
 /** The badge tone of any status the API returns (deployment, service, project, backup, import, job run, upgrade, restore test); `muted` for one it does not know. */
 export function statusTone(status: string): StatusTone {
   const tables: Record<string, { tone: StatusTone }>[] = [
@@ -161,6 +170,7 @@ export function statusTone(status: string): StatusTone {
     JOB_RUN_STATUS_MEANING,
     UPGRADE_STATE_MEANING,
     VERIFICATION_STATUS_MEANING,
+    CHECK_STATUS_MEANING,
   ];
   for (const t of tables) if (Object.hasOwn(t, status)) return t[status].tone;
   return 'muted';

@@ -19,6 +19,7 @@ export type * from './types/backups.js';
 export type * from './types/notifications.js';
 export type * from './types/volumes.js';
 export type * from './types/jobs.js';
+export type * from './types/checks.js';
 export type * from './types/exec.js';
 export type * from './types/compose.js';
 export type * from './types/swarm.js';

@@ -10,6 +10,7 @@ import { registerDeployCommand } from './commands-deploy.js';
 import { registerDomainCommands } from './commands-domains.js';
 import { registerEnvCommands } from './commands-env.js';
 import { registerJobCommands } from './commands-jobs.js';
+import { registerCheckCommands } from './commands-checks.js';
 import { registerExecCommands } from './commands-exec.js';
 import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
@@ -66,6 +67,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerDomainCommands(program);
   registerDatabaseCommands(program);
   registerJobCommands(program);
+  registerCheckCommands(program);
   registerNotifyCommands(program);
   registerQuotaCommands(program);
   registerServerCommands(program);

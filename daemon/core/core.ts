@@ -64,6 +64,8 @@ import type { ServerArchivePort, ServerBackupSchedulePort } from './ports/server
 import { Webhooks } from './webhooks.js';
 import { GeneratedNames } from './generated-names.js';
 import { Jobs } from './jobs.js';
+import { Checks } from './checks.js';
+import type { CheckSchedulePort } from './ports/checks.js';
 import type { CronPort, JobRunnerPort, JobSchedulePort } from './ports/jobs-repo.js';
 import { ComposeImport } from './compose-import.js';
 import type { ComposeParser } from './ports/compose-parser.js';
@@ -135,6 +137,8 @@ export interface CoreDeps {
   jobRunner: JobRunnerPort;
   jobSchedule: JobSchedulePort;
   cron: CronPort;
+  /** Uptime checks' timers and probes (daemon/checks/), with the shortest interval allowed. */
+  checkSchedule: CheckSchedulePort;
   /** One-off commands and terminals in a service's containers, and how long a command may run. */
   execRunner: ExecRunner;
   execTimeoutMs: number;
@@ -184,6 +188,7 @@ export interface Core {
   quotas: Quotas;
   disk: DiskSpace;
   jobs: Jobs;
+  checks: Checks;
   volumes: ProjectVolumes;
   execs: Execs;
   compose: ComposeImport;
@@ -255,6 +260,8 @@ export function buildCore(deps: CoreDeps): Core {
     disk: deps.disk,
     // scheduled jobs: a command on a cron schedule in a one-off container from the live image
     jobs: new Jobs({ store, clock, events: deps.events, runner: deps.jobRunner, schedule: deps.jobSchedule, cron: deps.cron }),
+    // uptime checks of a service's own domains or host port
+    checks: new Checks({ store, clock, events: deps.events, schedule: deps.checkSchedule }),
     volumes: new ProjectVolumes(store, catalog.volumeSizes),
     // one-off commands and terminals, recorded per service
     execs: new Execs({ store, clock, runner: deps.execRunner, events: deps.events, timeoutMs: deps.execTimeoutMs }),

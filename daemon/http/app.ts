@@ -22,6 +22,7 @@ import { serverBackupRoutes } from './routes/server-backups.js';
 import { backupRoutes } from './routes/backups.js';
 import { volumeBackupRoutes } from './routes/volume-backups.js';
 import { jobRoutes } from './routes/jobs.js';
+import { checkRoutes } from './routes/checks.js';
 import { buildPlanRoutes } from './routes/build-plan.js';
 import { databaseRoutes } from './routes/databases.js';
 import { deploymentRoutes } from './routes/deployments.js';
@@ -74,6 +75,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   backupRoutes,
   volumeBackupRoutes,
   jobRoutes,
+  checkRoutes,
   notificationRoutes,
   execRoutes,
   swarmRoutes,

@@ -1,5 +1,5 @@
 // Turns what happens on the daemon into notices for the channels that asked for them: a failed
-// deployment, a deployment gone live (optional), a failed backup or restore test of one, a failed or timed-out job run, and a restart after a crash (the
+// deployment, a deployment gone live (optional), a failed backup or restore test of one, a failed or timed-out job run, an uptime check's incident opened and resolved, and a restart after a crash (the
 // data dir keeps a marker while the daemon runs; a clean stop removes it). Sending happens in the
 // background and never affects the event that caused it.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,7 +81,31 @@ export class Notifier {
         text: `Berth: job ${job?.name ?? e.data.jobId} of ${names.label} ${how} (run ${e.data.runId})`,
         data: { ...names.data, jobId: e.data.jobId, jobName: job?.name ?? null, runId: e.data.runId, status: e.data.status },
       });
+    } else if (e.type === 'incident') {
+      // one `opened` and one `resolved` event per incident, so one notice each way
+      await this.incidentNotice(e.data, e.at);
     }
+  }
+
+  private async incidentNotice(data: { incidentId: string; checkId: string; serviceId: string; projectId: string; state: 'opened' | 'resolved' }, at: string): Promise<void> {
+    const names = await this.names(data.serviceId, data.projectId);
+    const check = await this.d.store.checks.get(data.checkId).catch(() => null);
+    const incident = await this.d.store.checks.getIncident(data.incidentId).catch(() => null);
+    const checkName = check?.name ?? data.checkId;
+    const cause = incident?.cause ?? 'unknown';
+    const base = { ...names.data, checkId: data.checkId, checkName, incidentId: data.incidentId, cause };
+    if (data.state === 'opened') {
+      await this.notify('check_down', { event: 'check_down', at, text: `Berth: ${names.label} is down (check ${checkName}): ${cause}`, data: base });
+      return;
+    }
+    const seconds = incident?.resolvedAt ? Math.max(0, Math.round((Date.parse(incident.resolvedAt) - Date.parse(incident.startedAt)) / 1000)) : null;
+    const took = seconds === null ? '' : ` after ${duration(seconds)}`;
+    await this.notify('check_up', {
+      event: 'check_up',
+      at,
+      text: `Berth: ${names.label} is up again (check ${checkName})${took}; it was down: ${cause}`,
+      data: { ...base, downSeconds: seconds === null ? null : String(seconds) },
+    });
   }
 
   private async names(serviceId: string, projectId: string): Promise<{ label: string; data: Record<string, string | null> }> {
@@ -103,4 +127,11 @@ export class Notifier {
     this.pending.add(guarded);
     void guarded.finally(() => this.pending.delete(guarded));
   }
+}
+
+/** `3 min 5 s`, `2 h 4 min`, `12 s`. */
+function duration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
 }

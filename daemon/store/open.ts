@@ -22,6 +22,7 @@ import { backupsRepo } from './backups-repo.js';
 import { webhookRepo } from './webhooks-repo.js';
 import { quotaRepo } from './quotas-repo.js';
 import { jobsRepo } from './jobs-repo.js';
+import { checksRepo } from './checks-repo.js';
 import { execRepo } from './execs-repo.js';
 import { serverBackupsRepo } from './server-backups-repo.js';
 import { auditRepo } from './audit-repo.js';
@@ -100,6 +101,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     webhooks: guard(webhookRepo(knex, box)),
     quotas: guard(quotaRepo(knex)),
     jobs: guard(jobsRepo(knex)),
+    checks: guard(checksRepo(knex)),
     execs: guard(execRepo(knex)),
     nodeJoins: guard(nodeJoinRepo(knex)),
     serverBackups: serverBackupsRepo(knex),

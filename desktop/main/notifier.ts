@@ -1,6 +1,6 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
 // deployment, whatever reconnects and replays deliver), a failed backup or restore test of one, a failed or timed-out
-// job run (once per run), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
+// job run (once per run), an uptime check's incident (once opened, once resolved), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
 // back), an upgrade of Berth that rolled back or failed (once per run, whether the event or a read
 // after the daemon restarted told it), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
@@ -24,6 +24,7 @@ export type OpenTarget =
   | { serverId: string; kind: 'deployment'; deploymentId: string; serviceId: string }
   | { serverId: string; kind: 'backup'; serviceId: string }
   | { serverId: string; kind: 'job'; serviceId: string; jobId: string }
+  | { serverId: string; kind: 'uptime'; serviceId: string }
   | { serverId: string; kind: 'nodes' }
   | { serverId: string; kind: 'settings' }
   | { serverId: string; kind: 'server' };
@@ -95,6 +96,16 @@ export class Notifier {
         { title: `A scheduled job ${how} on ${this.o.serverName(serverId)}`, body: "Click to see the job's runs and its log." },
         { serverId, kind: 'job', serviceId: String(d.serviceId ?? ''), jobId: String(d.jobId ?? '') },
       );
+    } else if (e.event === 'incident') {
+      // an uptime check's incident: once when it opens and once when it resolves (per server, incident and state)
+      const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['incident'], unknown>>;
+      if ((d.state !== 'opened' && d.state !== 'resolved') || typeof d.incidentId !== 'string') return;
+      if (!this.once(`${serverId}:incident:${d.incidentId}:${d.state}`)) return;
+      const content =
+        d.state === 'opened'
+          ? { title: `A service is down on ${this.o.serverName(serverId)}`, body: 'An uptime check failed several times in a row. Click to see its checks and incidents.' }
+          : { title: `A service is back up on ${this.o.serverName(serverId)}`, body: 'Its uptime check passes again; the incident is resolved.' };
+      this.notify(serverId, content, { serverId, kind: 'uptime', serviceId: String(d.serviceId ?? '') });
     } else if (e.event === 'node') {
       const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['node'], unknown>>;
       if (typeof d.nodeId !== 'string' || typeof d.state !== 'string') return;

@@ -74,6 +74,16 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'jobs.run': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
   'jobs.runs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
   'jobs.run-logs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j'), runId: uniq('r') }), allowed: [404] },
+  // uptime checks: a web service without domain or host port refuses a create with 400 (allowed: past the key checks)
+  'checks.list': { params: web },
+  'checks.create': { params: web, body: () => ({ target: { kind: 'port' } }), allowed: [201, 400] },
+  'checks.get': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  'checks.patch': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), body: () => ({ enabled: false }), allowed: [404] },
+  'checks.delete': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  'checks.run': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  'checks.results': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  'checks.uptime': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  'checks.incidents': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
   'imports.list': { params: db },
   'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).

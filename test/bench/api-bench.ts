@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { BerthClient, type CreateServiceInput } from '../../shared/client.js';
 import { children, fetchBytes, freePorts, IDLE_SECONDS, LOAD, printTable, rssMb, type Side, startChild, startDaemonProcess, stopChild, tmp, verdict, waitForOk } from './api-bench-common.js';
 import { sweep } from './api-bench-sweep.js';
+import { benchUptimeChecks } from './check-bench.js';
 
 const PROJECTS = 100;
 const ROUNDS = 3;
@@ -135,6 +136,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 try {
   if (!process.argv.includes('--sweep-only')) await main();
   if (!process.argv.includes('--no-sweep')) await sweep();
+  await benchUptimeChecks();
 } catch (err) {
   console.error(`api-bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
   process.exitCode = 1;

@@ -108,6 +108,36 @@ describe('desktop event handling (recorded streams)', () => {
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
   });
 
+  it('an uptime incident notifies once when it opens and once when it is resolved, whatever reconnects replay; clicking opens the Uptime tab', async () => {
+    const incident = (id: number, state: string) =>
+      `id: ${id}\nevent: incident\ndata: {"incidentId":"inc1","checkId":"c1","serviceId":"svc1","projectId":"p1","state":"${state}","at":"2026-11-29T05:00:0${id % 10}.000Z"}\n\n`;
+    const srv = await sseServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(incident(71, 'opened') + incident(72, 'resolved'));
+    });
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => notifier.onEvent('s1', e),
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    expect(notes.shown.map((n) => n.title)).to.deep.equal(['A service is down on alpha', 'A service is back up on alpha']);
+    notes.shown[0]!.click();
+    expect(opened).to.deep.equal([{ serverId: 's1', kind: 'uptime', serviceId: 'svc1' }]);
+  });
+
   it('a Swarm node going down notifies once per transition, not again for a repeat or a reconnect; clicking opens the nodes', async () => {
     const events = [
       [51, { nodeId: 'n1', hostname: 'node-b', state: 'ready', availability: 'active', action: 'updated' }],

@@ -5,6 +5,7 @@
 import type { BerthClient, CreateServiceInput } from '../../shared/client.js';
 import { INVALID_ENV_KEYS, long, postgres } from './bad-input-cases-builders.js';
 import { serviceCreateCases } from './bad-input-cases-service-create.js';
+import { checkCases } from './bad-input-cases-checks.js';
 
 /** Ids of the world every case acts on; a case's path names them as `{web}`, `{projectA}`... */
 export interface Fixtures {
@@ -78,6 +79,7 @@ const BODY_ENDPOINTS: { method: Method; path: string; required: boolean }[] = [
   { method: 'POST', path: '/api/services/{web}/env', required: true },
   { method: 'POST', path: '/api/services/{web}/domains', required: true },
   { method: 'PATCH', path: '/api/services/{web}/domains/{webDomain}', required: true },
+  { method: 'POST', path: '/api/services/{web}/checks', required: false },
 ];
 
 /** The same broken bodies sent to every JSON endpoint. */
@@ -108,6 +110,7 @@ function bodyShapeCases(): Case[] {
 // The cases, grouped by endpoint
 
 export const cases: Case[] = [
+  ...checkCases,
   ...bodyShapeCases(),
 
   // POST /api/keys

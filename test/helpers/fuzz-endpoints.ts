@@ -107,6 +107,15 @@ export function endpoints(ids: Ids, s: Strings): Endpoint[] {
       template: (rng) => ({ providerId: pick(rng, ['cloudflare', 'namecheap', 'spaceship', 'nope']) }),
     },
     // each accepted one clones from a closed port and fails at once; databases and images are never redeployed here
+    // uptime checks: a target is a domain of the service or its port, never a URL (a `url` field is refused)
+    {
+      method: 'POST',
+      path: (rng) => `/api/services/${service(rng)}/checks`,
+      template: (rng) => ({ path: pick(rng, ['/', '/health', '/a?b=1']), intervalSeconds: pick(rng, [10, 60, 3600]), timeoutSeconds: pick(rng, [1, 5]), keyword: str(rng), enabled: false }),
+      cap: 20,
+    },
+    { method: 'PATCH', path: (rng) => `/api/services/${service(rng)}/checks/${bogus(rng)}`, template: (rng) => ({ enabled: rng() < 0.5, path: str(rng) }) },
+    { method: 'POST', path: (rng) => `/api/services/${service(rng)}/checks/${bogus(rng)}/run`, template: () => null },
     { method: 'POST', path: (rng) => `/api/services/${real(rng, [ids.gitA, ids.gitB])}/deployments`, template: (rng) => ({ branch: pick(rng, ['main', 'dev']), force: true }), cap: 25 },
     { method: 'POST', path: (rng) => `/api/deployments/${real(rng, [ids.deploymentA])}/abort`, template: () => null },
     {

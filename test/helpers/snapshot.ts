@@ -24,6 +24,8 @@ const TABLES = [
   'jobs',
   'job_runs',
   'job_run_logs',
+  'checks',
+  'check_incidents',
   'execs',
   'server_backups',
 ];

@@ -6,6 +6,7 @@ import type { AiProviderRepo } from './ai-provider-repo.js';
 import type { DnsProviderRepo } from './dns-provider-repo.js';
 import type { QuotaRepo } from './quota-repo.js';
 import type { JobsRepo } from './jobs-repo.js';
+import type { ChecksRepo } from './checks.js';
 import type { ExecRepo } from './exec-repo.js';
 import type { ServerBackupsRepo } from './server-backups.js';
 import type { AuditRepo } from './audit-repo.js';
@@ -232,6 +233,8 @@ export interface Store {
   quotas: QuotaRepo;
   /** Scheduled jobs, their runs and the runs' output. Not cached: runs change while they run. */
   jobs: JobsRepo;
+  /** Uptime checks, results, rollups and incidents (core/checks.ts). Not cached: results change them. */
+  checks: ChecksRepo;
   /** One-off commands and terminal sessions (core/execs.ts). Not cached. */
   execs: ExecRepo;
   /** Swarm worker join tokens (core/node-joins.ts). Not cached. */

@@ -81,6 +81,10 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       ];
     case 'job-change':
       return [['jobs', e.data.serviceId]];
+    case 'check':
+      return [['checks', e.data.serviceId], ['check-results', e.data.checkId], ['check-uptime', e.data.checkId], ['open-incidents']];
+    case 'incident':
+      return [['checks', e.data.serviceId], ['check-incidents', e.data.checkId], ['open-incidents']];
     case 'exec':
       return [['execs', e.data.serviceId]];
     case 'swarm':

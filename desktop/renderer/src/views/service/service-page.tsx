@@ -18,11 +18,12 @@ const BackupsTab = lazy(() => import('../database/backups-tab'));
 const VolumesTab = lazy(() => import('./volumes-tab'));
 const FilesTab = lazy(() => import('./files-tab'));
 const JobsTab = lazy(() => import('./jobs-tab'));
+const UptimeTab = lazy(() => import('./uptime-tab'));
 const ExecTab = lazy(() => import('./exec-tab'));
 const TerminalTab = lazy(() => import('./terminal-tab'));
 const InstancesTab = lazy(() => import('./instances-tab'));
 
-type Tab = 'deployments' | 'instances' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'commands' | 'terminal' | 'settings';
+type Tab = 'deployments' | 'instances' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'uptime' | 'commands' | 'terminal' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -54,6 +55,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           { id: 'files' as Tab, label: 'Files' },
         ]),
     ...(kind !== 'database' ? [{ id: 'jobs' as Tab, label: 'Jobs' }] : []),
+    ...(kind !== 'worker' && kind !== 'database' ? [{ id: 'uptime' as Tab, label: 'Uptime' }] : []),
     { id: 'commands', label: 'Commands' },
     { id: 'terminal', label: 'Terminal' },
     { id: 'settings', label: 'Settings' },
@@ -102,6 +104,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
           {current === 'volumes' ? <VolumesTab service={s} /> : null}
           {current === 'files' ? <FilesTab service={s} /> : null}
           {current === 'jobs' ? <JobsTab service={s} /> : null}
+          {current === 'uptime' ? <UptimeTab service={s} domains={q.data.domains} /> : null}
           {current === 'commands' ? <ExecTab service={s} /> : null}
           {current === 'terminal' ? <TerminalTab service={s} /> : null}
           {current === 'settings' ? <SettingsTab service={s} projects={projects.data?.projects ?? []} /> : null}

@@ -17,6 +17,8 @@ const EVENT_LABELS: Record<NotifyEvent, string> = {
   backup_verification_failed: 'A restore test of a backup failed',
   job_failed: 'A scheduled job run failed or timed out',
   daemon_restarted: 'The daemon restarted after a crash',
+  check_down: 'An uptime check opened an incident (a service is down)',
+  check_up: 'An uptime check recovered (the incident is resolved)',
 };
 const TYPE_LABELS: Record<ChannelType, string> = { webhook: 'Webhook', slack: 'Slack', discord: 'Discord', email: 'E-mail' };
 const URL_HINTS: Record<Exclude<ChannelType, 'email'>, string> = {
