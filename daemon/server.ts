@@ -19,6 +19,7 @@ import { createApp } from './http/app.js';
 import { isDockerUnreachable } from './docker/client.js';
 import type { Logger } from './http/errors.js';
 import type { SseStreams } from './http/sse-streams.js';
+import { followStatusPages } from './events/status-page-follow.js';
 import { Notifier } from './notify/notifier.js';
 import type { CaddyProxy } from './proxy/caddy.js';
 import type { CachedStore } from './store/read-cache.js';
@@ -119,6 +120,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   // exec and terminal records a stopped daemon left running end without an exit code
   await core.execs.recover().catch((err: unknown) => log('ending exec records left running', err));
   notifier.start(hub);
+  const unfollowStatusPages = followStatusPages(hub, core.statusPages, log);
   if (Notifier.markRunning(config.dataDir)) notifier.restartedAfterCrash();
   backupScheduler.start();
   // job runs a crash left `running` end `failed` (and notify), their containers go; then the schedules arm
@@ -202,6 +204,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       sse.closeAll();
       terminals.closeAll();
       backupScheduler.stop();
+      unfollowStatusPages();
       jobScheduler.stop();
       await core.checks.stopSchedule();
       composed.serverBackupSchedule.stop();

@@ -81,6 +81,10 @@ export const API_ROUTES = [
   { id: 'system.disk.patch', method: 'PATCH', path: '/api/system/disk', access: 'all-projects-write', action: 'changing the free disk threshold' },
   { id: 'quotas.get', method: 'GET', path: '/api/projects/:projectId/quotas', access: 'read' },
   { id: 'quotas.patch', method: 'PATCH', path: '/api/projects/:projectId/quotas', access: 'project-admin', action: "changing a project's quotas" },
+  // a project's public status page (core/status-pages.ts); the page itself is served by Caddy on its hostname
+  { id: 'status-page.get', method: 'GET', path: '/api/projects/:projectId/status-page', access: 'read' },
+  { id: 'status-page.put', method: 'PUT', path: '/api/projects/:projectId/status-page', access: 'write' },
+  { id: 'status-page.delete', method: 'DELETE', path: '/api/projects/:projectId/status-page', access: 'write' },
   { id: 'system.quotas', method: 'GET', path: '/api/system/quotas', access: 'all-projects-read', action: 'reading the default quotas' },
   { id: 'system.quotas.patch', method: 'PATCH', path: '/api/system/quotas', access: 'all-projects-write', action: 'changing the default quotas' },
   { id: 'deployments.explain-failure', method: 'POST', path: '/api/deployments/:deploymentId/explain-failure', access: 'write' },

@@ -29,6 +29,8 @@ const ACTION_WORDS: Record<AuditedRouteId, string> = {
   'webhooks.delete': 'delete webhook',
   'system.disk.patch': 'change disk threshold',
   'quotas.patch': 'change project quotas',
+  'status-page.put': 'set up status page',
+  'status-page.delete': 'remove status page',
   'system.quotas.patch': 'change default quotas',
   'deployments.explain-failure': 'explain failure',
   'ai-providers.put': 'set AI provider',

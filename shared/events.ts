@@ -56,6 +56,8 @@ export interface ProjectEventPayloads {
   'domain-dns': { serviceId: string; projectId: string; domainId: string; hostname: string; action: 'pointed' };
   /** A project's quotas changed. */
   quotas: { projectId: string };
+  /** A project's public status page was set up, changed (settings) or removed. */
+  'status-page': { projectId: string; action: ChangeAction };
   /** A database service's backup settings (storage, schedule, retention) changed. */
   'backup-settings': { serviceId: string; projectId: string };
   /** A data import's status: `running` when it starts, then `succeeded` or `failed`. */
@@ -111,6 +113,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   domain: 'project',
   backup: 'project',
   'backup-verification': 'project',
+  'status-page': 'project',
   project: 'project',
   'service-change': 'project',
   env: 'project',

@@ -26,3 +26,4 @@ export type * from './types/swarm.js';
 export type * from './types/upgrade.js';
 export type * from './types/server-backups.js';
 export type * from './types/audit.js';
+export type * from './types/status-pages.js';

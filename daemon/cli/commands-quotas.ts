@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { DiskState, ProjectQuotas, ProjectQuotasAnswer } from '../../shared/types.js';
 import { CliError, EXIT, usageError } from './exit-codes.js';
 import { table } from './output.js';
-import { openSession, type Session } from './session.js';
+import { openSession } from './session.js';
 
 const gib = (n: number) => `${(n / 1024 ** 3).toFixed(2)} GiB`;
 const MiB = 1024 * 1024;
@@ -20,18 +20,6 @@ function quotaValue(flag: string, scale = 1): (raw: string) => number {
     if (!/^[0-9]+$/.test(raw)) throw usageError(`${flag} must be a whole number or "default", got "${raw}"`);
     return Number(raw) * scale;
   };
-}
-
-async function projectOf(s: Session, ref: string | undefined) {
-  if (ref === undefined) {
-    const scope = await s.scopeProject();
-    if (!scope) throw usageError('name the project (or pass --project, or run where a project is linked)');
-    return scope;
-  }
-  const projects = await s.projects();
-  const found = projects.find((p) => p.id === ref) ?? projects.find((p) => p.slug === ref) ?? projects.find((p) => p.name === ref);
-  if (!found) throw new CliError(`no project ${ref} on ${s.server}`, EXIT.failed);
-  return found;
 }
 
 function quotaTable(a: ProjectQuotasAnswer): string {
@@ -61,7 +49,7 @@ export function registerQuotaCommands(program: Command): void {
     .argument('[project]', 'project id, slug or name (default: --project or the linked one)')
     .action(async (ref: string | undefined, _o, cmd: Command) => {
       const s = openSession(cmd);
-      const project = await projectOf(s, ref);
+      const project = await s.project(ref);
       const answer = await s.client.projectQuotas(project.id);
       s.out.result({ project: project.slug, ...answer }, () => `project ${project.slug}\n${quotaTable(answer)}`);
     });
@@ -82,7 +70,7 @@ export function registerQuotaCommands(program: Command): void {
       if (o.maxBackupMb !== undefined) patch.maxBackupBytes = orNull(o.maxBackupMb);
       if (o.maxImages !== undefined) patch.maxImagesPerService = orNull(o.maxImages);
       if (Object.keys(patch).length === 0) throw usageError('give at least one of --max-services, --max-backups, --max-backup-mb, --max-images');
-      const project = await projectOf(s, ref);
+      const project = await s.project(ref);
       const answer = await s.client.patchProjectQuotas(project.id, patch);
       s.out.result({ project: project.slug, ...answer }, () => `project ${project.slug}\n${quotaTable(answer)}`);
     });

@@ -16,6 +16,7 @@ import { registerLogCommands } from './commands-logs.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
+import { registerStatusPageCommands } from './commands-status-page.js';
 import { registerReplicaCommands } from './commands-replicas.js';
 import { registerServerCommands } from './commands-server.js';
 import { registerSwarmCommands } from './commands-swarm.js';
@@ -70,6 +71,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerCheckCommands(program);
   registerNotifyCommands(program);
   registerQuotaCommands(program);
+  registerStatusPageCommands(program);
   registerServerCommands(program);
   registerVolumeCommands(program);
   registerComposeCommands(program);

@@ -64,7 +64,18 @@ export class Session {
   /** The project named by --project (id, slug or name), else the linked one for this server, else null. */
   async scopeProject(): Promise<Project | null> {
     const ref = this.opts.project ?? this.linkedProjectId();
-    if (!ref) return null;
+    return ref ? this.projectByRef(ref) : null;
+  }
+
+  /** The project `ref` names (id, slug or name); without one, --project or the linked project. */
+  async project(ref: string | undefined): Promise<Project> {
+    if (ref !== undefined) return this.projectByRef(ref);
+    const scope = await this.scopeProject();
+    if (!scope) throw usageError('name the project (or pass --project, or run where a project is linked)');
+    return scope;
+  }
+
+  private async projectByRef(ref: string): Promise<Project> {
     const projects = await this.projects();
     const found = projects.find((p) => p.id === ref) ?? projects.find((p) => p.slug === ref) ?? projects.find((p) => p.name === ref);
     if (!found) throw new CliError(`no project ${ref} on ${this.server}`, EXIT.failed);

@@ -43,6 +43,8 @@ import type { Sender } from './ports/notice-sender.js';
 import { Projects } from './projects.js';
 import type { ProxyPort } from './ports/proxy.js';
 import type { Quotas } from './quotas.js';
+import { StatusPages } from './status-pages.js';
+import { checksUptime } from './status-page-uptime.js';
 import { Services } from './services.js';
 import { Instances } from './instances.js';
 import type { InstancesSource } from './ports/instances.js';
@@ -199,6 +201,8 @@ export interface Core {
   nodeWatch: NodeWatch;
   /** The audit log: every mutating call recorded (http/audit.ts), read by all-projects keys, pruned by server.ts. */
   audit: AuditLog;
+  /** Projects' public status pages, rendered from the uptime checks and served by Caddy (server.ts re-renders them). */
+  statusPages: StatusPages;
 }
 
 export function buildCore(deps: CoreDeps): Core {
@@ -221,6 +225,7 @@ export function buildCore(deps: CoreDeps): Core {
     instances: new Instances({ store: deps.store, instances: deps.instances }),
     env,
     domains: new Domains(store, clock, deps.proxy, deps.events, dnsGone),
+    statusPages: new StatusPages(store, clock, deps.proxy, deps.events, checksUptime(store.checks)),
     deployments,
     logStreams: new LogStreams({ keys, deployments, services, buildLogs: deps.buildLogs, runtimeLogs: deps.runtimeLogs, runtime: deps.runtime, events: deps.events }),
     webhooks: new Webhooks(store, clock, deployments),

@@ -110,12 +110,14 @@ export async function rootDomainOf(store: Store): Promise<string | null> {
  * but the service's own), in words (`the dashboard hostname`, `the generated hostname
  * of another service`, ...), or null when it is no generated name of anything but `serviceId`.
  * A label recorded for a project (its service gone) is kept for that project: `projectId` (or the
- * service's) may use it, no other.
+ * service's) may use it, no other. A status page's hostname is its project's (`projectId`) only.
  */
 export async function generatedOwner(store: Store, hostname: string, serviceId: string | null, allProjects = true, projectId?: string): Promise<string | null> {
   const host = hostname.toLowerCase();
   const dashboard = (await store.settings.get('dashboardHostname'))?.trim().toLowerCase();
   if (dashboard && dashboard === host) return "the server's dashboard hostname";
+  const page = await store.statusPages.findByHostname(host);
+  if (page && page.projectId !== projectId) return "a project's status page";
   const services = await store.services.list();
   if (services.some((s) => s.id !== serviceId && s.databasePublicHostname?.toLowerCase() === host)) return 'the public hostname of a database service';
   const root = await rootDomainOf(store);

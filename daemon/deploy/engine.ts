@@ -14,7 +14,7 @@ import { removeProjectNetwork } from '../docker/networks.js';
 import { listOwnedSwarmServices, removeOwnedSwarmService, removeProjectOverlay } from '../docker/swarm-services.js';
 import { removeProjectVolume, removeProjectVolumes, removeServiceVolume } from '../docker/volumes.js';
 import { removeServiceFiles } from './service-files.js';
-import { collectRegistryGarbage, type RegistryGcResult } from '../swarm/registry-gc.js';
+import { collectRegistryGarbage, type RegistryGcResult } from './registry-gc.js';
 import { rollbackDeploymentIds, swarmSpecDigests } from './retire.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';

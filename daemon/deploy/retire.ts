@@ -49,7 +49,7 @@ export async function rollbackDeploymentIds(d: Pick<DeployDeps, 'store' | 'keepI
  * The manager's local tags of images pushed to Berth's registry (`<registry>/berth/<serviceId>:<deploymentId>`,
  * docker/image-push.ts) beyond those a rollback needs (the same N as pruneImages, plus anything in
  * progress or live) are untagged; the layers stay while another tag uses them. The registry's own
- * copies go in its daily garbage collection (swarm/registry-gc.ts), by the same rule.
+ * copies go in its daily garbage collection (deploy/registry-gc.ts), by the same rule.
  */
 async function prunePushedTags(d: DeployDeps, serviceId: string): Promise<void> {
   const kept = await rollbackDeploymentIds(d, serviceId);

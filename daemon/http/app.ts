@@ -35,6 +35,7 @@ import { keyRoutes } from './routes/keys.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { diskRoutes } from './routes/disk.js';
 import { quotaRoutes } from './routes/quotas.js';
+import { statusPageRoutes } from './routes/status-pages.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { projectRoutes } from './routes/projects.js';
 import { serviceRoutes } from './routes/services.js';
@@ -66,6 +67,7 @@ export const ROUTE_HANDLERS = mergeHandlers(
   metricsRoutes,
   diskRoutes,
   quotaRoutes,
+  statusPageRoutes,
   aiRoutes,
   systemRoutes,
   buildPlanRoutes,

@@ -23,6 +23,8 @@ export interface ProxyRoute {
   upstream: string | null;
   /** The service the hostname belongs to (none for the dashboard). */
   serviceId?: string;
+  /** A static HTML page Caddy answers itself (a project's status page); `upstream` is then null. */
+  page?: string;
 }
 
 export interface HostPortRoute {
@@ -59,6 +61,19 @@ const TEXT = { 'Content-Type': ['text/plain; charset=utf-8'] };
 const NOT_FOUND_ROUTE = {
   handle: [{ handler: 'static_response', status_code: 404, body: 'no service is routed for this hostname\n', headers: TEXT }],
 };
+
+/** A page that may load nothing at all: no script, no image, no frame, only its own inline styles. */
+const PAGE_HEADERS = {
+  'Content-Type': ['text/html; charset=utf-8'],
+  'Content-Security-Policy': ["default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"],
+  'X-Content-Type-Options': ['nosniff'],
+  'Referrer-Policy': ['no-referrer'],
+  'Cache-Control': ['public, max-age=60'],
+};
+
+function pageHandler(html: string): Record<string, unknown> {
+  return { handler: 'static_response', status_code: 200, headers: PAGE_HEADERS, body: html };
+}
 
 const NOT_LIVE = { handler: 'static_response', status_code: 503, body: 'no running deployment for this service\n', headers: TEXT };
 
@@ -136,8 +151,10 @@ function hostnameRoutes(routes: readonly ProxyRoute[], pools: ReadonlyMap<string
   // a pool's hostnames set `pool:<serviceId>`: one reverse proxy per pool (a few), not per hostname
   const pooled = [...new Set(routes.flatMap((r) => (r.upstream?.startsWith(POOL_PREFIX) ? [r.upstream] : [])))].sort();
   return [
+    // status pages: Caddy answers them itself, from this config (they outlive the daemon)
+    ...routes.flatMap((r) => (r.page === undefined ? [] : [{ match: [{ host: [r.hostname] }], handle: [pageHandler(r.page)], terminal: true }])),
     { handle: [{ handler: 'vars', [UPSTREAM_VAR]: '' }] },
-    ...routes.map((r) => ({ match: [{ host: [r.hostname] }], handle: [{ handler: 'vars', [UPSTREAM_VAR]: r.upstream ?? NOT_LIVE_MARK }] })),
+    ...routes.filter((r) => r.page === undefined).map((r) => ({ match: [{ host: [r.hostname] }], handle: [{ handler: 'vars', [UPSTREAM_VAR]: r.upstream ?? NOT_LIVE_MARK }] })),
     { match: [{ vars: { [UPSTREAM_VAR]: [''] } }], ...NOT_FOUND_ROUTE, terminal: true },
     { match: [{ vars: { [UPSTREAM_VAR]: [NOT_LIVE_MARK] } }], handle: [NOT_LIVE], terminal: true },
     ...pooled.map((p) => ({ match: [{ vars: { [UPSTREAM_VAR]: [p] } }], handle: [handlerFor(p, pools)], terminal: true })),

@@ -1,6 +1,6 @@
 // What Caddy should route, read from the store: every web service's hostnames (its domains, its
 // generated name) and host port, each to its live container (or one routed ahead during a swap),
-// and the HTTPS mode. No Caddy here: proxy/caddy.ts turns this into a config and loads it.
+// the projects' status pages, and the HTTPS mode. No Caddy here: proxy/caddy.ts turns this into a config and loads it.
 import { liveDeployments } from '../core/deployment-states.js';
 import { generatedHostnameOf, rootDomainOf } from '../core/generated-names.js';
 import type { Store } from '../core/ports/store.js';
@@ -52,11 +52,11 @@ export async function routingFromStore(
 ): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
   const routes: ProxyRoute[] = [];
   const taken = new Set<string>();
-  const add = (hostname: string, upstream: string | null, serviceId?: string) => {
+  const add = (hostname: string, upstream: string | null, serviceId?: string, page?: string) => {
     const h = hostname.toLowerCase();
     if (taken.has(h)) return;
     taken.add(h);
-    routes.push({ hostname: h, upstream, ...(serviceId ? { serviceId } : {}) });
+    routes.push({ hostname: h, upstream, ...(serviceId ? { serviceId } : {}), ...(page !== undefined ? { page } : {}) });
   };
   const dashboardHostname = (await store.settings.get('dashboardHostname'))?.trim();
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);
@@ -76,6 +76,8 @@ export async function routingFromStore(
   for (const d of domains) {
     if (byId.has(d.serviceId)) add(d.hostname, live.get(d.serviceId) ?? null, d.serviceId);
   }
+  // projects' public status pages, as last rendered (core/status-pages.ts)
+  for (const p of await store.statusPages.list()) if (p.enabled && p.html !== null) add(p.hostname, null, undefined, p.html);
   const hostPorts: HostPortRoute[] = [];
   for (const s of ordered) {
     const upstream = live.get(s.id);

@@ -26,6 +26,7 @@ import { checksRepo } from './checks-repo.js';
 import { execRepo } from './execs-repo.js';
 import { serverBackupsRepo } from './server-backups-repo.js';
 import { auditRepo } from './audit-repo.js';
+import { statusPagesRepo } from './status-pages-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -106,6 +107,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     nodeJoins: guard(nodeJoinRepo(knex)),
     serverBackups: serverBackupsRepo(knex),
     audit: auditRepo(knex), // names no other row: nothing to turn into a 404
+    statusPages: guard(statusPagesRepo(knex)),
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

@@ -21,6 +21,8 @@ import type {
   NewServiceInput,
   ServiceLimitsInput,
   ServicePatch,
+  StatusPage,
+  StatusPageInput,
 } from '../types.js';
 import { ClientBase } from './base.js';
 
@@ -163,5 +165,16 @@ export class ProjectsClient extends ClientBase {
       if (page.nextCursor === null) return;
       cursor = page.nextCursor;
     }
+  }
+
+  // A project's public status page
+  statusPage(projectId: string): Promise<{ statusPage: StatusPage | null }> {
+    return this.api('status-page.get', { projectId });
+  }
+  putStatusPage(projectId: string, input: StatusPageInput): Promise<{ statusPage: StatusPage }> {
+    return this.api('status-page.put', { projectId }, input);
+  }
+  deleteStatusPage(projectId: string): Promise<{ ok: true }> {
+    return this.api('status-page.delete', { projectId });
   }
 }

@@ -10,7 +10,7 @@ import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { makeProjectWorld, uniq, type ProjectWorld } from '../helpers/fixtures.js';
 import { snapshotStore, storeSettled } from '../helpers/snapshot.js';
 import { waitForDeployment } from '../helpers/wait.js';
-import { ELSEWHERE, type Case, type Level, type World } from '../helpers/auth-matrix-cases.js';
+import { CHECK_CASES, ELSEWHERE, type Case, type Level, type World } from '../helpers/auth-matrix-cases.js';
 
 type Matrixed = Exclude<RouteId, keyof typeof ELSEWHERE>;
 
@@ -75,15 +75,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'jobs.runs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j') }), allowed: [404] },
   'jobs.run-logs': { params: (t) => ({ serviceId: t.web.id, jobId: uniq('j'), runId: uniq('r') }), allowed: [404] },
   // uptime checks: a web service without domain or host port refuses a create with 400 (allowed: past the key checks)
-  'checks.list': { params: web },
-  'checks.create': { params: web, body: () => ({ target: { kind: 'port' } }), allowed: [201, 400] },
-  'checks.get': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
-  'checks.patch': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), body: () => ({ enabled: false }), allowed: [404] },
-  'checks.delete': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
-  'checks.run': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
-  'checks.results': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
-  'checks.uptime': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
-  'checks.incidents': { params: (t) => ({ serviceId: t.web.id, checkId: uniq('c') }), allowed: [404] },
+  ...CHECK_CASES,
   'imports.list': { params: db },
   'imports.postgres-url': { params: db, body: () => ({ sourceUrl: 'postgresql://u:p@127.0.0.1:9/db' }), allowed: [409] },
   // The fixtures' database is postgres: allowed means past auth and scope, which answers 400 (wrong engine).
@@ -117,6 +109,9 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'quotas.get': { params: project },
   // a project's own keys read its quotas; only the server's administrator changes them
   'quotas.patch': { params: project, body: () => ({ maxServices: 500 }) },
+  'status-page.get': { params: project },
+  'status-page.put': { params: project, body: (t) => ({ hostname: `${uniq('status')}.example.com`, services: [{ serviceId: t.web.id, label: 'Website' }] }) },
+  'status-page.delete': { params: project },
   'generated-names.list': { params: none },
   // an unknown label: allowed means past the key check, which answers 404 for a label never handed out
   'generated-names.release': { params: () => ({ label: 'never-handed-out' }), allowed: [404] },

@@ -1,7 +1,7 @@
 // The auth matrix's vocabulary (test/api/auth-matrix.test.ts): the worlds a case acts on, how a
 // case calls a route, and the routes the matrix leaves to other suites.
 import type { QueryValues, RouteId } from '../../shared/api-routes.js';
-import type { ProjectWorld } from './fixtures.js';
+import { uniq, type ProjectWorld } from './fixtures.js';
 
 export type Level = 'read' | 'write' | 'admin';
 
@@ -43,3 +43,20 @@ export const ELSEWHERE = {
   'nodes.join-ca': 'no key: the join token is the credential (test/swarm/control)',
   'nodes.join-complete': 'no key: the join token is the credential (test/swarm/control)',
 } as const satisfies Partial<Record<RouteId, string>>;
+
+const web = (t: ProjectWorld) => ({ serviceId: t.web.id });
+/** An unknown check of the world's web service: allowed means past auth and scope, which answers 404. */
+const unknownCheck = (t: ProjectWorld) => ({ serviceId: t.web.id, checkId: uniq('c') });
+
+/** The uptime checks' routes (a check with only a port target is refused 400 when the service has none). */
+export const CHECK_CASES = {
+  'checks.list': { params: web },
+  'checks.create': { params: web, body: () => ({ target: { kind: 'port' } }), allowed: [201, 400] },
+  'checks.get': { params: unknownCheck, allowed: [404] },
+  'checks.patch': { params: unknownCheck, body: () => ({ enabled: false }), allowed: [404] },
+  'checks.delete': { params: unknownCheck, allowed: [404] },
+  'checks.run': { params: unknownCheck, allowed: [404] },
+  'checks.results': { params: unknownCheck, allowed: [404] },
+  'checks.uptime': { params: unknownCheck, allowed: [404] },
+  'checks.incidents': { params: unknownCheck, allowed: [404] },
+} satisfies Partial<Record<RouteId, Case>>;

@@ -70,6 +70,12 @@ export function endpoints(ids: Ids, s: Strings): Endpoint[] {
   return [
     { method: 'POST', path: () => '/api/projects', template: (rng) => ({ name: uniq('fz'), description: str(rng) }) },
     { method: 'PATCH', path: (rng) => `/api/projects/${project(rng)}`, template: (rng) => ({ name: uniq('fz'), description: str(rng) }) },
+    {
+      method: 'PUT',
+      path: (rng) => `/api/projects/${project(rng)}/status-page`,
+      template: (rng) => ({ hostname: `${uniq('st')}.fuzz.test`, title: str(rng), services: [{ serviceId: real(rng, [ids.gitA, ids.imageA, ids.gitB]), label: str(rng) }], enabled: rng() < 0.5 }),
+    },
+    { method: 'DELETE', path: (rng) => `/api/projects/${project(rng)}/status-page`, template: () => null },
     { method: 'DELETE', path: (rng) => `/api/projects/${bogus(rng)}`, template: () => null },
     { method: 'POST', path: (rng) => `/api/projects/${project(rng)}/services`, template: serviceFields },
     {

@@ -24,8 +24,8 @@ import { bridgeAddress, hostSwarm, requireSwarmImages } from '../helpers/swarm-n
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { RegistryApi } from '../../daemon/swarm/registry-api.js';
-import { collectRegistryGarbage } from '../../daemon/swarm/registry-gc.js';
+import { RegistryApi } from '../../daemon/docker/registry-api.js';
+import { collectRegistryGarbage } from '../../daemon/deploy/registry-gc.js';
 
 const PORT = 5443;
 

@@ -12,7 +12,7 @@ import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { BerthCa } from '../../daemon/databases/tls.js';
-import { RegistryApi } from '../../daemon/swarm/registry-api.js';
+import { RegistryApi } from '../../daemon/docker/registry-api.js';
 import type { Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';

@@ -10,6 +10,7 @@ import type { ChecksRepo } from './checks.js';
 import type { ExecRepo } from './exec-repo.js';
 import type { ServerBackupsRepo } from './server-backups.js';
 import type { AuditRepo } from './audit-repo.js';
+import type { StatusPagesRepo } from './status-pages.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -243,6 +244,8 @@ export interface Store {
   serverBackups: ServerBackupsRepo;
   /** The audit log (core/audit.ts). Not cached: written after every mutating call. */
   audit: AuditRepo;
+  /** Public status pages, with the HTML Caddy serves (core/status-pages.ts). Not cached. */
+  statusPages: StatusPagesRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

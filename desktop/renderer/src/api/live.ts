@@ -66,6 +66,8 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['service', e.data.serviceId], ['suggestions']];
     case 'quotas':
       return [['project-quotas', e.data.projectId]];
+    case 'status-page':
+      return [['status-page', e.data.projectId]];
     case 'key':
       return [['keys']];
     case 'settings':

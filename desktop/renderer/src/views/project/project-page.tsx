@@ -7,6 +7,7 @@ import { Button, ConfirmButton, Empty, ErrorNote, Field, Loading, Modal, Status,
 import { serviceKind, sourceLabel } from '../service/service-kind';
 import { QuotasCard } from './quotas-card';
 import { VolumesCard } from './volumes-card';
+import { StatusPageCard } from './status-page-card';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; canEditQuotas?: boolean }) {
@@ -108,6 +109,7 @@ export function ProjectPage({ slug, canEditQuotas = false }: { slug: string; can
           </tbody>
         </table>
       )}
+      <StatusPageCard project={p} />
       <VolumesCard project={p} />
       <QuotasCard projectId={p.id} canEdit={canEditQuotas} />
       <EditProject project={p} open={editing} onClose={() => setEditing(false)} />

@@ -8,7 +8,7 @@
 // no push runs meanwhile (a collection would delete the blobs of an upload in flight).
 import type Docker from 'dockerode';
 import { execText } from '../docker/exec.js';
-import { RegistryApi } from './registry-api.js';
+import { RegistryApi } from '../docker/registry-api.js';
 import type { ImageRegistryPort } from '../core/ports/swarm.js';
 
 const CONFIG = '/etc/docker/registry/config.yml';
