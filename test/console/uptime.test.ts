@@ -1,7 +1,9 @@
 // The console's Uptime tab, in Chromium, against a real app through the daemon's Caddy: a check
 // that went down (container stopped: an incident) and came back shows its state, the 24-hour and
 // 90-day uptime bars, the response-time chart and the resolved incident; the add form offers the
-// service's domains with the defaults filled in. Screenshots under .berth-test/screenshots/uptime-*.
+// service's domains with the defaults filled in; the project's status page is set up from the
+// project page and its card follows a change another client makes. Screenshots under
+// .berth-test/screenshots/uptime-*.
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { Check, Service } from '../../shared/types.js';
@@ -103,5 +105,31 @@ describe('console: uptime checks (Chromium)', function () {
     await a.getByRole('table', { name: 'Uptime checks' }).getByText('paused').waitFor();
     await screenshot(a, 'uptime-03-paused');
     expect((await t.admin.getCheck(service.id, check.id)).check.enabled).to.equal(false);
+  });
+
+  it('a status page is set up from the project page, and the card follows a change made elsewhere', async () => {
+    const projectId = service.projectId;
+    const { project } = await t.admin.getProject(projectId);
+    await a.goto(`${t.url}/projects/${project.slug}`);
+    const card = a.getByRole('region', { name: 'Status page' });
+    await card.getByRole('button', { name: 'Set up status page' }).click();
+    const dialog = a.getByRole('dialog');
+    await dialog.getByLabel('Hostname').fill('status.shop.example.test');
+    await dialog.getByLabel('Title').fill('Shop status');
+    await dialog.getByRole('checkbox', { name: 'storefront' }).check();
+    await dialog.getByLabel('Public name of storefront').fill('Online shop');
+    await screenshot(a, 'uptime-04-status-page-form');
+    await dialog.getByRole('button', { name: 'Save' }).click();
+    await card.getByRole('link', { name: 'https://status.shop.example.test/' }).waitFor();
+    await card.getByText('Online shop').waitFor();
+    const stored = (await t.admin.statusPage(projectId)).statusPage!;
+    expect(stored).to.include({ hostname: 'status.shop.example.test', title: 'Shop status', enabled: true });
+    expect(stored.services).to.deep.equal([{ serviceId: service.id, label: 'Online shop' }]);
+    // another client renames the page: the card shows it without a reload
+    await t.admin.putStatusPage(projectId, { hostname: stored.hostname, services: stored.services, title: 'Shop status (beta)' });
+    await card.getByText('“Shop status (beta)”', { exact: false }).waitFor();
+    await screenshot(a, 'uptime-05-status-page-card');
+    expect(await accessibilityProblems(a)).to.deep.equal([]);
+    expect(pageErrors).to.deep.equal([]);
   });
 });
