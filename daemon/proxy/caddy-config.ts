@@ -71,8 +71,13 @@ const PAGE_HEADERS = {
   'Cache-Control': ['public, max-age=60'],
 };
 
+/**
+ * Caddy expands placeholders in a static response's body (`{env.NAME}`, `{file./path}`, request
+ * headers...): every brace of the page is escaped (`\{`), so nothing a tenant typed into a title or
+ * a label, nor the page's own CSS, is ever read as one.
+ */
 function pageHandler(html: string): Record<string, unknown> {
-  return { handler: 'static_response', status_code: 200, headers: PAGE_HEADERS, body: html };
+  return { handler: 'static_response', status_code: 200, headers: PAGE_HEADERS, body: html.replace(/[{}]/g, '\\$&') };
 }
 
 const NOT_LIVE = { handler: 'static_response', status_code: 503, body: 'no running deployment for this service\n', headers: TEXT };

@@ -116,6 +116,20 @@ describe('public status pages through Caddy', function () {
     }
   });
 
+  it('shows placeholders typed into the title and the labels as typed: Caddy never expands them (environment, files, headers)', async () => {
+    const title = 'Acme {env.HOME} {file./etc/hostname} {http.request.uri}';
+    const label = 'Web \\{env.PATH} {system.hostname}';
+    await t.admin.putStatusPage(project.id, { hostname, title, services: [{ serviceId: service.id, label }] });
+    const shown = await until('the new title', async () => {
+      const p = await page();
+      return p.body.includes('Acme {env.HOME}') ? p : null;
+    }, 15_000);
+    expect(shown.body).to.contain(`<h1>${title}</h1>`);
+    expect(shown.body).to.contain(label);
+    expect(shown.body).to.contain('body{margin:0');
+    await t.admin.putStatusPage(project.id, { hostname, title: 'Acme status', services: [{ serviceId: service.id, label: 'Website' }] });
+  });
+
   it('turns down within seconds when the app stops, with an ongoing incident and no error text', async () => {
     const live = (await t.admin.listDeployments(service.id)).deployments.find((d) => d.status === 'running')!;
     docker('stop', '-t', '1', live.containerName!);
