@@ -28,6 +28,7 @@ const ACTION_WORDS: Record<AuditedRouteId, string> = {
   'webhooks.create': 'create webhook',
   'webhooks.delete': 'delete webhook',
   'system.disk.patch': 'change disk threshold',
+  'system.metric-alerts.patch': 'change metric alerts',
   'quotas.patch': 'change project quotas',
   'system.quotas.patch': 'change default quotas',
   'deployments.explain-failure': 'explain failure',

@@ -18,7 +18,15 @@ export const DNS_PROVIDER_IDS = ['cloudflare', 'namecheap', 'spaceship'] as cons
 export const HTTPS_MODES = ['acme', 'internal', 'http'] as const satisfies readonly HttpsMode[];
 
 /** What a notification channel can be told about, and the kinds of channel. */
-export const NOTIFY_EVENTS = ['deployment_failed', 'deployment_succeeded', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted'] as const satisfies readonly NotifyEvent[];
+export const NOTIFY_EVENTS = [
+  'deployment_failed',
+  'deployment_succeeded',
+  'backup_failed',
+  'backup_verification_failed',
+  'job_failed',
+  'daemon_restarted',
+  'metric_alert',
+] as const satisfies readonly NotifyEvent[];
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const satisfies readonly ChannelType[];
 /** What a new channel hears about unless told otherwise: the failures. */
-export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted'];
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted', 'metric_alert'];

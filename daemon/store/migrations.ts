@@ -14,6 +14,7 @@ import { nodeJoins } from './migrations/019-node-joins.js';
 import { serverBackups } from './migrations/020-server-backups.js';
 import { auditLog } from './migrations/021-audit.js';
 import { backupVerification } from './migrations/022-backup-verification.js';
+import { metricsHistory } from './migrations/024-metrics-history.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -41,6 +42,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     serverBackups,
     auditLog,
     backupVerification,
+    metricsHistory,
   ];
   return {
     getMigrations: async () => migrations,

@@ -9,6 +9,7 @@ import type { JobsRepo } from './jobs-repo.js';
 import type { ExecRepo } from './exec-repo.js';
 import type { ServerBackupsRepo } from './server-backups.js';
 import type { AuditRepo } from './audit-repo.js';
+import type { MetricsRepo } from './metrics-history.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -240,6 +241,8 @@ export interface Store {
   serverBackups: ServerBackupsRepo;
   /** The audit log (core/audit.ts). Not cached: written after every mutating call. */
   audit: AuditRepo;
+  /** Metrics history's points (core/metrics-history.ts). Not cached: written every 10 s. */
+  metrics: MetricsRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */
