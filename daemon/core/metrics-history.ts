@@ -33,6 +33,7 @@ export class MetricsHistory {
   private rollups = new Rollups();
   private inFlight: Promise<void> | null = null;
   private lastPruneMs = 0;
+  private lastErrors = new Set<string>();
 
   constructor(private readonly d: MetricsHistoryDeps) {}
 
@@ -53,7 +54,9 @@ export class MetricsHistory {
 
   private async sampleOnce(): Promise<void> {
     const sample = await this.d.source.sample();
-    for (const e of sample.errors) this.d.log(`metrics history: ${e}`);
+    // an error is logged when it starts, not every 10 s while it lasts (an Engine that is down)
+    for (const e of sample.errors) if (!this.lastErrors.has(e)) this.d.log(`metrics history: ${e}`);
+    this.lastErrors = new Set(sample.errors);
     const nowMs = Date.parse(this.d.clock.now());
     await this.record(nowMs, sample.host, sample.services);
     await this.d.alerts.evaluate(nowMs, sample.host, sample.services);

@@ -27,7 +27,19 @@ export function historySource(deps: { docker: Docker; own: Ownership; store: Sto
   const previous = new Map<string, Previous>();
   return {
     async sample() {
-      const [sample, records, host] = await Promise.all([sampler.sample(), deps.store.services.list(), readHost(deps.dataDir).catch(() => null)]);
+      const errors: string[] = [];
+      // an unreachable Engine loses the services' round, not the host's
+      const [sample, records, host] = await Promise.all([
+        sampler.sample().catch((err: unknown) => {
+          errors.push(`the Engine's stats: ${err instanceof Error ? err.message : String(err)}`);
+          return { containers: [], failures: [] };
+        }),
+        deps.store.services.list(),
+        readHost(deps.dataDir).catch((err: unknown) => {
+          errors.push(`the host: ${err instanceof Error ? err.message : String(err)}`);
+          return null;
+        }),
+      ]);
       const known = new Set(records.map((s) => s.id));
       const perService = new Map<string, SeriesValues>();
       const seen = new Set<string>();
@@ -35,11 +47,12 @@ export function historySource(deps: { docker: Docker; own: Ownership; store: Sto
         seen.add(c.containerId);
         const before = previous.get(c.containerId);
         previous.set(c.containerId, { io: c.io, atMs: c.readAtMs });
-        // a container whose service is gone is reconciliation's business, not a metric
-        if (!known.has(c.serviceId)) continue;
+        // a container whose service is gone is reconciliation's business, not a metric; a container's
+        // first sample has no CPU figure yet (no previous one): it counts from the next round
+        if (!known.has(c.serviceId) || c.cpuPercent === null) continue;
         const v = perService.get(c.serviceId) ?? zeroValues();
         perService.set(c.serviceId, v);
-        v.cpu += c.cpuPercent ?? 0;
+        v.cpu += c.cpuPercent;
         v.mem += c.memoryBytes;
         v.memLimit += c.memoryLimitBytes;
         if (before) {
@@ -54,7 +67,7 @@ export function historySource(deps: { docker: Docker; own: Ownership; store: Sto
       return {
         host,
         services: [...perService].map(([serviceId, values]) => ({ serviceId, values })),
-        errors: sample.failures.map((f) => `container ${f.containerName}: ${f.message}`),
+        errors: [...errors, ...sample.failures.map((f) => `container ${f.containerName}: ${f.message}`)],
       };
     },
   };
