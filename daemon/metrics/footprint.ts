@@ -1,6 +1,6 @@
 // Berth's own footprint: the daemon's resident size and CPU, Caddy's (the process listening on
 // Caddy's admin address, found through /proc: its socket's inode, then the process holding it), and
-// the store's files on disk. CPU is averaged between two readings (null on the first).
+// the store's files on disk. CPU is averaged since the previous reading (the first: since the process started).
 import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessFootprint } from '../../shared/types.js';
@@ -20,14 +20,14 @@ function percentSince(previous: CpuReading | undefined, next: CpuReading): numbe
   return Math.round(((next.cpuMs - previous.cpuMs) / (next.atMs - previous.atMs)) * 10_000) / 100;
 }
 
-/** utime + stime (ms) and the resident size of a process, from /proc/<pid>/stat. */
-async function procStat(pid: number): Promise<{ cpuMs: number; rssBytes: number } | null> {
+/** utime + stime (ms), the resident size and the start (ms since boot) of a process, from /proc/<pid>/stat. */
+async function procStat(pid: number): Promise<{ cpuMs: number; rssBytes: number; startMs: number } | null> {
   try {
     const text = await readFile(`/proc/${pid}/stat`, 'utf8');
     // the command name (field 2) may hold spaces: the fields after it start past its ')'
     const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
     const ticks = Number(fields[11]) + Number(fields[12]);
-    return { cpuMs: (ticks * 1000) / CLK_TCK, rssBytes: Number(fields[21]) * PAGE_BYTES };
+    return { cpuMs: (ticks * 1000) / CLK_TCK, rssBytes: Number(fields[21]) * PAGE_BYTES, startMs: (Number(fields[19]) * 1000) / CLK_TCK };
   } catch {
     return null;
   }
@@ -57,6 +57,13 @@ async function listenerOf(port: number): Promise<number | null> {
   return null;
 }
 
+/** Milliseconds since boot, from /proc/uptime. */
+async function uptimeMs(): Promise<number | null> {
+  const text = await readFile('/proc/uptime', 'utf8').catch(() => '');
+  const seconds = Number(text.split(' ')[0]);
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : null;
+}
+
 export function footprintProbe(deps: { dataDir: string; storeFile: string; caddyAdmin: string }): FootprintProbe {
   let daemonPrevious: CpuReading | undefined;
   let caddy: { pid: number; previous?: CpuReading } | null = null;
@@ -66,14 +73,17 @@ export function footprintProbe(deps: { dataDir: string; storeFile: string; caddy
       const nowMs = Date.now();
       const usage = process.cpuUsage();
       const daemonNow = { cpuMs: (usage.user + usage.system) / 1000, atMs: nowMs };
+      // the first reading averages since the process started
+      daemonPrevious ??= { cpuMs: 0, atMs: nowMs - process.uptime() * 1000 };
       const daemon: ProcessFootprint = { rssBytes: process.memoryUsage.rss(), cpuPercent: percentSince(daemonPrevious, daemonNow) };
       daemonPrevious = daemonNow;
       let caddyFootprint: ProcessFootprint | null = null;
       let s = caddy ? await procStat(caddy.pid) : null;
       if (!s) {
         const pid = await listenerOf(adminPort);
-        caddy = pid === null ? null : { pid };
         s = pid === null ? null : await procStat(pid);
+        const bootMs = await uptimeMs();
+        caddy = pid === null || s === null ? null : { pid, previous: bootMs === null ? undefined : { cpuMs: 0, atMs: nowMs - (bootMs - s.startMs) } };
       }
       if (caddy && s) {
         const reading = { cpuMs: s.cpuMs, atMs: nowMs };

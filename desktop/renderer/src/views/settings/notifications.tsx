@@ -17,6 +17,7 @@ const EVENT_LABELS: Record<NotifyEvent, string> = {
   backup_verification_failed: 'A restore test of a backup failed',
   job_failed: 'A scheduled job run failed or timed out',
   daemon_restarted: 'The daemon restarted after a crash',
+  metric_alert: 'A metric alert fired or cleared (CPU, memory, disk filling up)',
 };
 const TYPE_LABELS: Record<ChannelType, string> = { webhook: 'Webhook', slack: 'Slack', discord: 'Discord', email: 'E-mail' };
 const URL_HINTS: Record<Exclude<ChannelType, 'email'>, string> = {
