@@ -29,4 +29,4 @@ export const NOTIFY_EVENTS = [
 ] as const satisfies readonly NotifyEvent[];
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const satisfies readonly ChannelType[];
 /** What a new channel hears about unless told otherwise: the failures. */
-export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted', 'metric_alert'];
+export const DEFAULT_NOTIFY_EVENTS: readonly NotifyEvent[] = ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted'];

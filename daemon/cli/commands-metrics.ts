@@ -18,7 +18,7 @@ const SPARKS = '▁▂▃▄▅▆▇█';
 const SPARK_WIDTH = 24;
 
 /** Up to SPARK_WIDTH bars, each the average of its share of the values, scaled to the series' max. */
-export function sparkline(values: readonly number[]): string {
+function sparkline(values: readonly number[]): string {
   if (values.length === 0) return '';
   const buckets = Math.min(SPARK_WIDTH, values.length);
   const avgs = Array.from({ length: buckets }, (_, b) => {

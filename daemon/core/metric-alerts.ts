@@ -13,7 +13,7 @@ import { HOST_SERIES, hoursUntilFull, type SeriesValues } from './metrics-tiers.
 import type { SettingsRepo, Store } from './ports/store.js';
 
 const SETTING = 'metricAlerts';
-export const DEFAULT_METRIC_ALERTS: MetricAlertSettings = { cpuPercent: 90, memoryPercent: 90, forMinutes: 5, diskFullHours: 24 };
+const DEFAULT_METRIC_ALERTS: MetricAlertSettings = { cpuPercent: 90, memoryPercent: 90, forMinutes: 5, diskFullHours: 24 };
 /** The disk trend is read over this much history, and needs at least the minimum of it. */
 const DISK_TREND_MS = 6 * 3_600_000;
 const DISK_TREND_MIN_MS = 30 * 60_000;

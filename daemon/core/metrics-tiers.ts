@@ -17,7 +17,7 @@ export interface SeriesValues {
   diskTotal: number;
 }
 
-export const VALUE_KEYS = ['cpu', 'mem', 'memLimit', 'rx', 'tx', 'blkRead', 'blkWrite', 'diskUsed', 'diskTotal'] as const satisfies readonly (keyof SeriesValues)[];
+const VALUE_KEYS = ['cpu', 'mem', 'memLimit', 'rx', 'tx', 'blkRead', 'blkWrite', 'diskUsed', 'diskTotal'] as const satisfies readonly (keyof SeriesValues)[];
 
 /** The host's series; a service's series is its id. */
 export const HOST_SERIES = 'host';

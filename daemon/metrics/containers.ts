@@ -28,7 +28,7 @@ export interface IoCounters {
   blkWrite: number;
 }
 
-export function ioCounters(stats: DockerStats): IoCounters {
+function ioCounters(stats: DockerStats): IoCounters {
   let rx = 0;
   let tx = 0;
   for (const n of Object.values(stats.networks ?? {})) {
@@ -78,7 +78,7 @@ const STATS_TIMEOUT_MS = 5_000;
 const DEFAULT_CONCURRENCY = 8;
 
 /** `fn` over `items` with at most `limit` running at once, results in order. */
-export async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out = new Array<R>(items.length);
   let next = 0;
   const worker = async () => {

@@ -5,6 +5,7 @@ import { readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ProcessFootprint } from '../../shared/types.js';
 import type { FootprintProbe } from '../core/ports/metrics-history.js';
+import { DB_FILE } from '../store/open.js';
 
 /** Linux's clock ticks per second and page size on the machines Berth runs on (x86-64 and arm64). */
 const CLK_TCK = 100;
@@ -64,7 +65,7 @@ async function uptimeMs(): Promise<number | null> {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1000 : null;
 }
 
-export function footprintProbe(deps: { dataDir: string; storeFile: string; caddyAdmin: string }): FootprintProbe {
+export function footprintProbe(deps: { dataDir: string; caddyAdmin: string }): FootprintProbe {
   let daemonPrevious: CpuReading | undefined;
   let caddy: { pid: number; previous?: CpuReading } | null = null;
   const adminPort = Number(new URL(deps.caddyAdmin).port || 80);
@@ -92,7 +93,7 @@ export function footprintProbe(deps: { dataDir: string; storeFile: string; caddy
       }
       let storeBytes = 0;
       for (const suffix of ['', '-wal', '-shm'])
-        storeBytes += await stat(join(deps.dataDir, deps.storeFile + suffix)).then(
+        storeBytes += await stat(join(deps.dataDir, DB_FILE + suffix)).then(
           (st) => st.size,
           () => 0,
         );

@@ -5,11 +5,12 @@
 // A sampler of its own: the live view's (GET /api/system/metrics) keeps its own previous samples.
 import { statfs } from 'node:fs/promises';
 import type Docker from 'dockerode';
-import type { HistorySource } from '../core/ports/metrics-history.js';
+import type { FootprintProbe, HistorySource } from '../core/ports/metrics-history.js';
 import type { Store } from '../core/ports/store.js';
 import { type SeriesValues, zeroValues } from '../core/metrics-tiers.js';
 import type { Ownership } from '../docker/labels.js';
 import { ContainerSampler, type IoCounters } from './containers.js';
+import { footprintProbe } from './footprint.js';
 import { readCpu, readMemory, readNetwork } from './host.js';
 
 interface Previous {
@@ -20,6 +21,11 @@ interface Previous {
 function rate(now: number, before: number, seconds: number): number {
   // a restarted container counts from zero again
   return now >= before && seconds > 0 ? (now - before) / seconds : 0;
+}
+
+/** What core's metrics history needs from outside: the sampler and Berth's footprint. */
+export function metricsHistoryAdapters(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string; caddyAdmin: string }): { historySource: HistorySource; footprint: FootprintProbe } {
+  return { historySource: historySource(deps), footprint: footprintProbe(deps) };
 }
 
 export function historySource(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string }): HistorySource {

@@ -8,7 +8,7 @@ import type { MetricsStep } from '../../../../../shared/types.js';
 import { Button, bytes } from '../../ui/kit';
 
 export type RangeId = '1h' | '24h' | '30d';
-export const RANGES: { id: RangeId; label: string; seconds: number; step: MetricsStep }[] = [
+const RANGES: { id: RangeId; label: string; seconds: number; step: MetricsStep }[] = [
   { id: '1h', label: '1 hour', seconds: 3600, step: '10s' },
   { id: '24h', label: '24 hours', seconds: 86_400, step: '1m' },
   { id: '30d', label: '30 days', seconds: 30 * 86_400, step: '10m' },
