@@ -56,10 +56,10 @@ describe('metrics history with running containers', function () {
   let burner: Service;
   let hog: Service;
 
-  async function deployWorker(projectId: string, cmd: string): Promise<Service> {
+  async function deployWorker(projectId: string, cmd: string, extra: Record<string, unknown> = {}): Promise<Service> {
     const repo = `acme/${uniq('hist')}` as const;
     await git.commit(repo, { Dockerfile: `FROM berth-test/busybox:latest\nCMD ["sh", "-c", ${JSON.stringify(cmd)}]\n` });
-    const { service } = await t.admin.createService(projectId, { name: uniq('svc'), repoFullName: repo, githubToken: TOKEN, runtimeMode: 'worker', internalPort: null });
+    const { service } = await t.admin.createService(projectId, { name: uniq('svc'), repoFullName: repo, githubToken: TOKEN, runtimeMode: 'worker', internalPort: null, ...extra });
     const { deployment } = await t.admin.deploy(service.id);
     await waitForDeployment(t.admin, service.id, deployment.id, ['running']);
     return service;
@@ -101,7 +101,8 @@ describe('metrics history with running containers', function () {
     await t.admin.patchMetricAlerts({ cpuPercent: null, memoryPercent: null, diskFullHours: null });
     const projectId = (await t.admin.createProject({ name: uniq('history') })).project.id;
     [burner, hog] = await Promise.all([
-      deployWorker(projectId, 'while true; do :; done'),
+      // held to half a core by its limit: a steady load on a machine whose other work comes and goes
+      deployWorker(projectId, 'while true; do :; done', { limits: { cpus: 0.5 } }),
       // 48 MB in the container's /dev/shm (shared memory counts as used, not as reclaimable page cache)
       deployWorker(projectId, 'head -c 48000000 /dev/zero > /dev/shm/hog; while true; do sleep 1; done'),
     ]);
@@ -118,7 +119,7 @@ describe('metrics history with running containers', function () {
     // the first round of a container only seeds its CPU counter
     await until('two rounds sampled', async () => ((await t.admin.serviceMetrics(burner.id)).points.length >= 1 ? true : null), 40_000, 1_000);
     const fromMs = Date.now();
-    const docker = await dockerStatsFor(containerOf(burner.id), 45_000);
+    const docker = await dockerStatsFor(containerOf(burner.id), 60_000);
     const points = await pointsWithin(burner.id, fromMs, Date.now());
     expect(points.length, JSON.stringify(points)).to.be.at.least(3);
     expect(docker.length).to.be.at.least(5);
