@@ -53,6 +53,7 @@ import { providerRegistry } from './integrations/ai/registry.js';
 import { dnsProviderFor } from './integrations/dns/registry.js';
 import { diskProbe } from './metrics/disk-space.js';
 import { metricsSources } from './metrics/sources.js';
+import { metricsHistoryAdapters } from './metrics/history-source.js';
 import { Notifier } from './notify/notifier.js';
 import { channelSender } from './notify/senders.js';
 import { NotifyTargets } from './core/notify-targets.js';
@@ -349,6 +350,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     }),
     cloneReach: cloneReachCheck(reachFacts, config.gitBaseUrl),
     metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
+    ...metricsHistoryAdapters({ docker, own, store, dataDir: config.dataDir, caddyAdmin: config.caddyAdmin }),
     noticeSender: sender,
     quotas,
     disk,

@@ -29,6 +29,7 @@ import type { JobRunner } from './jobs/runner.js';
 import type { JobScheduler } from './jobs/scheduler.js';
 import type { ServerBackupSchedule } from './backups/server-backup-schedule.js';
 import { terminalSockets } from './http/terminal-ws.js';
+import { SAMPLE_MS } from './core/metrics-tiers.js';
 
 export interface RunningDaemon {
   url: string;
@@ -134,6 +135,10 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
   await core.serverBackups.startSchedule().catch((err: unknown) => log("arming the schedule of Berth's backup", err));
   // `node` events while Swarm is on (a cached `docker info` every few seconds while it is off)
   await core.nodeWatch.start();
+  // metrics history: always on (history is the point), every 10 s; a round still running makes the next one skip
+  const sampleMetrics = () => void core.metricsHistory.tick().catch((err: unknown) => log('sampling metrics history', err));
+  const metricsTimer = setInterval(sampleMetrics, SAMPLE_MS);
+  metricsTimer.unref();
   const app = createApp({
     core,
     version: VERSION,
@@ -200,6 +205,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       clearInterval(trimTimer);
       clearInterval(auditTimer);
       clearInterval(registryGcTimer);
+      clearInterval(metricsTimer);
       if (upgradeTimer) clearInterval(upgradeTimer);
       sse.closeAll();
       terminals.closeAll();
@@ -228,6 +234,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       await jobRunner.shutdown();
       // a backup of Berth under way ends recorded before the store closes
       await core.serverBackups.settled();
+      await core.metricsHistory.settled();
       await notifier.stop();
       // the last calls' entries (the sign-out of a closing console, ...) are written before the store closes
       await core.audit.flush();

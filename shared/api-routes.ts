@@ -76,6 +76,12 @@ export const API_ROUTES = [
   { id: 'webhooks.delete', method: 'DELETE', path: `${S}/webhook`, access: 'write' },
   { id: 'events', method: 'GET', path: '/api/events', access: 'read', sse: true },
   { id: 'system.metrics', method: 'GET', path: '/api/system/metrics', access: 'read' },
+  // metrics history (10 s for 1 h, 1 min for 24 h, 10 min for 30 days), Berth's own footprint and the threshold alerts
+  { id: 'services.metrics', method: 'GET', path: `${S}/metrics`, access: 'read' },
+  { id: 'system.metrics.history', method: 'GET', path: '/api/system/metrics/history', access: 'all-projects-read', action: "reading the host's metrics history" },
+  { id: 'system.footprint', method: 'GET', path: '/api/system/footprint', access: 'all-projects-read', action: "reading Berth's footprint" },
+  { id: 'system.metric-alerts', method: 'GET', path: '/api/system/metrics/alerts', access: 'all-projects-read', action: 'reading the metric alerts' },
+  { id: 'system.metric-alerts.patch', method: 'PATCH', path: '/api/system/metrics/alerts', access: 'all-projects-write', action: 'changing the metric alerts' },
   // any key reads whether builds are paused; keys over all projects also see the volumes
   { id: 'system.disk', method: 'GET', path: '/api/system/disk', access: 'read' },
   { id: 'system.disk.patch', method: 'PATCH', path: '/api/system/disk', access: 'all-projects-write', action: 'changing the free disk threshold' },

@@ -28,6 +28,7 @@ const ACTION_WORDS: Record<AuditedRouteId, string> = {
   'webhooks.create': 'create webhook',
   'webhooks.delete': 'delete webhook',
   'system.disk.patch': 'change disk threshold',
+  'system.metric-alerts.patch': 'change metric alerts',
   'quotas.patch': 'change project quotas',
   'status-page.put': 'set up status page',
   'status-page.delete': 'remove status page',

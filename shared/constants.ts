@@ -27,6 +27,7 @@ export const NOTIFY_EVENTS = [
   'daemon_restarted',
   'check_down',
   'check_up',
+  'metric_alert',
 ] as const satisfies readonly NotifyEvent[];
 export const CHANNEL_TYPES = ['webhook', 'slack', 'discord', 'email'] as const satisfies readonly ChannelType[];
 /** What a new channel hears about unless told otherwise: the failures. */

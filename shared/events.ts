@@ -3,6 +3,8 @@
 // `event: <type>` then `data: <the payload below plus "at">`. Payloads stay small (ids, names,
 // action, status): a client refetches what it shows. Never a secret or an env value.
 import type {
+  MetricAlertKind,
+  MetricAlertState,
   AuditOutcome,
   DeploymentLogLine,
   DeploymentStatus,
@@ -99,6 +101,19 @@ export interface AllProjectsEventPayloads {
    * refetches. The entries themselves are read from GET /api/audit.
    */
   audit: { entryId: string; route: string; outcome: AuditOutcome; count: number };
+  /**
+   * A metric threshold alert fired (the condition held for the settings' forMinutes) or resolved,
+   * once each: a service's CPU or memory (`serviceId`, `projectId` set) or the host's (both null).
+   */
+  'metric-alert': {
+    alertKind: MetricAlertKind;
+    state: MetricAlertState;
+    serviceId: string | null;
+    projectId: string | null;
+    /** The value that fired or cleared it (percent; for disk-full, the hours left, or null when cleared). */
+    value: number | null;
+    threshold: number;
+  };
 }
 
 export type ProjectEventType = keyof ProjectEventPayloads;
@@ -136,6 +151,7 @@ const HEARD_BY: Record<DaemonEventType, 'project' | 'all-projects'> = {
   upgrade: 'all-projects',
   'server-backup': 'all-projects',
   audit: 'all-projects',
+  'metric-alert': 'all-projects',
 };
 
 export const DAEMON_EVENT_TYPES = Object.keys(HEARD_BY) as DaemonEventType[];

@@ -10,6 +10,7 @@ export type * from './types/env.js';
 export type * from './types/domains.js';
 export type * from './types/deployments.js';
 export type * from './types/metrics.js';
+export type * from './types/metrics-history.js';
 export type * from './types/disk-quotas.js';
 export type * from './types/ai.js';
 export type * from './types/settings.js';

@@ -1,6 +1,6 @@
 // `berth server ...`: the server's own state. `server disk` (commands-quotas.ts); `server address`
 // (the address clients and DNS records use, detected or set, and the API certificate's
-// fingerprint); `server version` and `server upgrade` (commands-upgrade.ts); `server backups` (Berth's own backup through the API: commands-server-backups.ts); `server set-address IP`, which re-issues that certificate: every client pinned to
+// fingerprint); `server version` and `server upgrade` (commands-upgrade.ts); `server backups` (Berth's own backup through the API: commands-server-backups.ts); `server footprint` (commands-metrics.ts); `server set-address IP`, which re-issues that certificate: every client pinned to
 // the old one is refused until it re-pins, so it says so and asks first, then prints the new
 // fingerprint with the exact `berth login` line, and re-pins this CLI's own contexts for the server.
 import type { Command } from 'commander';
@@ -8,6 +8,7 @@ import type { ServerAddress, ServerAddressChange } from '../../shared/types.js';
 import { registerServerDiskCommand } from './commands-quotas.js';
 import { registerServerUpgradeCommands } from './commands-upgrade.js';
 import { registerServerBackupsCommands } from './commands-server-backups.js';
+import { footprintLines } from './commands-metrics.js';
 import { readCliConfig, writeCliConfig } from './config-store.js';
 import { confirm } from './confirm.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -71,10 +72,18 @@ async function setAddress(s: Session, address: string): Promise<void> {
 }
 
 export function registerServerCommands(program: Command): void {
-  const server = program.command('server').description("the server's own state (berth server disk|address|set-address|version|upgrade|backups)");
+  const server = program.command('server').description("the server's own state (berth server disk|address|set-address|version|upgrade|backups|footprint)");
   registerServerDiskCommand(server);
   registerServerUpgradeCommands(server);
   registerServerBackupsCommands(server);
+  server
+    .command('footprint')
+    .description("Berth's own footprint: the daemon's and Caddy's memory and CPU, the store's size and its metrics rows")
+    .action(async (_o, cmd: Command) => {
+      const s = openSession(cmd);
+      const footprint = await s.client.footprint();
+      s.out.result(footprint, () => footprintLines(footprint));
+    });
   server
     .command('address')
     .description("the server's address (detected on the first start, or set), and the fingerprint of the API certificate served for it")

@@ -12,7 +12,7 @@ import { table } from './output.js';
 import { openSession } from './session.js';
 
 /** Bytes in a unit people read (1024-based). */
-function sizeText(bytes: number | null): string {
+export function sizeText(bytes: number | null): string {
   if (bytes === null) return '';
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
   let v = bytes;

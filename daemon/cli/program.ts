@@ -13,6 +13,7 @@ import { registerJobCommands } from './commands-jobs.js';
 import { registerCheckCommands } from './commands-checks.js';
 import { registerExecCommands } from './commands-exec.js';
 import { registerLogCommands } from './commands-logs.js';
+import { registerMetricsCommands } from './commands-metrics.js';
 import { registerNotifyCommands } from './commands-notify.js';
 import { registerProjectCommands } from './commands-projects.js';
 import { registerQuotaCommands } from './commands-quotas.js';
@@ -79,6 +80,7 @@ function buildProgram(env: ProgramEnv): Command {
   registerSwarmCommands(program);
   registerReplicaCommands(program);
   registerAuditCommands(program);
+  registerMetricsCommands(program);
   program
     .command('keys')
     .description('create|list|revoke API keys on the server itself, from its data dir (berth keys --help)')

@@ -34,6 +34,9 @@ import type { LimitPolicy } from './limits.js';
 import { LogStreams } from './log-streams.js';
 import { MetricsCollector, SystemMetricsView } from './metrics.js';
 import type { MetricsSources } from './ports/metrics-sources.js';
+import { MetricAlerts } from './metric-alerts.js';
+import { MetricsHistory } from './metrics-history.js';
+import type { FootprintProbe, HistorySource } from './ports/metrics-history.js';
 import type { NotifyTargets } from './notify-targets.js';
 import { NotificationChannels } from './notification-channels.js';
 import type { BackupJobs, VolumeBackupJobs } from './ports/backup-jobs.js';
@@ -128,6 +131,9 @@ export interface CoreDeps {
   /** Where a clone may connect for a key over selected projects (core/clone-reach.ts). */
   cloneReach: CloneReachCheck;
   metricsSources: MetricsSources;
+  /** Metrics history's sampler (every 10 s) and Berth's own footprint. */
+  historySource: HistorySource;
+  footprint: FootprintProbe;
   noticeSender: Sender;
   /** Where notification channels may send (core/notify-targets.ts; the sender checks it too). */
   notifyTargets: NotifyTargets;
@@ -186,6 +192,10 @@ export interface Core {
   dns: DnsProviders;
   notifications: NotificationChannels;
   metrics: SystemMetricsView;
+  /** Metrics history: sampled every 10 s (server.ts's timer calls tick), three tiers, the footprint. */
+  metricsHistory: MetricsHistory;
+  /** Threshold alerts on the sampled metrics (a server setting). */
+  metricAlerts: MetricAlerts;
   events: EventStreams;
   quotas: Quotas;
   disk: DiskSpace;
@@ -215,6 +225,7 @@ export function buildCore(deps: CoreDeps): Core {
   const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
   const env = new EnvVars(store, clock, catalog, deps.events);
   const nodeWatch = new NodeWatch({ control: deps.swarmControl, swarm: deps.swarm, events: deps.events, log: deps.log });
+  const metricAlerts = new MetricAlerts({ settings: store.settings, store, clock, events: deps.events });
   const settings = new SystemSettings(store.settings, clock, deps.detectedIp, deps.proxy, deps.deployLimits, deps.notifyTargets, deps.events);
   return {
     keys,
@@ -260,6 +271,8 @@ export function buildCore(deps: CoreDeps): Core {
     notifications: new NotificationChannels(store.settings, clock, deps.noticeSender, deps.notifyTargets, deps.events),
     // one cached collection shared by every polling client
     metrics: new SystemMetricsView(new MetricsCollector(deps.metricsSources, clock)),
+    metricsHistory: new MetricsHistory({ repo: store.metrics, store, clock, source: deps.historySource, footprint: deps.footprint, alerts: metricAlerts, log: deps.log }),
+    metricAlerts,
     events: new EventStreams(deps.events, keys),
     quotas: deps.quotas,
     disk: deps.disk,

@@ -14,6 +14,35 @@ export interface DockerStats {
     online_cpus?: number;
   };
   memory_stats?: { usage?: number; limit?: number; stats?: Record<string, number> };
+  /** Per interface (absent with the host's network). */
+  networks?: Record<string, { rx_bytes?: number; tx_bytes?: number }>;
+  /** cgroup v1 and v2 alike: `Read`/`Write` entries per device (v2 spells them lowercase). */
+  blkio_stats?: { io_service_bytes_recursive?: { op?: string; value?: number }[] | null };
+}
+
+/** Bytes the container received and sent, read and wrote, since it started (for rates between samples). */
+export interface IoCounters {
+  rx: number;
+  tx: number;
+  blkRead: number;
+  blkWrite: number;
+}
+
+function ioCounters(stats: DockerStats): IoCounters {
+  let rx = 0;
+  let tx = 0;
+  for (const n of Object.values(stats.networks ?? {})) {
+    rx += n.rx_bytes ?? 0;
+    tx += n.tx_bytes ?? 0;
+  }
+  let blkRead = 0;
+  let blkWrite = 0;
+  for (const e of stats.blkio_stats?.io_service_bytes_recursive ?? []) {
+    const op = (e.op ?? '').toLowerCase();
+    if (op === 'read') blkRead += e.value ?? 0;
+    else if (op === 'write') blkWrite += e.value ?? 0;
+  }
+  return { rx, tx, blkRead, blkWrite };
 }
 
 export interface CpuSample {
@@ -33,6 +62,9 @@ export interface ContainerMetrics {
   cpuPercent: number | null;
   memoryBytes: number;
   memoryLimitBytes: number;
+  /** Counters since the container started, and when the Engine read them (ms). */
+  io: IoCounters;
+  readAtMs: number;
 }
 
 export interface ContainerFailure {
@@ -42,6 +74,22 @@ export interface ContainerFailure {
 }
 
 const STATS_TIMEOUT_MS = 5_000;
+/** Stats requests in flight at once: a hundred containers do not open a hundred Engine requests. */
+const DEFAULT_CONCURRENCY = 8;
+
+/** `fn` over `items` with at most `limit` running at once, results in order. */
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
 
 /** CPU used between two samples, like `docker stats`: 100 means one core busy. */
 export function cpuPercent(previous: CpuSample | undefined, next: CpuSample, onlineCpus: number): number | null {
@@ -77,23 +125,22 @@ export class ContainerSampler {
   constructor(
     private readonly docker: Docker,
     private readonly own: Ownership,
+    private readonly concurrency = DEFAULT_CONCURRENCY,
   ) {}
 
   /** One sample of every running owned container, taken in parallel. */
   async sample(): Promise<{ containers: ContainerMetrics[]; failures: ContainerFailure[] }> {
     const running = (await listOwnedContainers(this.docker, this.own, {})).filter((c) => c.running);
-    const results = await Promise.all(
-      running.map(async (c) => {
-        const serviceId = c.labels[LABEL_SERVICE] ?? '';
-        try {
-          return await this.sampleOne(c.id, c.name, serviceId, c.labels[LABEL_PROJECT] ?? '', c.labels[LABEL_DEPLOYMENT] ?? '');
-        } catch (err) {
-          // a container that stopped between the listing and its sample is simply gone
-          if ((err as { statusCode?: number }).statusCode === 404) return null;
-          return { serviceId, containerName: c.name, message: (err as Error).message };
-        }
-      }),
-    );
+    const results = await mapLimited(running, this.concurrency, async (c) => {
+      const serviceId = c.labels[LABEL_SERVICE] ?? '';
+      try {
+        return await this.sampleOne(c.id, c.name, serviceId, c.labels[LABEL_PROJECT] ?? '', c.labels[LABEL_DEPLOYMENT] ?? '');
+      } catch (err) {
+        // a container that stopped between the listing and its sample is simply gone
+        if ((err as { statusCode?: number }).statusCode === 404) return null;
+        return { serviceId, containerName: c.name, message: (err as Error).message };
+      }
+    });
     const live = new Set(running.map((c) => c.id));
     for (const id of this.previous.keys()) if (!live.has(id)) this.previous.delete(id);
     const containers: ContainerMetrics[] = [];
@@ -140,6 +187,8 @@ export class ContainerSampler {
       cpuPercent: percent,
       memoryBytes: memoryInUse(memory),
       memoryLimitBytes: memory.limit ?? 0,
+      io: ioCounters(stats),
+      readAtMs: Date.parse((stats as { read?: string }).read ?? '') || Date.now(),
     };
   }
 }

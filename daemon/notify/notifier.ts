@@ -1,5 +1,5 @@
 // Turns what happens on the daemon into notices for the channels that asked for them: a failed
-// deployment, a deployment gone live (optional), a failed backup or restore test of one, a failed or timed-out job run, an uptime check's incident opened and resolved, and a restart after a crash (the
+// deployment, a deployment gone live (optional), a failed backup or restore test of one, a failed or timed-out job run, an uptime check's incident opened and resolved, a metric alert firing or resolving, and a restart after a crash (the
 // data dir keeps a marker while the daemon runs; a clean stop removes it). Sending happens in the
 // background and never affects the event that caused it.
 import { existsSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,6 +11,7 @@ import type { EventHub } from '../events/hub.js';
 import type { NotificationChannels, NotifyEvent } from '../core/notification-channels.js';
 import type { Notice, Sender } from '../core/ports/notice-sender.js';
 import { jobRunFailed } from '../../shared/statuses.js';
+import type { MetricAlertKind, MetricAlertState } from '../../shared/types.js';
 
 const RUNNING_MARKER = 'daemon.running';
 
@@ -84,6 +85,16 @@ export class Notifier {
     } else if (e.type === 'incident') {
       // one `opened` and one `resolved` event per incident, so one notice each way
       await this.incidentNotice(e.data, e.at);
+    } else if (e.type === 'metric-alert') {
+      // one event when an alert fires and one when it resolves, so one notice each way
+      const d = e.data;
+      const names = d.serviceId !== null && d.projectId !== null ? await this.names(d.serviceId, d.projectId) : { label: 'the server', data: {} };
+      await this.notify('metric_alert', {
+        event: 'metric_alert',
+        at: e.at,
+        text: `Berth: ${metricAlertText(d.alertKind, d.state, names.label, d.value, d.threshold)}`,
+        data: { ...names.data, alertKind: d.alertKind, state: d.state, value: d.value === null ? null : String(d.value), threshold: String(d.threshold) },
+      });
     }
   }
 
@@ -134,4 +145,14 @@ function duration(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+function metricAlertText(kind: MetricAlertKind, state: MetricAlertState, label: string, value: number | null, threshold: number): string {
+  if (kind === 'disk-full') {
+    return state === 'firing'
+      ? `the data disk of ${label} fills within ${value ?? '?'} h at its current rate (warning below ${threshold} h)`
+      : `the data disk of ${label} is no longer filling up within ${threshold} h`;
+  }
+  const what = kind === 'cpu' ? 'CPU' : 'memory';
+  return state === 'firing' ? `${what} of ${label} is at ${value ?? '?'}%, above ${threshold}%` : `${what} of ${label} is back under ${threshold}% (${value ?? '?'}%)`;
 }

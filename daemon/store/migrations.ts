@@ -15,6 +15,7 @@ import { serverBackups } from './migrations/020-server-backups.js';
 import { auditLog } from './migrations/021-audit.js';
 import { backupVerification } from './migrations/022-backup-verification.js';
 import { uptimeChecks } from './migrations/023-uptime-checks.js';
+import { metricsHistory } from './migrations/024-metrics-history.js';
 import { statusPages } from './migrations/025-status-pages.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
@@ -44,6 +45,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     auditLog,
     backupVerification,
     uptimeChecks,
+    metricsHistory,
     statusPages,
   ];
   return {

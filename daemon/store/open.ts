@@ -27,6 +27,7 @@ import { execRepo } from './execs-repo.js';
 import { serverBackupsRepo } from './server-backups-repo.js';
 import { auditRepo } from './audit-repo.js';
 import { statusPagesRepo } from './status-pages-repo.js';
+import { metricsRepo } from './metrics-repo.js';
 
 export const DB_FILE = 'berth.sqlite';
 
@@ -108,6 +109,7 @@ export function storeOver(knex: Knex, box: SecretBox, tokens: TokenHasher): Stor
     serverBackups: serverBackupsRepo(knex),
     audit: auditRepo(knex), // names no other row: nothing to turn into a 404
     statusPages: guard(statusPagesRepo(knex)),
+    metrics: metricsRepo(knex), // likewise: a deleted service's series go in its prune
     hashToken: (token) => tokens.hash(token),
     isUniqueViolation: (err) => err instanceof Error && /UNIQUE constraint failed/.test(err.message),
     close: () => knex.destroy(),

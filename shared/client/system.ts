@@ -1,9 +1,14 @@
-// The client's calls for the server: metrics, disk, quotas, failure explanations and AI providers,
+// The client's calls for the server: metrics (live and history, Berth's footprint, the alerts), disk, quotas, failure explanations and AI providers,
 // notification channels, system settings, the server's address, upgrades of Berth, Berth's own backup, DNS providers and the audit log.
 import type {
   AiProvider,
   AuditPage,
   AuditQuery,
+  BerthFootprint,
+  HostMetricsHistory,
+  MetricAlertSettings,
+  MetricsRangeQuery,
+  ServiceMetricsHistory,
   AiProviderInput,
   DiskState,
   DnsProviderCredentials,
@@ -32,6 +37,24 @@ import { ProjectsClient } from './projects.js';
 export class SystemClient extends ProjectsClient {
   systemMetrics(): Promise<SystemMetrics> {
     return this.api('system.metrics', {});
+  }
+  /** A service's metrics history (10 s, 1 min or 10 min points; the step follows the range unless given). */
+  serviceMetrics(serviceId: string, query: MetricsRangeQuery = {}): Promise<ServiceMetricsHistory> {
+    return this.api('services.metrics', { serviceId }, undefined, { ...query });
+  }
+  /** The host's metrics history (a key over all projects). */
+  hostMetricsHistory(query: MetricsRangeQuery = {}): Promise<HostMetricsHistory> {
+    return this.api('system.metrics.history', {}, undefined, { ...query });
+  }
+  /** Berth's own footprint: the daemon's and Caddy's memory and CPU, the store's size (a key over all projects). */
+  footprint(): Promise<BerthFootprint> {
+    return this.api('system.footprint', {});
+  }
+  metricAlerts(): Promise<MetricAlertSettings> {
+    return this.api('system.metric-alerts', {});
+  }
+  patchMetricAlerts(input: Partial<MetricAlertSettings>): Promise<MetricAlertSettings> {
+    return this.api('system.metric-alerts.patch', {}, input);
   }
 
   /** Whether new builds, deploys and backups are paused for lack of disk (volumes and threshold for keys over all projects). */

@@ -34,6 +34,7 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'services.create': { params: project, body: () => ({ name: uniq('svc'), repoFullName: 'acme/new', branch: 'main', internalPort: 3000, env: [] }) },
   'services.overview': { params: web },
   'services.instances': { params: web },
+  'services.metrics': { params: web, query: { step: '1m' } },
   'services.patch': { params: web, body: () => ({ branch: 'develop' }) },
   'services.delete': { params: web },
   'services.suggestion-keys': { params: web },
@@ -132,6 +133,10 @@ const cases: Record<Matrixed, Case | Case[]> = {
   'system.address.set': { params: none, body: () => ({ address: '198.51.100.31' }) },
   'system.upgrade': { params: none },
   'audit.list': { params: none },
+  'system.metrics.history': { params: none },
+  'system.footprint': { params: none },
+  'system.metric-alerts': { params: none },
+  'system.metric-alerts.patch': { params: none, body: () => ({ forMinutes: 5 }) },
   // the matrix's daemon is a development one (no BERTH_UPGRADER): past auth, it answers 409 upgrade_unavailable
   'system.upgrade.start': { params: none, body: () => ({ from: 'https://releases.example.com/berth-9.9.9.tar.gz' }), allowed: [409] },
   'system.backups': { params: none },

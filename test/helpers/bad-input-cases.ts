@@ -80,6 +80,7 @@ const BODY_ENDPOINTS: { method: Method; path: string; required: boolean }[] = [
   { method: 'POST', path: '/api/services/{web}/domains', required: true },
   { method: 'PATCH', path: '/api/services/{web}/domains/{webDomain}', required: true },
   { method: 'POST', path: '/api/services/{web}/checks', required: false },
+  { method: 'PATCH', path: '/api/system/metrics/alerts', required: false },
 ];
 
 /** The same broken bodies sent to every JSON endpoint. */
@@ -268,6 +269,14 @@ export const cases: Case[] = [
   { name: 'webhook create: a database service (no branch to deploy on push)', method: 'POST', path: '/api/services/{db}/webhook', status: 400 },
   { name: 'webhook create: unknown service', method: 'POST', path: '/api/services/{missing}/webhook', status: 404 },
   { name: 'webhook delete: unknown service', method: 'DELETE', path: '/api/services/{missing}/webhook', status: 404 },
+
+  // PATCH /api/system/metrics/alerts (the history's GET refusals: test/api/metrics-history-input.test.ts)
+  { name: 'metric alerts: cpuPercent -5', method: 'PATCH', path: '/api/system/metrics/alerts', body: { cpuPercent: -5 }, status: 400 },
+  { name: 'metric alerts: memoryPercent 150', method: 'PATCH', path: '/api/system/metrics/alerts', body: { memoryPercent: 150 }, status: 400 },
+  { name: 'metric alerts: forMinutes 1.5', method: 'PATCH', path: '/api/system/metrics/alerts', body: { forMinutes: 1.5 }, status: 400 },
+  { name: 'metric alerts: forMinutes null', method: 'PATCH', path: '/api/system/metrics/alerts', body: { forMinutes: null }, status: 400 },
+  { name: 'metric alerts: diskFullHours "soon"', method: 'PATCH', path: '/api/system/metrics/alerts', body: { diskFullHours: 'soon' }, status: 400 },
+  { name: 'metric alerts: an unknown field', method: 'PATCH', path: '/api/system/metrics/alerts', body: { cpu: 80 }, status: 400 },
 ];
 
 // ---------------------------------------------------------------------------------------------

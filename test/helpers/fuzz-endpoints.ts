@@ -137,6 +137,11 @@ export function endpoints(ids: Ids, s: Strings): Endpoint[] {
       template: (rng) => ({ rootDomain: 'fuzz.test', publicIp: '10.0.0.1', acmeEmail: 'ops@fuzz.test', httpsMode: pick(rng, ['acme', 'internal', 'http']), dashboardHostname: 'berth.fuzz.test' }),
     },
     {
+      method: 'PATCH',
+      path: () => '/api/system/metrics/alerts',
+      template: (rng) => ({ cpuPercent: pick(rng, [50, 90, null]), memoryPercent: pick(rng, [80, null]), forMinutes: pick(rng, [0, 5, 60]), diskFullHours: pick(rng, [24, null]) }),
+    },
+    {
       method: 'PUT',
       path: (rng) => `/api/system/dns-providers/${pick(rng, ['cloudflare', 'namecheap', 'spaceship', 'nope'])}`,
       template: (rng) => ({ apiToken: str(rng), apiUser: 'u', apiKey: 'k', username: 'u', clientIp: '10.0.0.1', apiSecret: 's' }),

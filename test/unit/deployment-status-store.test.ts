@@ -5,62 +5,16 @@ import { join } from 'node:path';
 import type { DeploymentStatus } from '../../shared/types.js';
 import { liveDeployment, liveDeployments, recordStatus } from '../../daemon/core/deployment-states.js';
 import { IllegalTransition } from '../../daemon/core/errors.js';
-import type { DeploymentRecord, ServiceRecord } from '../../daemon/core/records.js';
+import type { DeploymentRecord } from '../../daemon/core/records.js';
 import type { DeploymentRepo, Store } from '../../daemon/core/ports/store.js';
 import { systemClock } from '../../daemon/core/clock.js';
 import { setStatus } from '../../daemon/deploy/states.js';
 import { DaemonEvents, type DeploymentChange } from '../../daemon/deploy/events.js';
 import { EventHub } from '../../daemon/events/hub.js';
 import { openDataDir } from '../../daemon/runtime.js';
+import { serviceRecord as service } from '../helpers/service-record.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
-
-function service(id: string): ServiceRecord {
-  return {
-    id,
-    projectId: 'p',
-    name: id,
-    slug: id,
-    kind: 'git',
-    repoFullName: 'a/b',
-    repoUrl: null,
-    dockerImage: null,
-    branch: 'main',
-    rootDir: null,
-    githubToken: null,
-    installCommand: null,
-    buildCommand: null,
-    startCommand: null,
-    staticOutput: null,
-    buildMethod: 'auto',
-    dockerfilePath: null,
-    detectedBuildMethod: null,
-    runtimeMode: 'web',
-    internalPort: 3000,
-    hostPort: null,
-    databaseEngine: null,
-    databasePublicEnabled: false,
-    databasePublicHostname: null,
-    generatedLabel: null,
-    postgresLogicalReplicationEnabled: false,
-    memoryLimitMb: null,
-    cpuLimit: null,
-    pidsLimit: null,
-    status: 'idle',
-    reachable: false,
-    framework: null,
-    lastDeployedAt: null,
-    createdAt: NOW,
-    volumes: [],
-    files: [],
-    deployStrategy: 'rolling',
-    releaseCommand: null,
-    releaseTimeoutSeconds: null,
-    replicas: 1,
-    placement: {},
-    updatedAt: NOW,
-  };
-}
 
 function deployment(id: string, serviceId: string, status: DeploymentStatus, createdAt: string, containerId: string | null = `c-${id}`): DeploymentRecord {
   return {

@@ -11,6 +11,7 @@ import type { ExecRepo } from './exec-repo.js';
 import type { ServerBackupsRepo } from './server-backups.js';
 import type { AuditRepo } from './audit-repo.js';
 import type { StatusPagesRepo } from './status-pages.js';
+import type { MetricsRepo } from './metrics-history.js';
 
 export interface KeyRepo {
   list(): Promise<KeyRecord[]>;
@@ -246,6 +247,8 @@ export interface Store {
   audit: AuditRepo;
   /** Public status pages, with the HTML Caddy serves (core/status-pages.ts). Not cached. */
   statusPages: StatusPagesRepo;
+  /** Metrics history's points (core/metrics-history.ts). Not cached: written every 10 s. */
+  metrics: MetricsRepo;
   /** What is stored for an API key's secret (a keyed hash; see crypto/token-hash.ts). */
   hashToken(token: string): string;
   /** Raised by insert/update when a unique constraint is hit; lets core turn races into 409s. */

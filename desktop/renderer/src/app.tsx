@@ -146,7 +146,7 @@ function Shell({ keyInfo }: { keyInfo: ApiKey }) {
             <Route path="/projects/:slug/templates">{(p) => <TemplatesPage slug={p.slug} />}</Route>
             <Route path="/projects/:slug">{(p) => <ProjectPage slug={p.slug} canEditQuotas={admin} />}</Route>
             <Route path="/services/:id/:tab?">{(p) => <ServicePage id={p.id} tab={p.tab} />}</Route>
-            <Route path="/server">{() => <ServerPage />}</Route>
+            <Route path="/server">{() => <ServerPage allProjects={allProjects} />}</Route>
             <Route path="/nodes">{() => <NodesPage canWrite={admin} />}</Route>
             <Route path="/settings">{() => <SettingsPage allProjects={allProjects} canWrite={admin} />}</Route>
             <Route path="/keys">{() => <KeysPage />}</Route>

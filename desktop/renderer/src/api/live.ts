@@ -99,6 +99,9 @@ function affectedViews(e: ReceivedEvent): QueryKey[] | null {
       return [['server-upgrade']];
     case 'server-backup':
       return [['server-backups']];
+    case 'metric-alert':
+      // the charts redraw with the round that fired or cleared it
+      return e.data.serviceId === null ? [['host-metrics']] : [['service-metrics', e.data.serviceId]];
     case 'audit':
       // the audit view's pages: refetched by the throttle in useLiveEvents (a burst of calls, once a second at most)
       return [];

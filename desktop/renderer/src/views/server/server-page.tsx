@@ -1,5 +1,6 @@
 // The server: host CPU, memory and network as live charts, disks, and per-service CPU and memory.
-// The metrics API is poll-only: it is re-read every 5 s while this page is open.
+// The metrics API is poll-only: it is re-read every 5 s while this page is open. Keys over all
+// projects also see the host's history (1 h, 24 h, 30 d) and Berth's own footprint (host-history.tsx).
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -7,6 +8,7 @@ import type { Project, SystemMetrics } from '../../../../../shared/types.js';
 import { useGet } from '../../api/context';
 import { ErrorNote, Loading, bytes } from '../../ui/kit';
 import { DiskCard } from './disk-state';
+import { FootprintCard, HostHistory } from './host-history';
 import { apiPath } from '../../../../../shared/api-routes.js';
 
 const EVERY_MS = 5000;
@@ -20,7 +22,8 @@ interface Sample {
   tx: number | null;
 }
 
-export default function ServerPage() {
+/** `allProjects`: the key sees the whole server (the host's history and Berth's footprint). */
+export default function ServerPage({ allProjects }: { allProjects: boolean }) {
   const q = useGet<SystemMetrics>(['metrics'], apiPath('system.metrics'), { refetchInterval: EVERY_MS, staleTime: 0 });
   const projects = useGet<{ projects: Project[] }>(['projects'], apiPath('projects.list'));
   const [samples, setSamples] = useState<Sample[]>([]);
@@ -81,6 +84,12 @@ export default function ServerPage() {
               now={samples.at(-1)?.rx != null ? `in ${samples.at(-1)!.rx!.toFixed(1)} KB/s · out ${samples.at(-1)!.tx!.toFixed(1)} KB/s` : 'unavailable'}
             />
           </div>
+          {allProjects ? (
+            <>
+              <HostHistory />
+              <FootprintCard />
+            </>
+          ) : null}
           <DiskCard />
           <section className="card stack" aria-label="Disks">
             <h2 className="h3">Disks</h2>

@@ -1,4 +1,4 @@
-// One service: header with state and actions, then tabs for deployments, instances, logs, variables,
+// One service: header with state and actions, then tabs for deployments, instances, metrics, logs, variables,
 // domains, data and backups (databases), volumes and config files (the others) and settings.
 import { lazy, Suspense } from 'react';
 import { Link, useLocation } from 'wouter';
@@ -22,8 +22,9 @@ const UptimeTab = lazy(() => import('./uptime-tab'));
 const ExecTab = lazy(() => import('./exec-tab'));
 const TerminalTab = lazy(() => import('./terminal-tab'));
 const InstancesTab = lazy(() => import('./instances-tab'));
+const MetricsTab = lazy(() => import('./metrics-tab'));
 
-type Tab = 'deployments' | 'instances' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'uptime' | 'commands' | 'terminal' | 'settings';
+type Tab = 'deployments' | 'instances' | 'metrics' | 'logs' | 'variables' | 'domains' | 'data' | 'backups' | 'volumes' | 'files' | 'jobs' | 'uptime' | 'commands' | 'terminal' | 'settings';
 
 export function ServicePage({ id, tab }: { id: string; tab?: string | undefined }) {
   const q = useGet<ServiceOverview>(['service', id], apiPath('services.overview', { serviceId: id }));
@@ -42,6 +43,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
   const tabs: { id: Tab; label: string }[] = [
     { id: 'deployments', label: 'Deployments' },
     { id: 'instances', label: 'Instances' },
+    { id: 'metrics', label: 'Metrics' },
     { id: 'logs', label: 'Logs' },
     { id: 'variables', label: 'Variables' },
     ...(kind !== 'worker' && kind !== 'database' ? [{ id: 'domains' as Tab, label: 'Domains' }] : []),
@@ -96,6 +98,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
         <Suspense fallback={<Loading what="section" />}>
           {current === 'deployments' ? <Deployments overview={q.data} /> : null}
           {current === 'instances' ? <InstancesTab service={s} /> : null}
+          {current === 'metrics' ? <MetricsTab service={s} /> : null}
           {current === 'logs' ? <RuntimeLogs service={s} /> : null}
           {current === 'variables' ? <EnvEditor overview={q.data} /> : null}
           {current === 'domains' ? <DomainsTab overview={q.data} /> : null}

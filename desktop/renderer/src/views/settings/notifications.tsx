@@ -19,6 +19,7 @@ const EVENT_LABELS: Record<NotifyEvent, string> = {
   daemon_restarted: 'The daemon restarted after a crash',
   check_down: 'An uptime check opened an incident (a service is down)',
   check_up: 'An uptime check recovered (the incident is resolved)',
+  metric_alert: 'A metric alert fired or cleared (CPU, memory, disk filling up)',
 };
 const TYPE_LABELS: Record<ChannelType, string> = { webhook: 'Webhook', slack: 'Slack', discord: 'Discord', email: 'E-mail' };
 const URL_HINTS: Record<Exclude<ChannelType, 'email'>, string> = {

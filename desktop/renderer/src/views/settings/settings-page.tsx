@@ -7,6 +7,7 @@ import { AddressCard } from './address';
 import { AiProviders } from './ai-providers';
 import { BackupStorage } from './backup-storage';
 import { AuditRetention } from './audit-retention';
+import { MetricAlerts } from './metric-alerts';
 import { DeployLimits } from './deploy-limits';
 import { DnsProviders } from './dns-providers';
 import { Notifications } from './notifications';
@@ -39,6 +40,7 @@ export default function SettingsPage({ allProjects, canWrite }: { allProjects: b
       {q.data ? <General settings={q.data.settings} /> : null}
       {q.data ? <DeployLimits settings={q.data.settings} /> : null}
       {q.data && allProjects ? <AuditRetention settings={q.data.settings} /> : null}
+      {allProjects ? <MetricAlerts canWrite={canWrite} /> : null}
       {q.data ? <DnsProviders providers={q.data.dnsProviders} /> : null}
       <AiProviders />
       <Notifications settings={q.data?.settings} />
