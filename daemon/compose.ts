@@ -171,8 +171,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   const reachFacts = hostReachFacts(docker);
   // build, pull and clone timeouts and the per-project queue cap: system settings, read by core and the engine
   const deployLimits = new DeployLimitSettings(store.settings, { cloneTimeoutSeconds: Math.round(config.cloneLimits.timeoutMs / 1000) });
-  // Per-project quotas and the free disk threshold: read by the engine (kept images, refused
-  // builds), the backup runner's schedules and core's use cases alike.
+  // Per-project quotas and the free disk threshold: read by the engine, the backup schedules and core alike.
   const quotas = new Quotas(store, clock, config.quotaDefaults, hub);
   const disk = new DiskSpace(store.settings, clock, diskProbe(docker, config.dataDir), config.diskMinFreeBytes);
   const engine = new DockerDeploymentEngine(

@@ -88,7 +88,8 @@ async function upgrade(s: Session, from: string): Promise<void> {
   if (!id) throw new CliError('the server accepted the upgrade but reports no run');
   if (s.out.json) s.out.event({ type: 'started', run: started.run });
   else s.out.info(`upgrade ${id} started: following it (Ctrl-C stops following, not the upgrade)`);
-  let seen = started.run?.log ?? [];
+  // the run is new: every line of its log is shown, those written before the answer came too
+  let seen: readonly string[] = [];
   let step = started.run?.step ?? null;
   const awaySince = { at: null as number | null };
   const until = Date.now() + FOLLOW_MAX_MS;

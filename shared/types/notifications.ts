@@ -2,7 +2,16 @@
 
 import type { Timestamp } from './common.js';
 
-export type NotifyEvent = 'deployment_failed' | 'deployment_succeeded' | 'backup_failed' | 'backup_verification_failed' | 'job_failed' | 'daemon_restarted' | 'check_down' | 'check_up' | 'metric_alert';
+export type NotifyEvent =
+  | 'deployment_failed'
+  | 'deployment_succeeded'
+  | 'backup_failed'
+  | 'backup_verification_failed'
+  | 'job_failed'
+  | 'daemon_restarted'
+  | 'check_down'
+  | 'check_up'
+  | 'metric_alert';
 
 export type ChannelType = 'webhook' | 'slack' | 'discord' | 'email';
 

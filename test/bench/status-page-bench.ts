@@ -45,7 +45,8 @@ export async function benchStatusPage(): Promise<string> {
     const { project } = await t.admin.createProject({ name: uniq('status-bench') });
     const names = ['Website', 'API', 'Dashboard', 'Docs'];
     const services = [];
-    for (const name of names) services.push((await t.admin.createService(project.id, { name: name.toLowerCase(), repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 })).service);
+    for (const name of names)
+      services.push((await t.admin.createService(project.id, { name: name.toLowerCase(), repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 })).service);
     const hostname = `${uniq('status')}.bench.test`;
     await t.admin.putStatusPage(project.id, { hostname, title: 'Bench status', services: services.map((s, i) => ({ serviceId: s.id, label: names[i]! })) });
     const caddy = t.caddy!;

@@ -120,10 +120,14 @@ describe('public status pages through Caddy', function () {
     const title = 'Acme {env.HOME} {file./etc/hostname} {http.request.uri}';
     const label = 'Web \\{env.PATH} {system.hostname}';
     await t.admin.putStatusPage(project.id, { hostname, title, services: [{ serviceId: service.id, label }] });
-    const shown = await until('the new title', async () => {
-      const p = await page();
-      return p.body.includes('Acme {env.HOME}') ? p : null;
-    }, 15_000);
+    const shown = await until(
+      'the new title',
+      async () => {
+        const p = await page();
+        return p.body.includes('Acme {env.HOME}') ? p : null;
+      },
+      15_000,
+    );
     expect(shown.body).to.contain(`<h1>${title}</h1>`);
     expect(shown.body).to.contain(label);
     expect(shown.body).to.contain('body{margin:0');

@@ -96,7 +96,7 @@ describe('berth notify: channels from the terminal', function () {
     expect(answer!.channel).to.deep.include({
       type: 'email',
       target: `smtp://127.0.0.1:${port} to a@example.test, b@example.test`,
-      events: ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted'],
+      events: ['deployment_failed', 'backup_failed', 'backup_verification_failed', 'job_failed', 'daemon_restarted', 'check_down', 'check_up'],
     });
     expect(answer!.secret).to.equal(undefined);
     const tested = await cli.run(['notify', 'test', answer!.channel.id], { env });
