@@ -210,7 +210,7 @@ export async function startDaemon(config: Config, log: Logger): Promise<RunningD
       sse.closeAll();
       terminals.closeAll();
       backupScheduler.stop();
-      unfollowStatusPages();
+      await unfollowStatusPages();
       jobScheduler.stop();
       await core.checks.stopSchedule();
       composed.serverBackupSchedule.stop();

@@ -8,10 +8,15 @@ import type { EventHub } from './hub.js';
 const GATHER_MS = 1_000;
 const HOURLY_MS = 60 * 60_000;
 
-export function followStatusPages(hub: EventHub, pages: Pick<StatusPages, 'renderAll'>, log: (message: string, err?: unknown) => void): () => void {
+/** Starts following; the function it answers stops, and resolves once a render under way has ended (before the store closes). */
+export function followStatusPages(hub: EventHub, pages: Pick<StatusPages, 'renderAll'>, log: (message: string, err?: unknown) => void): () => Promise<void> {
   const due = new Set<string>();
   let timer: ReturnType<typeof setTimeout> | null = null;
-  const renderAll = (serviceId?: string) => pages.renderAll(serviceId).catch((err: unknown) => log('rendering status pages', err));
+  let rendering: Promise<unknown> = Promise.resolve();
+  const renderAll = (serviceId?: string) => {
+    rendering = rendering.then(() => pages.renderAll(serviceId)).catch((err: unknown) => log('rendering status pages', err));
+    return rendering;
+  };
   const flush = async () => {
     timer = null;
     const ids = [...due];
@@ -26,9 +31,10 @@ export function followStatusPages(hub: EventHub, pages: Pick<StatusPages, 'rende
   });
   const hourly = setInterval(() => void renderAll(), HOURLY_MS);
   hourly.unref();
-  return () => {
+  return async () => {
     unsubscribe();
     clearInterval(hourly);
     if (timer) clearTimeout(timer);
+    await rendering;
   };
 }
