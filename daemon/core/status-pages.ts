@@ -91,8 +91,8 @@ export class StatusPages {
     const now = this.clock.now();
     const services = [];
     for (const s of page.services) {
-      // a service deleted since is left off the page (its label stays in the settings until changed)
-      if (!(await this.store.services.get(s.serviceId))) continue;
+      // a service deleted or moved to another project since is left off the page (its label stays in the settings until changed)
+      if ((await this.store.services.get(s.serviceId))?.projectId !== projectId) continue;
       services.push({ label: s.label, uptime: await this.uptime.uptimeOf(s.serviceId, STATUS_PAGE_DAYS, now) });
     }
     const html = renderStatusPage({ title: page.title, services, now });

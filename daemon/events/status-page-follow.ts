@@ -1,5 +1,5 @@
 // Status pages follow what they show: a check's state or an incident of a service on a page, a
-// service that left, re-render it (a short delay gathers a burst into one render), and every hour
+// service that was deleted or moved to another project, re-render it (a short delay gathers a burst into one render), and every hour
 // all pages render again (a new day's bar; the time shown is the hour). A page's HTML that did not
 // change does not reload Caddy (core/status-pages.ts).
 import type { StatusPages } from '../core/status-pages.js';
@@ -24,7 +24,8 @@ export function followStatusPages(hub: EventHub, pages: Pick<StatusPages, 'rende
     for (const id of ids) await renderAll(id);
   };
   const unsubscribe = hub.subscribe((e) => {
-    const serviceId = e.type === 'check' || e.type === 'incident' || (e.type === 'service-change' && e.data.action === 'deleted') ? e.data.serviceId : null;
+    const gone = e.type === 'service-change' && (e.data.action === 'deleted' || e.data.action === 'transferred');
+    const serviceId = e.type === 'check' || e.type === 'incident' || gone ? e.data.serviceId : null;
     if (serviceId === null) return;
     due.add(serviceId);
     timer ??= setTimeout(() => void flush(), GATHER_MS);

@@ -185,6 +185,23 @@ describe('public status pages through Caddy', function () {
     expect((await refusal(reader.putStatusPage(project.id, { hostname, services: [] }))).status).to.equal(403);
   });
 
+  it('leaves off a service moved to another project (its label and uptime are no longer the project’s to show)', async () => {
+    const moving = (await t.admin.createService(project.id, { name: 'moving', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 })).service;
+    await t.admin.putStatusPage(project.id, {
+      hostname,
+      title: 'Acme status',
+      services: [
+        { serviceId: service.id, label: 'Website' },
+        { serviceId: moving.id, label: 'Moving part' },
+      ],
+    });
+    await until('the page with both services', async () => (await page()).body.includes('Moving part'), 15_000);
+    await t.admin.transferService(moving.id, other.id);
+    await until('the moved service off the page', async () => !(await page()).body.includes('Moving part'), 15_000);
+    expect((await page()).body).to.contain('Website');
+    await t.admin.deleteService(moving.id);
+  });
+
   it('is changed and removed from the CLI; a disabled or removed page is no longer served', async () => {
     const shown = await cli.run(['status-page', project.slug], { env: cliEnv });
     expect(shown.code, shown.stderr).to.equal(0);
