@@ -61,7 +61,8 @@ export function registerStatusPageCommands(program: Command): void {
       const { statusPage: current } = await s.client.statusPage(project.id);
       const hostname = o.hostname ?? current?.hostname;
       if (!hostname) throw usageError('a new status page needs --hostname');
-      const services = o.service.length > 0 ? await servicesOf(s, project.id, o.service) : (current?.services ?? []);
+      // kept as they are, but for services deleted or moved away since (the server would refuse them)
+      const services = o.service.length > 0 ? await servicesOf(s, project.id, o.service) : (current?.services ?? []).filter((x) => project.services.some((p) => p.id === x.serviceId));
       const enabled = o.disable ? false : o.enable ? true : (current?.enabled ?? true);
       const { statusPage: page } = await s.client.putStatusPage(project.id, { hostname, title: o.title ?? current?.title, services, enabled });
       s.out.result({ project: project.slug, statusPage: page }, () => pageText(project.slug, page));

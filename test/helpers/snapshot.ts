@@ -25,10 +25,19 @@ const TABLES = [
   'job_runs',
   'job_run_logs',
   'checks',
-  'check_incidents',
   'execs',
   'server_backups',
 ];
+
+/**
+ * A check's settings, without what its runs write (state, last result, failures, the open incident):
+ * checks run in the background, on their own timers, whatever a request did. Their incidents are
+ * left out for the same reason.
+ */
+function checkSettings(row: Record<string, unknown>): Record<string, unknown> {
+  const { status: _s, last_checked_at: _a, last_response_ms: _r, last_error: _e, certificate_days_left: _c, consecutive_failures: _f, open_incident_id: _i, ...settings } = row;
+  return settings;
+}
 
 export async function snapshotStore(dataDir: string): Promise<Record<string, unknown[]>> {
   const knex = knexFactory({ client: 'sqlite3', connection: { filename: join(dataDir, DB_FILE) }, useNullAsDefault: true });
@@ -37,7 +46,7 @@ export async function snapshotStore(dataDir: string): Promise<Record<string, unk
     for (const table of TABLES) {
       // lastUsedAt moves on every authenticated call: it is bookkeeping, not state a request changes
       const rows = (await knex(table).select('*').orderBy('rowid')) as Record<string, unknown>[];
-      out[table] = table === 'keys' ? rows.map(({ last_used_at: _ignored, ...rest }) => rest) : rows;
+      out[table] = table === 'keys' ? rows.map(({ last_used_at: _ignored, ...rest }) => rest) : table === 'checks' ? rows.map(checkSettings) : rows;
     }
     return out;
   } finally {

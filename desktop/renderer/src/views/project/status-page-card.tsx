@@ -74,7 +74,8 @@ function EditStatusPage({ project, page, onClose }: { project: Project; page: St
   const [hostname, setHostname] = useState(page?.hostname ?? '');
   const [title, setTitle] = useState(page?.title ?? project.name);
   const [enabled, setEnabled] = useState(page?.enabled ?? true);
-  const [chosen, setChosen] = useState<StatusPageService[]>(page?.services ?? []);
+  // services deleted or moved away since are dropped (the server refuses them)
+  const [chosen, setChosen] = useState<StatusPageService[]>((page?.services ?? []).filter((c) => project.services.some((s) => s.id === c.serviceId)));
   const save = useAction('PUT', apiPath('status-page.put', { projectId: project.id }), { invalidate: [['status-page', project.id]], success: 'Status page saved', onSuccess: onClose });
   const labelOf = (id: string) => chosen.find((c) => c.serviceId === id)?.label;
   const toggle = (id: string, name: string, on: boolean) => setChosen(on ? [...chosen, { serviceId: id, label: name }] : chosen.filter((c) => c.serviceId !== id));
