@@ -149,9 +149,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     now: () => clock.now(),
     log,
   });
-  // the engine removes a deleted service's folder of backups
+  // the engine removes a deleted service's folder of backups; config files written per deployment are bind-mounted read-only
   const backupsDir = join(config.dataDir, 'backups');
-  // config files written per deployment, bind-mounted read-only into a service's containers
   const filesDir = join(config.dataDir, 'files');
   // the answering tasks of Swarm-backed services: the watcher writes them, Caddy's routing reads them
   const pools = new TaskPools();
@@ -165,6 +164,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     log,
     storeVersion: store.version,
     pools: () => pools.snapshot(),
+    pagesDir: config.statusPagesDir,
   });
   const taskWatcher = new TaskWatcher({ docker, own, swarm, store, pools, apply: () => proxy.apply(), events: hub, log });
   // this host's addresses and Docker's networks: what redis imports and clones of keys over selected projects may not reach

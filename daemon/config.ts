@@ -3,7 +3,7 @@
 import { AUDIT_MAX_ROWS_DEFAULT } from './core/audit-retention.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism, homedir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { DatabaseEngine, QuotaValues } from '../shared/types.js';
 import type { PortRange } from './core/host-ports.js';
 import type { CloneLimits } from './builder/checkout.js';
@@ -24,6 +24,12 @@ export interface Config {
   host: string;
   port: number;
   dataDir: string;
+  /**
+   * BERTH_STATUS_PAGES_DIR: where public status pages are written for Caddy to serve as files
+   * (default `<dataDir>/status-pages`; Caddy's user must be able to read it: install.sh sets a
+   * folder outside the private data dir).
+   */
+  statusPagesDir: string;
   bootstrapKey: string | null;
   dockerSocket: string;
   caddyAdmin: string;
@@ -101,6 +107,11 @@ const DEFAULT_IMAGES: Record<DatabaseEngine, string> = {
   mongodb: 'mongo:7',
   clickhouse: 'clickhouse/clickhouse-server:24.8',
 };
+
+function absoluteDir(name: string, v: string | undefined): string | undefined {
+  if (v !== undefined && !isAbsolute(v)) throw new ConfigError(`${name} must be an absolute folder, got "${v}"`);
+  return v;
+}
 
 function isRoot(): boolean {
   return typeof process.getuid === 'function' && process.getuid() === 0;
@@ -243,6 +254,7 @@ export function readConfig(env: Env = process.env): Config {
     host,
     port: listenPort,
     dataDir,
+    statusPagesDir: absoluteDir('BERTH_STATUS_PAGES_DIR', value('BERTH_STATUS_PAGES_DIR')) ?? join(dataDir, 'status-pages'),
     bootstrapKey,
     dockerSocket: value('BERTH_DOCKER_SOCKET') ?? '/var/run/docker.sock',
     caddyAdmin: httpUrl('BERTH_CADDY_ADMIN', value('BERTH_CADDY_ADMIN') ?? 'http://127.0.0.1:2019'),

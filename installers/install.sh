@@ -26,6 +26,9 @@ set -euo pipefail
 readonly OPT=/opt/berth
 readonly ETC=/etc/berth
 readonly DATA=/var/lib/berth
+# Public status pages, written by the daemon and served as files by Caddy (which runs as its own
+# user and cannot enter $DATA): world-readable, holding nothing but the pages themselves.
+readonly STATUS_PAGES=/var/lib/berth-status-pages
 readonly RUN_DIR=/run/berth
 readonly LOG=/var/log/berth-install.log
 readonly SUPERVISOR_LOGS=/var/log/berth
@@ -502,7 +505,7 @@ print_uninstall_plan() {
     echo
     if [ "$purge" = 1 ]; then
       echo "Berth uninstall with --purge: stops the daemon$([ "$init_mode" = supervisor ] && echo " and its Caddy supervisor"), removes $OPT, $CLI_LINK,"
-      echo "  $([ "$init_mode" = systemd ] && echo "$UNIT, $CADDY_DROPIN, ")Caddy's saved Berth configuration, and DELETES $ETC, $DATA (all data and keys),"
+      echo "  $([ "$init_mode" = systemd ] && echo "$UNIT, $CADDY_DROPIN, ")Caddy's saved Berth configuration, and DELETES $ETC, $DATA (all data and keys), $STATUS_PAGES,"
       echo "  the logs, and every Docker container, volume, network and image this Berth created."
       echo "  Docker Engine and Caddy stay installed."
     else
@@ -646,8 +649,10 @@ EOF
       say "note: upgrades through the API (berth server upgrade, the console) take no bundle until BERTH_UPGRADE_SOURCES is set in $ETC/berth.env (this bundle's folder, $(dirname "$bundle_src"), is not one to trust)"
     fi
   fi
-  mkdir -p "$DATA/upgrade"
+  env_set BERTH_STATUS_PAGES_DIR "$STATUS_PAGES"
+  mkdir -p "$DATA/upgrade" "$STATUS_PAGES"
   chmod 0700 "$DATA/upgrade"
+  chmod 0755 "$STATUS_PAGES"
   chmod 0600 "$ETC/berth.env"
 }
 
@@ -1129,7 +1134,7 @@ do_uninstall() {
       rmdir "$(dirname "$CADDY_DROPIN")" 2>/dev/null || true
       if [ "$init_mode" = systemd ]; then run systemctl daemon-reload; run systemctl restart caddy; fi
     fi
-    rm -rf "$ETC" "$DATA" "$SUPERVISOR_LOGS"
+    rm -rf "$ETC" "$DATA" "$STATUS_PAGES" "$SUPERVISOR_LOGS"
   fi
   if [ "$init_mode" = systemd ] && [ "$purge" = 0 ]; then run systemctl daemon-reload; fi
   current_step="done"

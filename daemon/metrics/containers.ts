@@ -3,6 +3,7 @@
 // percentage is computed here against the previous sample of the same container.
 import type Docker from 'dockerode';
 import { listOwnedContainers } from '../docker/containers.js';
+import { statsReader, type StatsReader } from '../docker/one-shot-stats.js';
 import { LABEL_DEPLOYMENT, LABEL_PROJECT, LABEL_SERVICE, type Ownership } from '../docker/labels.js';
 import { round2 } from './host.js';
 
@@ -74,8 +75,13 @@ export interface ContainerFailure {
 }
 
 const STATS_TIMEOUT_MS = 5_000;
-/** Stats requests in flight at once: a hundred containers do not open a hundred Engine requests. */
-const DEFAULT_CONCURRENCY = 8;
+/**
+ * Stats requests in flight at once: a hundred containers do not open a hundred Engine requests.
+ * Each one-shot answer waits for the Engine's next stats tick (about a second, whatever the load),
+ * so a round takes about containers / this seconds: with 8, a hundred containers took 13 s, longer
+ * than the 10 s between rounds (and every other round was skipped).
+ */
+const DEFAULT_CONCURRENCY = 32;
 
 /** `fn` over `items` with at most `limit` running at once, results in order. */
 async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -121,12 +127,15 @@ function complete(stats: DockerStats): stats is CompleteStats {
 
 export class ContainerSampler {
   private previous = new Map<string, CpuSample>();
+  private readonly readStats: StatsReader;
 
   constructor(
     private readonly docker: Docker,
     private readonly own: Ownership,
     private readonly concurrency = DEFAULT_CONCURRENCY,
-  ) {}
+  ) {
+    this.readStats = statsReader(docker);
+  }
 
   /** One sample of every running owned container, taken in parallel. */
   async sample(): Promise<{ containers: ContainerMetrics[]; failures: ContainerFailure[] }> {
@@ -153,21 +162,20 @@ export class ContainerSampler {
   }
 
   private async sampleOne(id: string, containerName: string, serviceId: string, labelProjectId: string, deploymentId: string): Promise<ContainerMetrics | null> {
-    const container = this.docker.getContainer(id);
-    // dockerode sends these as the query string; abortSignal is taken out of it first
-    const oneShot = { stream: false as const, 'one-shot': true, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
-    let stats: DockerStats = await container.stats(oneShot);
+    let stats = (await this.readStats(id, STATS_TIMEOUT_MS, true)) as DockerStats;
     // Empty sections: a container on its way out, or an Engine whose one-shot answer lacked a part.
     // The collector's answer (two samples, a second or two) settles which; a running container is
     // never left out silently.
     if (!complete(stats)) {
-      const settled = { stream: false as const, abortSignal: AbortSignal.timeout(STATS_TIMEOUT_MS) };
-      stats = await container.stats(settled);
+      stats = (await this.readStats(id, STATS_TIMEOUT_MS, false)) as DockerStats;
       if (!complete(stats)) {
-        const running = await container.inspect().then(
-          (info) => info.State.Running,
-          () => false,
-        );
+        const running = await this.docker
+          .getContainer(id)
+          .inspect()
+          .then(
+            (info) => info.State.Running,
+            () => false,
+          );
         if (!running) return null;
         throw new Error('the Engine gave no CPU or memory figures for this running container (is the memory cgroup controller enabled?)');
       }

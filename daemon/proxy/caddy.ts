@@ -11,6 +11,7 @@ import type { Store } from '../core/ports/store.js';
 import { adminRequest } from './admin-http.js';
 import { firstAddressInUse, listenAddresses } from './listen-check.js';
 import { caddyConfig, withApiTlsListener } from './caddy-config.js';
+import { PageFiles } from './page-files.js';
 import { readHttpsMode, routingFromStore } from './routing.js';
 
 export interface CaddyProxyOptions {
@@ -30,6 +31,8 @@ export interface CaddyProxyOptions {
   storeVersion?: () => string;
   /** Swarm-backed services' answering tasks by service id (swarm/task-pools.ts); none on a single server. */
   pools?: () => ReadonlyMap<string, readonly string[]>;
+  /** Where status pages are written for Caddy to serve (BERTH_STATUS_PAGES_DIR, proxy/page-files.ts). */
+  pagesDir: string;
   retryMs?: number;
   timeoutMs?: number;
 }
@@ -79,8 +82,10 @@ export class CaddyProxy implements ProxyPort {
   private confirmed: { text: string; inputs: string; at: number } | null = null;
   private readonly retryMs: number;
   private readonly timeoutMs: number;
+  private readonly pages: PageFiles;
 
   constructor(private o: CaddyProxyOptions) {
+    this.pages = new PageFiles(o.pagesDir);
     this.retryMs = o.retryMs ?? 3000;
     this.timeoutMs = o.timeoutMs ?? 15_000;
   }
@@ -153,12 +158,25 @@ export class CaddyProxy implements ProxyPort {
 
   /** The configuration the store describes right now. */
   async desired(): Promise<Record<string, unknown>> {
+    return (await this.build()).config;
+  }
+
+  /** The configuration, and the status page files it names (written now when new). */
+  private async build(): Promise<{ config: Record<string, unknown>; pageFiles: Set<string> }> {
     const pools = this.o.pools?.() ?? new Map<string, readonly string[]>();
-    const { routes, hostPorts } = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead, pools);
+    const routed = await routingFromStore(this.o.store, this.dashboardUpstream, this.ahead, pools);
+    const pageFiles = new Set<string>();
+    const routes = routed.routes.map(({ pageHtml, ...r }) => {
+      if (pageHtml === undefined) return r;
+      const pageFile = this.pages.place(pageHtml);
+      pageFiles.add(pageFile);
+      return { ...r, pageFile };
+    });
+    const hostPorts = routed.hostPorts;
     const { httpsMode, acmeEmail } = await readHttpsMode(this.o.store);
     const config = caddyConfig({ routes, hostPorts, pools, httpsMode, acmeEmail, httpAddr: this.o.httpAddr, httpsAddr: this.o.httpsAddr, adminListen: this.adminListen() });
     const apiTls = this.o.apiTls && this.dashboardUpstream ? { addr: this.o.apiTls.addr, upstream: this.dashboardUpstream, subject: await this.o.apiTls.subject() } : null;
-    return withApiTlsListener(config, apiTls);
+    return { config: withApiTlsListener(config, apiTls), pageFiles };
   }
 
   /** What Caddy runs now, as Caddy writes it; throws when it cannot be read. */
@@ -205,8 +223,9 @@ export class CaddyProxy implements ProxyPort {
     // read before the store: a change while the config is built makes the next check a full one
     const inputs = this.inputs();
     let config: Record<string, unknown>;
+    let pageFiles: Set<string>;
     try {
-      config = await this.desired();
+      ({ config, pageFiles } = await this.build());
     } catch (err) {
       return { state: 'failed', result: { ok: false, detail: `the proxy configuration could not be generated: ${(err as Error).message}` } };
     }
@@ -235,6 +254,7 @@ export class CaddyProxy implements ProxyPort {
       if (res.status >= 200 && res.status <= 299) {
         this.held = new Set(addresses);
         this.lastRefused = null;
+        this.pages.prune(pageFiles); // what the previous configuration named and this one does not
         return { state: 'loaded', result: { ok: true, detail: `Caddy loaded the configuration (${res.status} ${res.statusText || 'OK'})` } };
       }
       this.lastRefused = { json, at: Date.now() };

@@ -7,6 +7,9 @@ import type { Store } from '../core/ports/store.js';
 import type { ServiceRecord } from '../core/records.js';
 import { POOL_PREFIX, type HostPortRoute, type HttpsMode, type ProxyRoute } from './caddy-config.js';
 
+/** A routed hostname as the store describes it: a status page's HTML itself, which proxy/caddy.ts puts in a file. */
+export type RoutedHostname = Omit<ProxyRoute, 'pageFile'> & { pageHtml?: string };
+
 export async function readHttpsMode(store: Store): Promise<{ httpsMode: HttpsMode; acmeEmail: string | null }> {
   const acmeEmail = (await store.settings.get('acmeEmail'))?.trim() || null;
   const raw = (await store.settings.get('httpsMode'))?.trim();
@@ -49,14 +52,14 @@ export async function routingFromStore(
   dashboardUpstream: string | null,
   ahead: ReadonlyMap<string, number> = new Map(),
   pools: ReadonlyMap<string, readonly string[]> = new Map(),
-): Promise<{ routes: ProxyRoute[]; hostPorts: HostPortRoute[] }> {
-  const routes: ProxyRoute[] = [];
+): Promise<{ routes: RoutedHostname[]; hostPorts: HostPortRoute[] }> {
+  const routes: RoutedHostname[] = [];
   const taken = new Set<string>();
-  const add = (hostname: string, upstream: string | null, serviceId?: string, page?: string) => {
+  const add = (hostname: string, upstream: string | null, serviceId?: string, pageHtml?: string) => {
     const h = hostname.toLowerCase();
     if (taken.has(h)) return;
     taken.add(h);
-    routes.push({ hostname: h, upstream, ...(serviceId ? { serviceId } : {}), ...(page !== undefined ? { page } : {}) });
+    routes.push({ hostname: h, upstream, ...(serviceId ? { serviceId } : {}), ...(pageHtml !== undefined ? { pageHtml } : {}) });
   };
   const dashboardHostname = (await store.settings.get('dashboardHostname'))?.trim();
   if (dashboardHostname && dashboardUpstream) add(dashboardHostname, dashboardUpstream);

@@ -1,10 +1,10 @@
 // `npm run bench:metrics`: the issue's figures for metrics history, in one run.
-// 1. Sampling cost: N small containers (busybox `sleep`, default 20: BERTH_BENCH_METRICS_CONTAINERS)
+// 1. Sampling cost: N small containers (busybox `sleep`, default 100: BERTH_BENCH_METRICS_CONTAINERS)
 //    labelled as a Berth daemon's, each its own service, sampled by the daemon's own code (the
-//    history source: one-shot Engine stats, at most 8 at once, plus the host; the points written to a
+//    history source: one-shot Engine stats, at most 32 at once, plus the host; the points written to a
 //    real store) in back-to-back rounds. The CPU this process spends per round, over the 10 s between
-//    rounds, is the share of one core; the container part is scaled to 100 containers (linearly, which
-//    over-counts: the host's part does not grow). The resident size added by sampling is read the
+//    rounds, is the share of one core; with fewer than 100 containers the figure is scaled to 100
+//    (linearly, which over-counts: the host's part does not grow). The resident size added by sampling is read the
 //    same way. dockerd's CPU for answering the stats is printed beside it (the Engine's work, not
 //    the daemon's).
 // 2. The store after 30 simulated days (driven clock) for 10 services and the host: rows against
@@ -31,7 +31,7 @@ import { DB_FILE } from '../../daemon/store/open.js';
 import { serviceRecord } from '../helpers/service-record.js';
 
 const run = promisify(execFile);
-const CONTAINERS = Number(process.env.BERTH_BENCH_METRICS_CONTAINERS ?? 20);
+const CONTAINERS = Number(process.env.BERTH_BENCH_METRICS_CONTAINERS ?? 100);
 const SCALE_TO = 100;
 const ROUNDS = 8;
 const CPU_TARGET_PERCENT = 2;

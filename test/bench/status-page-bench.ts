@@ -1,7 +1,7 @@
 // A public status page against a static file through the same Caddy (issue 30: the status page
 // serves >= 0.9x of a static file). A daemon with its own Caddy sets up a status page (plain HTTP,
-// so TLS costs the same nothing on both sides), then stops: Caddy keeps serving the page from its
-// configuration, as it does for users. The very same HTML is written to a folder that a second
+// so TLS costs the same nothing on both sides), then stops: Caddy keeps serving the page (the file
+// its configuration names, proxy/page-files.ts), as it does for users. The very same HTML is written to a folder that a second
 // server of that Caddy serves with file_server. autocannon runs both in turns (two rounds each,
 // the best of each kept: these machines are noisy) and the ratio of requests per second is printed
 // with PASS/MISS. Run: `npm run bench:status-page`.
@@ -53,7 +53,7 @@ export async function benchStatusPage(): Promise<string> {
     const pageUrl = `http://127.0.0.1:${caddy.httpPort}/`;
     const html = await getText(caddy.httpPort, hostname);
     if (!html.includes('Bench status')) throw new Error('Caddy does not serve the status page');
-    // the daemon stops: Caddy keeps the page (and nothing re-syncs its configuration under the bench)
+    // the daemon stops: Caddy keeps serving the page (and nothing re-syncs its configuration under the bench)
     await t.daemon.stop();
     writeFileSync(join(dir, 'index.html'), html);
     const staticPort = await freePort();

@@ -127,6 +127,22 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(await appProbe()()).to.deep.equal({ ok: true, text: 'image ok' });
   });
 
+  it("a project's status page is served by the installed Caddy (its own user) from a file the sandboxed daemon wrote", async () => {
+    const hostname = 'status.shop.berth.test';
+    const put = await call('PUT', `/api/projects/${projectId}/status-page`, { hostname, title: 'Shop status', services: [{ serviceId, label: 'Storefront' }] });
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    const page = httpsProbe(vps.address, 443, hostname);
+    await until('the status page to answer over HTTPS', async () => (await page()).ok, 30_000);
+    const answer = await page();
+    expect(answer.ok && answer.text).to.include('Shop status');
+    expect(answer.ok && answer.text).to.include('Storefront');
+    // Debian's Caddy runs as user caddy: it reads the page because the folder is not Berth's private data
+    expect(await vps.run('ps -o user= -C caddy | sort -u')).to.equal('caddy');
+    expect(await vps.run('stat -c %a /var/lib/berth-status-pages /var/lib/berth')).to.equal('755\n700');
+    expect((await call('DELETE', `/api/projects/${projectId}/status-page`)).status).to.equal(200);
+    expect(await vps.run('ls /var/lib/berth-status-pages | wc -l')).to.equal('0');
+  });
+
   it('SIGKILL of the daemon: systemd starts it again, and the app answers throughout (0 failed requests)', async () => {
     const before = await mainPid();
     const restarts = Number(await vps.run('systemctl show -p NRestarts --value berth'));
@@ -375,7 +391,9 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(r.status, r.stderr).to.equal(0);
     expect(r.stderr).to.include('Berth is removed, with its data, configuration and Docker objects');
     expect(await vps.run('docker ps -aq --filter label=dev.berth.managed=true | wc -l')).to.equal('0');
-    expect(await vps.run('for p in /opt/berth /etc/berth /var/lib/berth /etc/systemd/system/caddy.service.d/berth.conf; do test -e $p && echo $p; done; true')).to.equal('');
+    expect(await vps.run('for p in /opt/berth /etc/berth /var/lib/berth /var/lib/berth-status-pages /etc/systemd/system/caddy.service.d/berth.conf; do test -e $p && echo $p; done; true')).to.equal(
+      '',
+    );
     expect(await vps.run('systemctl is-active docker caddy')).to.equal('active\nactive');
     expect((await appProbe()()).ok).to.equal(false);
   });
