@@ -35,6 +35,8 @@ export function remoteKeys(fileName: string): { archive: string; checksum: strin
 export const KEEP_MIN = 1;
 export const KEEP_MAX = 100;
 export const DEFAULT_KEEP = 7;
+/** Failed runs kept (their files are gone already): enough to see a pattern, never a year of an hourly schedule failing. */
+export const FAILED_KEPT = 10;
 
 /** What a run left `running` by a stopped daemon ends with. */
 export const DAEMON_STOPPED = 'the daemon stopped during the backup';

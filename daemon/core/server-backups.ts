@@ -2,7 +2,7 @@
 // (the store, the data dir's secret, /etc/berth, Caddy's configuration and CA; encrypted with the
 // user's passphrase), taken now (POST) or on a schedule, kept on this server's disk or uploaded to
 // the S3 storage (under `berth-server/`; the local copy goes once the upload is complete), the
-// newest `keep` succeeded runs kept. One run at a time; every run ends recorded (`succeeded` or
+// newest `keep` succeeded runs kept, and the newest FAILED_KEPT failed ones. One run at a time; every run ends recorded (`succeeded` or
 // `failed` with the reason), a run a stopped daemon left `running` ends `failed` at start-up and
 // its files go. The passphrase is stored sealed and never returned, logged or put in an error.
 // Reading needs a key over all projects; everything else a write key over all projects.
@@ -21,6 +21,7 @@ import type { SettingsRepo } from './ports/store.js';
 import {
   DAEMON_STOPPED,
   DEFAULT_KEEP,
+  FAILED_KEPT,
   KEEP_MAX,
   KEEP_MIN,
   isServerArchiveName,
@@ -267,7 +268,7 @@ export class ServerBackups {
       if (fileName) await this.removeFiles({ ...run, fileName }).catch((e: unknown) => this.d.log(`removing the files of Berth's failed backup ${run.id}`, e));
     }
     if (ended) this.publish(ended);
-    if (ended?.status === 'succeeded') this.retention = this.retention.then(() => this.retain(keep));
+    if (ended) this.retention = this.retention.then(() => this.retain(keep));
   }
 
   /** Uploads the archive and its `.sha256`, then removes the local copies. */
@@ -282,21 +283,26 @@ export class ServerBackups {
     await this.d.archives.remove(fileName);
   }
 
-  /** Keeps the newest `keep` succeeded runs; the older ones' files go, then their records. */
+  /** Keeps the newest `keep` succeeded runs (the older ones' files go, then their records) and the newest FAILED_KEPT failed ones. */
   private async retain(keep: number): Promise<void> {
-    const succeeded = await this.d.repo.byStatus('succeeded').catch((err: unknown) => {
-      this.d.log("listing Berth's backups for retention", err);
-      return [];
-    });
-    for (const old of succeeded.slice(keep)) {
+    const listed = (status: 'succeeded' | 'failed') =>
+      this.d.repo.byStatus(status).catch((err: unknown) => {
+        this.d.log("listing Berth's backups for retention", err);
+        return [];
+      });
+    const beyond = [...(await listed('succeeded')).slice(keep), ...(await listed('failed')).slice(FAILED_KEPT)];
+    for (const old of beyond) {
       try {
-        await this.removeFiles(old);
+        // a failed run's files went when it failed (execute): its record goes, and a local leftover if any
+        if (old.status === 'failed') {
+          if (old.fileName !== null && isServerArchiveName(old.fileName)) await this.d.archives.remove(old.fileName);
+        } else await this.removeFiles(old);
         await this.d.repo.delete(old.id);
       } catch (err) {
-        this.d.log(`removing Berth's backup ${old.id} beyond the ${keep} kept`, err);
+        this.d.log(`removing Berth's backup ${old.id} beyond the ${old.status === 'failed' ? `${FAILED_KEPT} failed` : keep} kept`, err);
       }
     }
-    if (succeeded.length > keep) this.changed();
+    if (beyond.length > 0) this.changed();
   }
 
   /** Only a name of Berth's own pattern, in its folder or under its prefix; nothing else is touched. */

@@ -326,6 +326,29 @@ describe("Berth's own backup from the API", function () {
     }
   });
 
+  it('keeps the newest 10 failed runs (a schedule failing every hour does not pile up records), and the succeeded ones', async () => {
+    const s3 = await startS3Server();
+    try {
+      const succeeded = (await get()).runs.filter((r) => r.status === 'succeeded').map((r) => r.id);
+      expect(succeeded).to.not.be.empty;
+      const bad = { endpoint: s3.endpoint, region: s3.region, bucket: s3.bucket, accessKeyId: s3.accessKeyId, secretAccessKey: 'not-the-secret' };
+      expect((await t.admin.request('PUT', '/api/system/backup-storage', bad)).status).to.equal(200);
+      expect((await patch({ storageId: 'remote' })).status).to.equal(200);
+      const failed: string[] = [];
+      for (let i = 0; i < 12; i++) {
+        failed.unshift((await runNow()).id);
+        await t.daemon.core.serverBackups.settled(); // the run's record ends a moment before the run lets go of its slot
+      }
+      const runs = (await get()).runs;
+      expect(runs.filter((r) => r.status === 'failed').map((r) => r.id)).to.deep.equal(failed.slice(0, 10));
+      expect(runs.filter((r) => r.status === 'succeeded').map((r) => r.id)).to.deep.equal(succeeded);
+    } finally {
+      await patch({ storageId: null });
+      await t.admin.request('DELETE', '/api/system/backup-storage');
+      await s3.stop();
+    }
+  });
+
   it('a run a stopped daemon left `running` ends `failed` at start-up, and its files go', async () => {
     await t.daemon.core.serverBackups.settled();
     expect((await patch({ storageId: null, schedule: null })).status).to.equal(200);
