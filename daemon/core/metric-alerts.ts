@@ -2,8 +2,8 @@
 // CPU or memory above a percentage, or the data disk's trend saying it fills within some hours.
 // A condition must hold for `forMinutes` before the alert fires; it fires once, and resolves once
 // when the condition no longer holds. Each change is a `metric-alert` event, which the notifier
-// turns into a `metric_alert` notice. The state is in memory: after a restart a condition that
-// still holds fires again once it has held for forMinutes.
+// turns into a `metric_alert` notice. Which alerts are firing is kept in the settings, so a restart
+// neither fires again an alert that still holds nor forgets to resolve one that cleared meanwhile.
 import type { MetricAlertKind, MetricAlertSettings } from '../../shared/types.js';
 import type { Access } from './access.js';
 import type { Clock } from './clock.js';
@@ -13,6 +13,8 @@ import { HOST_SERIES, hoursUntilFull, type SeriesValues } from './metrics-tiers.
 import type { SettingsRepo, Store } from './ports/store.js';
 
 const SETTING = 'metricAlerts';
+/** The alerts firing now: `[key, sinceMs]` pairs (key = `<kind>:<series>`). */
+export const FIRING_SETTING = 'metricAlertsFiring';
 const DEFAULT_METRIC_ALERTS: MetricAlertSettings = { cpuPercent: 90, memoryPercent: 90, forMinutes: 5, diskFullHours: 24 };
 /** The disk trend is read over this much history, and needs at least the minimum of it. */
 const DISK_TREND_MS = 6 * 3_600_000;
@@ -26,6 +28,9 @@ interface Condition {
 
 export class MetricAlerts {
   private conditions = new Map<string, Condition>();
+  /** Set once the firing alerts were read back from the settings (the first round after a start). */
+  private restored = false;
+  private firingChanged = false;
   private disk: { atMs: number; used: number }[] = [];
   private cached: MetricAlertSettings | null = null;
 
@@ -68,6 +73,7 @@ export class MetricAlerts {
   /** One sampling round's values against the thresholds. */
   async evaluate(nowMs: number, host: SeriesValues | null, services: readonly { serviceId: string; values: SeriesValues }[]): Promise<void> {
     const s = await this.settings();
+    await this.restoreFiring();
     const holdMs = s.forMinutes * 60_000;
     const projectOf = services.length === 0 ? new Map<string, string>() : new Map((await this.d.store.services.list()).map((r) => [r.id, r.projectId]));
     const check = (series: string, kind: MetricAlertKind, value: number | null, threshold: number | null, over: boolean) => {
@@ -90,11 +96,35 @@ export class MetricAlerts {
       const hours = enough ? hoursUntilFull(this.disk, host.diskTotal) : null;
       check(HOST_SERIES, 'disk-full', hours === null ? null : Math.round(hours * 10) / 10, s.diskFullHours, hours !== null && s.diskFullHours !== null && hours < s.diskFullHours);
     }
+    await this.saveFiring();
+  }
+
+  private async restoreFiring(): Promise<void> {
+    if (this.restored) return;
+    this.restored = true;
+    const stored = await this.d.settings.get(FIRING_SETTING);
+    if (stored === null) return;
+    try {
+      for (const [key, sinceMs] of JSON.parse(stored) as [string, number][]) this.conditions.set(key, { sinceMs, firing: true });
+    } catch {
+      // an unreadable entry is as good as none: an alert that still holds fires again
+    }
+  }
+
+  private async saveFiring(): Promise<void> {
+    if (!this.firingChanged) return;
+    this.firingChanged = false;
+    const firing = [...this.conditions].filter(([, c]) => c.firing).map(([key, c]) => [key, c.sinceMs ?? 0]);
+    await this.d.settings.set(FIRING_SETTING, JSON.stringify(firing), this.d.clock.now());
   }
 
   /** A deleted service's conditions go with its series (an alert of a gone service never resolves). */
   forget(keep: (series: string) => boolean): void {
-    for (const key of this.conditions.keys()) if (!keep(key.slice(key.indexOf(':') + 1))) this.conditions.delete(key);
+    for (const [key, c] of this.conditions) {
+      if (keep(key.slice(key.indexOf(':') + 1))) continue;
+      this.conditions.delete(key);
+      if (c.firing) this.firingChanged = true; // saved with the next round
+    }
   }
 
   private step(nowMs: number, holdMs: number, a: { series: string; kind: MetricAlertKind; projectId: string | null; value: number | null; threshold: number }, holds: boolean): void {
@@ -105,6 +135,7 @@ export class MetricAlerts {
       c.sinceMs ??= nowMs;
       if (!c.firing && nowMs - c.sinceMs >= holdMs) {
         c.firing = true;
+        this.firingChanged = true;
         this.publish(a, 'firing');
       }
       return;
@@ -112,6 +143,7 @@ export class MetricAlerts {
     c.sinceMs = null;
     if (c.firing) {
       c.firing = false;
+      this.firingChanged = true;
       this.publish(a, 'resolved');
     }
   }

@@ -2,6 +2,7 @@
 // request changed nothing.
 import knexFactory from 'knex';
 import { join } from 'node:path';
+import { FIRING_SETTING } from '../../daemon/core/metric-alerts.js';
 import { DB_FILE } from '../../daemon/store/open.js';
 
 const TABLES = [
@@ -46,7 +47,15 @@ export async function snapshotStore(dataDir: string): Promise<Record<string, unk
     for (const table of TABLES) {
       // lastUsedAt moves on every authenticated call: it is bookkeeping, not state a request changes
       const rows = (await knex(table).select('*').orderBy('rowid')) as Record<string, unknown>[];
-      out[table] = table === 'keys' ? rows.map(({ last_used_at: _ignored, ...rest }) => rest) : table === 'checks' ? rows.map(checkSettings) : rows;
+      // which metric alerts are firing is written by the sampler in the background too
+      out[table] =
+        table === 'keys'
+          ? rows.map(({ last_used_at: _ignored, ...rest }) => rest)
+          : table === 'checks'
+            ? rows.map(checkSettings)
+            : table === 'settings'
+              ? rows.filter((r) => r.key !== FIRING_SETTING)
+              : rows;
     }
     return out;
   } finally {
