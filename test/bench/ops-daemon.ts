@@ -1,0 +1,102 @@
+// The daemon the hot-path benches of `npm run bench:ops` run against (events fan-out, terminal echo,
+// job start latency): dist/daemon/main.js as a child process, as systemd runs it (so the bench's own
+// clients do not share its event loop), with a real Caddy of its own, and image services on the
+// busybox httpd fixture deployed through the API. `runAlone` is how each bench file runs by itself:
+// its line printed, exit code 1 when it MISSes.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BerthClient } from '../../shared/client.js';
+import type { Service } from '../../shared/types.js';
+import { TestCaddy } from '../helpers/caddy.js';
+import { DaemonProcess } from '../helpers/daemon-process.js';
+import { removeInstanceObjects, requireDocker } from '../helpers/docker.js';
+import { uniq } from '../helpers/fixtures.js';
+import { PORT_RANGES } from '../helpers/port-ranges.js';
+import { withKnex } from '../helpers/snapshot.js';
+import { waitForDeployment } from '../helpers/wait.js';
+
+export interface OpsDaemon {
+  url: string;
+  /** The bootstrap key (all projects, write). */
+  token: string;
+  client: BerthClient;
+  /** A new project with `count` live image services (berth-test/httpd: sh, no bash). */
+  liveServices(name: string, count: number): Promise<{ projectId: string; services: Service[] }>;
+  stop(): Promise<void>;
+}
+
+export async function startOpsDaemon(): Promise<OpsDaemon> {
+  requireDocker();
+  const dataDir = mkdtempSync(join(tmpdir(), 'berth-ops-bench-'));
+  const token = `bench-${Date.now()}-0123456789abcdef`;
+  const caddy = await TestCaddy.create();
+  await caddy.start();
+  const daemon = await DaemonProcess.create({ ...caddy.env, BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: token, BERTH_PORT_RANGE: PORT_RANGES.opsBench, BERTH_HEALTH_TIMEOUT: '30' });
+  const client = daemon.client(token);
+  const projects: string[] = [];
+  const stop = async () => {
+    for (const id of projects) await client.deleteProject(id).catch(() => undefined);
+    await daemon.stop();
+    await caddy.dispose();
+    const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
+    if (instance) removeInstanceObjects(instance);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  try {
+    await daemon.start();
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    url: daemon.url,
+    token,
+    client,
+    async liveServices(name, count) {
+      const { project } = await client.createProject({ name: uniq(name) });
+      projects.push(project.id);
+      const services: Service[] = [];
+      for (let i = 0; i < count; i++) {
+        const { service } = await client.createService(project.id, { name: `app${i}`, repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 });
+        services.push(service);
+      }
+      await Promise.all(
+        services.map(async (s) => {
+          const { deployment } = await client.deploy(s.id);
+          const done = await waitForDeployment(client, s.id, deployment.id, ['running', 'failed'], 120_000);
+          if (done.status !== 'running') throw new Error(`${s.name} did not deploy (${done.status})`);
+        }),
+      );
+      return { projectId: project.id, services };
+    },
+    stop,
+  };
+}
+
+/** p50 and p99 of a list of milliseconds (nearest rank). */
+export function percentiles(ms: number[]): { p50: number; p99: number; max: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+  return { p50: at(0.5), p99: at(0.99), max: sorted.at(-1) ?? NaN };
+}
+
+export const verdict = (pass: boolean) => (pass ? 'PASS' : 'MISS');
+
+/** Runs one bench line against a daemon of its own: prints it, and exits 1 when it MISSes (or fails). */
+export function runAlone(bench: (d: OpsDaemon) => Promise<string>): void {
+  void (async () => {
+    let d: OpsDaemon | null = null;
+    try {
+      d = await startOpsDaemon();
+      const line = await bench(d);
+      console.log(line);
+      if (/\bMISS\b/.test(line)) process.exitCode = 1;
+    } catch (err) {
+      console.error(err);
+      process.exitCode = 1;
+    } finally {
+      await d?.stop().catch((err: unknown) => console.error(err));
+    }
+  })();
+}
