@@ -73,7 +73,9 @@ export async function benchEventsFanout(d: OpsDaemon): Promise<string> {
       }
       if (process.env.BENCH_EVENTS_DEBUG) {
         const mine = streams.map((x) => x.seen.get(name)!);
-        console.log(`event ${i}: send->at ${(mine[0]!.at - sent).toFixed(1)} ms, at->first ${(Math.min(...mine.map((m) => m.got)) - mine[0]!.at).toFixed(1)}, at->last ${(Math.max(...mine.map((m) => m.got)) - mine[0]!.at).toFixed(1)}`);
+        console.log(
+          `event ${i}: send->at ${(mine[0]!.at - sent).toFixed(1)} ms, at->first ${(Math.min(...mine.map((m) => m.got)) - mine[0]!.at).toFixed(1)}, at->last ${(Math.max(...mine.map((m) => m.got)) - mine[0]!.at).toFixed(1)}`,
+        );
       }
       // a pause between events, as between user actions (the daemon's stream re-check after a write runs meanwhile)
       await new Promise((r) => setTimeout(r, 50));

@@ -1,12 +1,13 @@
-// The daemon the hot-path benches of `npm run bench:ops` run against (events fan-out, terminal echo,
-// job start latency): dist/daemon/main.js as a child process, as systemd runs it (so the bench's own
-// clients do not share its event loop), with a real Caddy of its own, and image services on the
-// busybox httpd fixture deployed through the API. `runAlone` is how each bench file runs by itself:
-// its line printed, exit code 1 when it MISSes.
+// The daemon the hot-path benches run against (bench:ops: events fan-out, terminal echo, job start
+// latency; bench:backup: a volume's backup): a child process started as `npm start` starts it
+// (installers/run-daemon.sh, whose allocator and V8 settings the memory figures depend on; the
+// bench's own clients do not share its event loop), with a real Caddy of its own, and image services
+// on the busybox httpd fixture deployed through the API. `runAlone` is how each bench file runs by
+// itself: its line printed, exit code 1 when it MISSes.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BerthClient } from '../../shared/client.js';
+import type { BerthClient, CreateServiceInput } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
 import { TestCaddy } from '../helpers/caddy.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
@@ -21,8 +22,10 @@ export interface OpsDaemon {
   /** The bootstrap key (all projects, write). */
   token: string;
   client: BerthClient;
-  /** A new project with `count` live image services (berth-test/httpd: sh, no bash). */
-  liveServices(name: string, count: number): Promise<{ projectId: string; services: Service[] }>;
+  /** The daemon process's pid (for its RSS). */
+  pid: number;
+  /** A new project with `count` live image services (berth-test/httpd: sh, no bash), `extra` added to each. */
+  liveServices(name: string, count: number, extra?: Partial<CreateServiceInput>): Promise<{ projectId: string; services: Service[] }>;
   stop(): Promise<void>;
 }
 
@@ -32,7 +35,10 @@ export async function startOpsDaemon(): Promise<OpsDaemon> {
   const token = `bench-${Date.now()}-0123456789abcdef`;
   const caddy = await TestCaddy.create();
   await caddy.start();
-  const daemon = await DaemonProcess.create({ ...caddy.env, BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: token, BERTH_PORT_RANGE: PORT_RANGES.opsBench, BERTH_HEALTH_TIMEOUT: '30' });
+  const daemon = await DaemonProcess.create(
+    { ...caddy.env, BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: token, BERTH_PORT_RANGE: PORT_RANGES.opsBench, BERTH_HEALTH_TIMEOUT: '30' },
+    { launcher: true },
+  );
   const client = daemon.client(token);
   const projects: string[] = [];
   const stop = async () => {
@@ -53,12 +59,13 @@ export async function startOpsDaemon(): Promise<OpsDaemon> {
     url: daemon.url,
     token,
     client,
-    async liveServices(name, count) {
+    pid: daemon.pid!,
+    async liveServices(name, count, extra = {}) {
       const { project } = await client.createProject({ name: uniq(name) });
       projects.push(project.id);
       const services: Service[] = [];
       for (let i = 0; i < count; i++) {
-        const { service } = await client.createService(project.id, { name: `app${i}`, repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080 });
+        const { service } = await client.createService(project.id, { name: `app${i}`, repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', internalPort: 8080, ...extra });
         services.push(service);
       }
       await Promise.all(
