@@ -12,9 +12,10 @@ import { createInterface } from 'node:readline';
 import { docker } from '../helpers/docker.js';
 import { type OpsDaemon, percentiles, runAlone, verdict } from './ops-daemon.js';
 
-const PROJECTS = 2;
+// fewer runs due at once: BERTH_BENCH_JOB_PROJECTS=1 BERTH_BENCH_JOBS_PER_SERVICE=1 (2 jobs)
+const PROJECTS = Number(process.env.BERTH_BENCH_JOB_PROJECTS ?? 2);
 const SERVICES_PER_PROJECT = 2;
-const JOBS_PER_SERVICE = 2;
+const JOBS_PER_SERVICE = Number(process.env.BERTH_BENCH_JOBS_PER_SERVICE ?? 2);
 const MINUTES = 2;
 const TARGET_P99_MS = 1000;
 const MINUTE = 60_000;

@@ -11,10 +11,10 @@ import type { BerthClient, CreateServiceInput } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
 import { TestCaddy } from '../helpers/caddy.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
-import { removeInstanceObjects, requireDocker } from '../helpers/docker.js';
+import { removeDaemonObjects } from '../helpers/daemon.js';
+import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { PORT_RANGES } from '../helpers/port-ranges.js';
-import { withKnex } from '../helpers/snapshot.js';
 import { waitForDeployment } from '../helpers/wait.js';
 
 export interface OpsDaemon {
@@ -45,8 +45,7 @@ export async function startOpsDaemon(): Promise<OpsDaemon> {
     for (const id of projects) await client.deleteProject(id).catch(() => undefined);
     await daemon.stop();
     await caddy.dispose();
-    const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
-    if (instance) removeInstanceObjects(instance);
+    await removeDaemonObjects(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
