@@ -4,18 +4,14 @@
 // bench's own clients do not share its event loop), with a real Caddy of its own, and image services
 // on the busybox httpd fixture deployed through the API. `runAlone` is how each bench file runs by
 // itself: its line printed, exit code 1 when it MISSes.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { BerthClient, CreateServiceInput } from '../../shared/client.js';
 import type { Service } from '../../shared/types.js';
 import { TestCaddy } from '../helpers/caddy.js';
-import { DaemonProcess } from '../helpers/daemon-process.js';
-import { removeDaemonObjects } from '../helpers/daemon.js';
 import { requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { PORT_RANGES } from '../helpers/port-ranges.js';
 import { waitForDeployment } from '../helpers/wait.js';
+import { type BenchDaemon, startBenchDaemon } from './bench-daemon.js';
 
 export interface OpsDaemon {
   url: string;
@@ -31,34 +27,28 @@ export interface OpsDaemon {
 
 export async function startOpsDaemon(): Promise<OpsDaemon> {
   requireDocker();
-  const dataDir = mkdtempSync(join(tmpdir(), 'berth-ops-bench-'));
   const token = `bench-${Date.now()}-0123456789abcdef`;
   const caddy = await TestCaddy.create();
   await caddy.start();
-  const daemon = await DaemonProcess.create(
-    { ...caddy.env, BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: token, BERTH_PORT_RANGE: PORT_RANGES.opsBench, BERTH_HEALTH_TIMEOUT: '30' },
-    { launcher: true },
-  );
-  const client = daemon.client(token);
+  let daemon: BenchDaemon;
+  try {
+    daemon = await startBenchDaemon('ops-bench', PORT_RANGES.opsBench, { secret: token, env: { ...caddy.env, BERTH_HEALTH_TIMEOUT: '30' }, launcher: true, removeObjects: true });
+  } catch (err) {
+    await caddy.dispose();
+    throw err;
+  }
+  const client = daemon.client;
   const projects: string[] = [];
   const stop = async () => {
     for (const id of projects) await client.deleteProject(id).catch(() => undefined);
     await daemon.stop();
     await caddy.dispose();
-    await removeDaemonObjects(dataDir);
-    rmSync(dataDir, { recursive: true, force: true });
   };
-  try {
-    await daemon.start();
-  } catch (err) {
-    await stop();
-    throw err;
-  }
   return {
     url: daemon.url,
     token,
     client,
-    pid: daemon.pid!,
+    pid: daemon.pid,
     async liveServices(name, count, extra = {}) {
       const { project } = await client.createProject({ name: uniq(name) });
       projects.push(project.id);
