@@ -5,7 +5,8 @@
 // at each size: (a) `docker exec <container> pg_dump -Fc` into a file on the host, the way a user
 // would by hand; (b) POST /database/backups and poll until it has succeeded. Order alternates.
 // Prints each time, the ratio b/a (target <= 1.10), and the peak RSS during each backup (target:
-// no growth with the database's size).
+// no growth with the database's size). Then a volume's backup beside `tar` and `tar | gzip` by hand
+// (volume-backup-bench.ts). Exits 1 when a line MISSes.
 import { spawn } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 import type { BerthClient } from '../../shared/client.js';
 import { deployPostgres, sleep, startBenchDaemon, type BenchDaemon } from './bench-daemon.js';
 import { PORT_RANGES } from '../helpers/port-ranges.js';
+import { startOpsDaemon } from './ops-daemon.js';
+import { benchVolumeBackup } from './volume-backup-bench.js';
 
 const TARGET_RATIO = 1.1;
 const STEPS_ROWS = [2_500_000, 5_000_000]; // ~0.5 GB and ~1.05 GB of table data (about 200 bytes a row)
@@ -103,6 +106,17 @@ async function main(): Promise<void> {
   const peaks = results.map((l) => Number(/peak RSS (\d+)/.exec(l)![1]));
   console.log(`peak RSS by size: ${peaks.join(' MB, ')} MB; growth ${(peaks.at(-1)! - peaks[0]!).toFixed(0)} MB (target: none beyond noise)`);
   await client.deleteProject(project.id);
+  await daemon.stop();
+  daemon = null;
+  const volumes = await startOpsDaemon();
+  try {
+    const line = await benchVolumeBackup(volumes);
+    console.log(line);
+    results.push(line);
+  } finally {
+    await volumes.stop();
+  }
+  if (results.some((l) => /\bMISS\b/.test(l))) process.exitCode = 1;
 }
 
 main()

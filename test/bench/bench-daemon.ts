@@ -8,24 +8,37 @@ import type { BerthClient } from '../../shared/client.js';
 import type { Project, Service } from '../../shared/types.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { DaemonProcess } from '../helpers/daemon-process.js';
+import { removeDaemonObjects } from '../helpers/daemon.js';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export interface BenchDaemon {
   client: BerthClient;
+  url: string;
   /** The daemon process's pid (for its RSS). */
   pid: number;
   /** Stops the daemon and removes its data dir. */
   stop(): Promise<void>;
 }
 
-/** Starts the daemon on a free port with a fresh data dir; resolves once it answers health. */
-export async function startBenchDaemon(name: string, portRange: string): Promise<BenchDaemon> {
+/**
+ * Starts the daemon on a free port with a fresh data dir; resolves once it answers health. By default
+ * with the stand-in database images and Caddy left unreachable; `env` adds to or replaces that,
+ * `launcher` starts it through run-daemon.sh (daemon-process.ts), `removeObjects` removes what it
+ * made in Docker at stop.
+ */
+export async function startBenchDaemon(
+  name: string,
+  portRange: string,
+  opts: { secret?: string; env?: Record<string, string>; launcher?: boolean; removeObjects?: boolean } = {},
+): Promise<BenchDaemon> {
   const dataDir = mkdtempSync(join(tmpdir(), `berth-${name}-`));
-  const secret = `bench-${Date.now()}-0123456789abcdef`;
-  const daemon = await DaemonProcess.create({ ...requireDatabaseImages(), BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: portRange, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1' });
+  const secret = opts.secret ?? `bench-${Date.now()}-0123456789abcdef`;
+  const env = { ...requireDatabaseImages(), BERTH_DATA_DIR: dataDir, BERTH_BOOTSTRAP_KEY: secret, BERTH_PORT_RANGE: portRange, BERTH_CADDY_ADMIN: 'http://127.0.0.1:1', ...opts.env };
+  const daemon = await DaemonProcess.create(env, { launcher: opts.launcher });
   const stop = async () => {
     await daemon.stop();
+    if (opts.removeObjects) await removeDaemonObjects(dataDir);
     rmSync(dataDir, { recursive: true, force: true });
   };
   try {
@@ -34,7 +47,7 @@ export async function startBenchDaemon(name: string, portRange: string): Promise
     await stop();
     throw err;
   }
-  return { client: daemon.client(secret), pid: daemon.pid!, stop };
+  return { client: daemon.client(secret), url: daemon.url, pid: daemon.pid!, stop };
 }
 
 /** A new project with a postgres service, deployed; resolves with its live container's name. */

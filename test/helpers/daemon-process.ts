@@ -10,6 +10,7 @@ import { freePort } from './caddy.js';
 import { REPO_ROOT } from './repo-root.js';
 
 const MAIN = join(REPO_ROOT, 'dist/daemon/main.js');
+const LAUNCHER = join(REPO_ROOT, 'installers/run-daemon.sh');
 const STDERR_KEPT = 64 * 1024;
 
 export class DaemonProcess {
@@ -19,11 +20,16 @@ export class DaemonProcess {
   private constructor(
     readonly port: number,
     private readonly env: Record<string, string>,
+    private readonly launcher: boolean,
   ) {}
 
-  /** `env`: the daemon's configuration but for BERTH_HOST and BERTH_PORT. Nothing runs until start(). */
-  static async create(env: Record<string, string>): Promise<DaemonProcess> {
-    return new DaemonProcess(await freePort(), env);
+  /**
+   * `env`: the daemon's configuration but for BERTH_HOST and BERTH_PORT. Nothing runs until start().
+   * `launcher`: started as `npm start` starts it (installers/run-daemon.sh: its allocator and V8
+   * settings, which the benches' memory figures depend on; its pid is still node's), not bare node.
+   */
+  static async create(env: Record<string, string>, opts: { launcher?: boolean } = {}): Promise<DaemonProcess> {
+    return new DaemonProcess(await freePort(), env, opts.launcher ?? false);
   }
 
   get url(): string {
@@ -51,8 +57,10 @@ export class DaemonProcess {
   async start(extra: Record<string, string> = {}, timeoutMs = 60_000): Promise<void> {
     if (this.running) throw new Error('the daemon is already running');
     this.output = '';
-    const child = spawn(process.execPath, [MAIN], {
-      env: { ...process.env, ...this.env, ...extra, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(this.port) },
+    // the launcher execs node; BERTH_FIREWALL=off: host-wide firewall rules are test/security's
+    const [command, args] = this.launcher ? ['bash', [LAUNCHER]] : [process.execPath, [MAIN]];
+    const child = spawn(command, args, {
+      env: { ...process.env, ...(this.launcher ? { BERTH_FIREWALL: 'off' } : {}), ...this.env, ...extra, BERTH_HOST: '127.0.0.1', BERTH_PORT: String(this.port) },
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     this.child = child;

@@ -33,6 +33,12 @@ export interface TestDaemon {
 
 let portBlock = 0;
 
+/** Removes the containers, networks and volumes the daemon of this data dir created (its instance id is in its store). */
+export async function removeDaemonObjects(dataDir: string): Promise<void> {
+  const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
+  if (instance) removeInstanceObjects(instance);
+}
+
 /**
  * Every test daemon gets a Caddy of its own (admin API and proxy addresses on free loopback ports),
  * stopped with it: host ports answer only through Caddy. A suite that sets BERTH_CADDY_ADMIN itself
@@ -94,8 +100,7 @@ export async function startTestDaemon(env: Record<string, string> = {}): Promise
       await t.daemon.stop();
       await caddy?.dispose();
       if (ownDir) {
-        const instance = await withKnex(dataDir, async (knex) => ((await knex('settings').where({ key: 'instanceId' }).first()) as { value: string } | undefined)?.value).catch(() => undefined);
-        if (instance) removeInstanceObjects(instance);
+        await removeDaemonObjects(dataDir);
         rmSync(dataDir, { recursive: true, force: true });
       }
       // the error funnel logs every 500 as "<METHOD> <path> failed"

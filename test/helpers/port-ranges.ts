@@ -17,6 +17,7 @@ export const PORT_RANGES = {
   dbCrash: '26500-26599',
   daemonDown: '26600-26699',
   jobCrash: '26700-26799',
+  opsBench: '26800-26899',
   apiBench: '27000-28999',
   deployBench: '29000-29999',
   dataplaneBench: '30000-30099',
