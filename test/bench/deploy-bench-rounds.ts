@@ -63,17 +63,27 @@ async function waitForText(port: number, text: string, timeoutMs = 120_000): Pro
   }
 }
 
+/** `work`'s result; when it fails, `undo` runs before the error goes on. */
+async function orUndo<T>(work: Promise<T>, undo: () => Promise<void>): Promise<T> {
+  try {
+    return await work;
+  } catch (err) {
+    await undo();
+    throw err;
+  }
+}
+
 /** Docker set up, a local git server and a Caddy (host ports answer through it, the data plane); `stop` removes them. */
 export async function deployBenchSetup(): Promise<{ git: GitServer; caddy: TestCaddy; stop: () => Promise<void> }> {
   const setup = spawnSync('bash', [join(REPO_ROOT, 'test/setup/docker.sh')], { stdio: ['ignore', 'ignore', 'inherit'] });
   if (setup.status !== 0) throw new Error('test/setup/docker.sh failed');
   const git = await startGitServer();
-  const caddy = await TestCaddy.create().catch(async (err: unknown) => (await git.stop(), Promise.reject(err)));
+  const caddy = await orUndo(TestCaddy.create(), () => git.stop());
   const stop = async () => {
     await caddy.dispose();
     await git.stop();
   };
-  await caddy.start().catch(async (err: unknown) => (await stop(), Promise.reject(err)));
+  await orUndo(caddy.start(), stop);
   return { git, caddy, stop };
 }
 
@@ -90,7 +100,7 @@ export async function startDeployDaemon(git: GitServer, caddy: TestCaddy, env: R
     await stopChild(daemon.child);
     rmSync(dataDir, { recursive: true, force: true });
   };
-  await waitForOk(`http://127.0.0.1:${port}/api/health`, daemon).catch(async (err: unknown) => (await stop(), Promise.reject(err)));
+  await orUndo(waitForOk(`http://127.0.0.1:${port}/api/health`, daemon), stop);
   return { client: new BerthClient(`http://127.0.0.1:${port}`, key), stop };
 }
 
