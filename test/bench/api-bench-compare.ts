@@ -73,7 +73,7 @@ async function compare(daemonUrl: string, bareUrl: string, auth: Record<string, 
   return { daemon: side(d), bare: side(b) };
 }
 
-export interface EndpointFigures {
+interface EndpointFigures {
   /** The path, with the service id as `:id`. */
   label: string;
   bytes: number;
@@ -81,7 +81,7 @@ export interface EndpointFigures {
   bare: Side;
 }
 
-export interface BesideBareKoa {
+interface BesideBareKoa {
   seedS: number;
   idleRss: number;
   /** The executable the daemon ran as (/proc/<pid>/exe): which Node.js was measured. */

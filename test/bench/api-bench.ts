@@ -12,8 +12,7 @@
 // The first part is in api-bench-compare.ts and the sweep in api-bench-sweep.ts (runtime-bench.ts
 // runs both under each Node.js the bundle could carry); what they share (settings, child processes,
 // readings) in api-bench-common.ts.
-import { rmSync } from 'node:fs';
-import { children, IDLE_SECONDS, LOAD, printTable, stopChild, tmp, verdict } from './api-bench-common.js';
+import { IDLE_SECONDS, LOAD, printTable, runBench, verdict } from './api-bench-common.js';
 import { benchBesideBareKoa, COMPARE_SETTINGS } from './api-bench-compare.js';
 import { sweep } from './api-bench-sweep.js';
 import { benchUptimeChecks } from './check-bench.js';
@@ -35,22 +34,8 @@ async function main(): Promise<void> {
   console.log(`\ndaemon idle RSS (${IDLE_SECONDS} s after seeding): ${idleRss.toFixed(1)} MB (target < ${TARGET.rssMb}) ${verdict(idleRss < TARGET.rssMb)}`);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-    process.exit(130);
-  });
-}
-
-try {
+await runBench('api-bench', async () => {
   if (!process.argv.includes('--sweep-only')) await main();
   if (!process.argv.includes('--no-sweep')) await sweep();
   await benchUptimeChecks();
-} catch (err) {
-  console.error(`api-bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await Promise.all(children.map(stopChild));
-  rmSync(tmp, { recursive: true, force: true });
-}
+});

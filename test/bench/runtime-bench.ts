@@ -11,10 +11,10 @@
 // Per runtime the best pass is kept (interference on a shared machine only ever makes a figure
 // worse), and a figure is "no worse" within TOLERANCE. Needs Docker and Caddy (as bench:api and
 // bench:deploy). `--passes N` (default 2) per runtime.
-import { realpathSync, rmSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { TestCaddy } from '../helpers/caddy.js';
-import { children, printTable, stopChild, tmp } from './api-bench-common.js';
+import { printTable, runBench } from './api-bench-common.js';
 import { benchBesideBareKoa } from './api-bench-compare.js';
 import { sweepOne } from './api-bench-sweep.js';
 import { compareDeploys, deployBenchSetup, removeDirectLeftovers, startDeployDaemon } from './deploy-bench-rounds.js';
@@ -152,20 +152,4 @@ async function main(): Promise<void> {
   console.log(worseFigures.length === 0 ? '\nbundle: Node 24 (no worse on every figure)' : `\nbundle: stays on Node 22: ${worseFigures.join('; ')}`);
 }
 
-for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => {
-    for (const child of children) child.kill('SIGKILL');
-    rmSync(tmp, { recursive: true, force: true });
-    process.exit(130);
-  });
-}
-
-try {
-  await main();
-} catch (err) {
-  console.error(`runtime-bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
-  process.exitCode = 1;
-} finally {
-  await Promise.all(children.map(stopChild));
-  rmSync(tmp, { recursive: true, force: true });
-}
+await runBench('runtime-bench', main);
