@@ -2,7 +2,7 @@
 // sweep) share: the load settings, the child processes (the daemon as `npm start` runs it, the bare
 // server) and their temporary directory, readings (RSS, one answer's bytes) and the table printer.
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -103,4 +103,27 @@ export function stopChild(child: ChildProcess): Promise<void> {
     child.once('exit', () => (clearTimeout(force), resolve()));
     child.kill('SIGTERM');
   });
+}
+
+/**
+ * Runs a bench's main part: on SIGINT/SIGTERM every child is killed and the temporary directory
+ * removed; a failure is printed and sets the exit code; the children are stopped at the end.
+ */
+export async function runBench(name: string, main: () => Promise<void>): Promise<void> {
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      for (const child of children) child.kill('SIGKILL');
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(130);
+    });
+  }
+  try {
+    await main();
+  } catch (err) {
+    console.error(`${name} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+    process.exitCode = 1;
+  } finally {
+    await Promise.all(children.map(stopChild));
+    rmSync(tmp, { recursive: true, force: true });
+  }
 }

@@ -104,7 +104,8 @@ async function caddyLoad(caddy: TestCaddy, domains: number, hostPortCount = 0): 
   return { buildMs: t1 - t0, loadMs: t2 - t1 };
 }
 
-async function sweepOne(n: number, caddy: TestCaddy): Promise<SweepRow> {
+/** One size of the sweep: a fresh daemon (`env` added to its environment) over `n` seeded services. */
+export async function sweepOne(n: number, caddy: TestCaddy, env: Record<string, string> = {}): Promise<SweepRow> {
   const dir = join(tmp, `sweep-${n}`);
   const key = randomBytes(24).toString('hex');
   const seedStart = performance.now();
@@ -116,7 +117,7 @@ async function sweepOne(n: number, caddy: TestCaddy): Promise<SweepRow> {
   const [port] = await freePorts(1);
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const daemon = startDaemonProcess(port!, join(dir, 'data'), key, caddy.env);
+  const daemon = startDaemonProcess(port!, join(dir, 'data'), key, { ...caddy.env, ...env });
   await waitForOk(`${url}/api/health`, daemon, 10);
   const startupMs = performance.now() - t0;
   const auth = { authorization: `Bearer ${key}`, ...SWEEP_HEADERS };
