@@ -7,7 +7,7 @@
 import type { StatusPage, StatusPageInput, StatusPageService } from '../../shared/types.js';
 import { visibleProject, type Access } from './access.js';
 import type { Clock } from './clock.js';
-import { Conflict, InvalidInput } from './errors.js';
+import { Conflict, InvalidInput, NotFound } from './errors.js';
 import type { EventSink } from './events.js';
 import { generatedOwner } from './generated-names.js';
 import { normalizeHostname } from './hostname.js';
@@ -55,8 +55,11 @@ export class StatusPages {
       throw err;
     }
     await this.render(project.id, true);
+    // a DELETE of the page or of its project may land between the write and this read (the fuzz suite's race)
+    const saved = await this.store.statusPages.get(project.id);
+    if (!saved) throw new NotFound('the status page was removed while it was being saved (it or its project was deleted meanwhile)');
     this.announce(project.id, existing ? 'updated' : 'created');
-    return this.view((await this.store.statusPages.get(project.id))!);
+    return this.view(saved);
   }
 
   async remove(access: Access, projectId: string): Promise<void> {
