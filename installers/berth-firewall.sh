@@ -7,8 +7,21 @@
 # projects apart.
 #
 #   berth-firewall.sh apply     (re)builds the rules: idempotent, a rerun adds no duplicate
-#   berth-firewall.sh remove    removes every rule and chain it added
+#   berth-firewall.sh remove    removes every rule and chain it added (not the loopback guard)
 #   berth-firewall.sh status    prints them
+#   berth-firewall.sh guard     adds only the loopback guard (idempotent)
+#   berth-firewall.sh unguard   removes the loopback guard
+#
+# The loopback guard, added by every `apply` (BERTH_FIREWALL=off too) and by `guard`: one rule,
+# `-t raw -I PREROUTING -d 127.0.0.0/8 ! -i lo -j DROP`. Berth runs the Engine without its userland
+# proxy (README, "Docker's userland proxy"), and Docker then sets route_localnet=1 on its bridges
+# so that the kernel can forward 127.0.0.1:<published port>. Without the guard, a container (a
+# build step of a tenant's Dockerfile included, since it has CAP_NET_RAW) could send crafted
+# packets to 127.0.0.1 and reach what listens on the host's loopback only, Caddy's admin API
+# first; and a machine on the LAN could reach a port published on 127.0.0.1 (moby/moby#41872).
+# Nothing legitimate arrives from outside `lo` addressed to 127/8 (the host's own connections to
+# 127.0.0.1 leave through OUTPUT, replies from containers are addressed to the bridge's gateway).
+# It stays after `remove` while the Engine may still run that way; `unguard` removes it.
 #
 # Run as root: by berth.service (ExecStartPre, so after every boot and restart), by
 # installers/run-daemon.sh when `npm start` runs as root without systemd, and removed by the
@@ -148,7 +161,12 @@ do_apply() {
   echo "berth-firewall: applied for ${brs[*]} (DNS allowed to: ${dns[*]:-none}; allowed: ${allows[*]:-nothing else})"
 }
 
+readonly GUARD=(PREROUTING -d 127.0.0.0/8 ! -i lo -m comment --comment berth-loopback-guard -j DROP)
+do_guard() { ipt -t raw -C "${GUARD[@]}" 2>/dev/null || ipt -t raw -I "${GUARD[@]}"; }
+do_unguard() { while ipt -t raw -D "${GUARD[@]}" 2>/dev/null; do :; done; }
+
 do_status() {
+  ipt -t raw -S PREROUTING | grep -- berth-loopback-guard || echo "no loopback guard"
   ipt -S DOCKER-USER 2>/dev/null | grep -- "-j $FWD" || true
   ipt -S INPUT | grep -- "-j $IN" || true
   ipt -S $FWD 2>/dev/null || echo "no $FWD chain"
@@ -156,8 +174,12 @@ do_status() {
 }
 
 case "${1:-}" in
-  apply) if [ "${BERTH_FIREWALL:-on}" = off ]; then do_remove; echo "berth-firewall: BERTH_FIREWALL=off, rules removed"; else do_apply; fi ;;
+  apply)
+    if command -v iptables >/dev/null 2>&1; then do_guard; fi
+    if [ "${BERTH_FIREWALL:-on}" = off ]; then do_remove; echo "berth-firewall: BERTH_FIREWALL=off, rules removed (the loopback guard stays)"; else do_apply; fi ;;
   remove) command -v iptables >/dev/null 2>&1 || exit 0; do_remove ;;
+  guard) command -v iptables >/dev/null 2>&1 || die "iptables is not installed (apt-get install iptables)"; do_guard ;;
+  unguard) command -v iptables >/dev/null 2>&1 || exit 0; do_unguard ;;
   status) do_status ;;
-  *) echo "usage: berth-firewall.sh apply|remove|status" >&2; exit 2 ;;
+  *) echo "usage: berth-firewall.sh apply|remove|status|guard|unguard" >&2; exit 2 ;;
 esac

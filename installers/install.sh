@@ -14,6 +14,9 @@
 #   systemd, a small supervisor), Caddy resuming Berth's saved routes, the API over HTTPS only
 #   (the daemon listens on 127.0.0.1), the first key, and the lines BERTH_URL=, BERTH_KEY=,
 #   BERTH_CERT_SHA256= for scripts. A rerun is an upgrade that keeps data, configuration and keys.
+#   Docker runs without its userland proxy ("userland-proxy": false in /etc/docker/daemon.json
+#   unless the file sets the key already; README, "Docker's userland proxy"); BERTH_KEEP_ENGINE_CONFIG=1
+#   leaves Docker's configuration alone (the test suite sets it: a shared Engine).
 #
 # An upgrade rolls back by itself: the daemon is stopped, Berth's state (the store, /etc/berth) is
 # copied to /var/lib/berth/upgrade-backups/, the new release is switched in and started; when it is
@@ -555,6 +558,46 @@ ensure_docker() {
   die "Docker Engine does not answer (docker info)"
 }
 
+# Docker's userland proxy off (README, "Docker's userland proxy"; installers/engine-proxy.sh): Caddy
+# reaches an app's published 127.0.0.1 port through the kernel's NAT, not a docker-proxy process
+# per port. The loopback guard goes in first (berth-firewall.sh says why). An owner's own
+# "userland-proxy" in daemon.json is kept. Applied at once when no container runs (a fresh server);
+# otherwise at Docker's next restart, so that an upgrade never stops running apps: Caddy dials the
+# same 127.0.0.1 port either way. A marker in $ETC remembers that Berth added the key, for --purge.
+readonly DOCKER_DAEMON_JSON=/etc/docker/daemon.json
+readonly ENGINE_PROXY_MARK=$ETC/docker-userland-proxy-added
+configure_engine() {
+  step "docker engine: userland proxy"
+  local result _
+  run bash "$release_dir/installers/berth-firewall.sh" guard
+  if [ "${BERTH_KEEP_ENGINE_CONFIG:-}" = 1 ]; then
+    say "BERTH_KEEP_ENGINE_CONFIG=1: Docker's configuration is left as it is"
+    return 0
+  fi
+  result=$(bash "$release_dir/installers/engine-proxy.sh" off "$release_dir/node/bin/node" "$DOCKER_DAEMON_JSON" 2>&1) ||
+    { say "left Docker's userland proxy as it is: $result"; return 0; }
+  log "engine-proxy: $result"
+  if [ "$result" = kept ]; then
+    [ -f "$ENGINE_PROXY_MARK" ] || say "$DOCKER_DAEMON_JSON sets userland-proxy already: kept as it is"
+    return 0
+  fi
+  mkdir -p "$ETC" && touch "$ENGINE_PROXY_MARK"
+  if [ -n "$(docker ps -q 2>/dev/null)" ]; then
+    say "Docker's userland proxy goes off at Docker's next restart (a reboot): containers are running, and restarting Docker now would stop them for a moment (\`systemctl restart docker\` does it when that suits you)"
+    return 0
+  fi
+  say "restarting Docker without its userland proxy (no container runs yet)"
+  if [ "$init_mode" = systemd ]; then
+    run systemctl restart docker
+  else
+    pkill -x dockerd || true
+    for _ in $(seq 1 60); do pgrep -x dockerd >/dev/null || break; sleep 0.5; done
+    ensure_docker
+  fi
+  for _ in $(seq 1 120); do docker info >/dev/null 2>&1 && return 0; sleep 0.5; done
+  die "Docker Engine does not answer after its restart (docker info)"
+}
+
 release_dir=""
 
 install_release() {
@@ -1024,6 +1067,7 @@ do_install() {
   else
     release_dir=$previous
   fi
+  configure_engine
   local switch=0
   [ "$(readlink -f "$OPT/current" 2>/dev/null || true)" = "$(readlink -f "${release_dir:-/nonexistent}")" ] || switch=1
   if [ "$switch" = 1 ]; then
@@ -1073,7 +1117,7 @@ do_uninstall() {
   # The purge finds this Berth's Docker objects with its own code (purge.js): the installed release's,
   # or, when an earlier --uninstall removed it, a bundle's (this script's own, or --from).
   local purge_runtime=""
-  if [ "$purge" = 1 ] && [ -f "$DATA/berth.sqlite" ]; then
+  if [ "$purge" = 1 ] && { [ -f "$DATA/berth.sqlite" ] || [ -f "$ENGINE_PROXY_MARK" ]; }; then
     if [ -x "$OPT/current/node/bin/node" ]; then purge_runtime="$OPT/current"
     else
       [ -n "$from" ] || [ -f "$(dirname "${BASH_SOURCE[0]}")/../BUILD_ID" ] || die "Berth's release is gone (uninstalled): give the bundle with --from FILE so the purge can find this Berth's Docker objects"
@@ -1103,6 +1147,22 @@ do_uninstall() {
   [ -f "$firewall" ] || firewall="$OPT/current/installers/berth-firewall.sh"
   if [ -f "$firewall" ]; then run bash "$firewall" remove; else say "skipped: no berth-firewall.sh (a release from before it)"; fi
 
+  if [ "$purge" = 1 ] && [ -z "$purge_runtime" ] && [ -n "$bundle_src" ]; then
+    if [ -d "$bundle_src" ]; then purge_runtime="$bundle_src"
+    else
+      mkdir "$tmp_dir/runtime"
+      run tar -xzf "$bundle_src" -C "$tmp_dir/runtime" --strip-components=1 --no-same-owner
+      purge_runtime="$tmp_dir/runtime"
+    fi
+  fi
+
+  if [ "$purge" = 1 ] && [ -f "$ENGINE_PROXY_MARK" ] && [ -n "$purge_runtime" ]; then
+    step "give Docker its userland proxy back (Berth turned it off)"
+    run bash "$purge_runtime/installers/engine-proxy.sh" restore "$purge_runtime/node/bin/node" "$DOCKER_DAEMON_JSON" ||
+      say "left $DOCKER_DAEMON_JSON as it is (see $LOG)"
+    say "it comes back at Docker's next restart; the loopback guard (raw PREROUTING) stays until then"
+  fi
+
   if [ "$purge" = 1 ]; then
     step "remove this Berth's Docker objects"
     if [ ! -f "$DATA/berth.sqlite" ]; then
@@ -1110,12 +1170,6 @@ do_uninstall() {
     elif ! docker info >/dev/null 2>&1; then
       die "Docker Engine does not answer: start it and run this again (nothing was removed yet)"
     else
-      if [ -z "$purge_runtime" ] && [ -d "$bundle_src" ]; then purge_runtime="$bundle_src"
-      elif [ -z "$purge_runtime" ]; then
-        mkdir "$tmp_dir/runtime"
-        run tar -xzf "$bundle_src" -C "$tmp_dir/runtime" --strip-components=1 --no-same-owner
-        purge_runtime="$tmp_dir/runtime"
-      fi
       BERTH_DATA_DIR="$DATA" run "$purge_runtime/node/bin/node" "$purge_runtime/dist/daemon/purge.js"
     fi
   fi

@@ -50,7 +50,7 @@ cp package-lock.json README.md "$stage/"
 cp -a docs "$stage/"
 # The bundle's package.json carries the bundle's version (the daemon reports it in /api/health).
 node -e 'const fs=require("fs");const p=JSON.parse(fs.readFileSync("package.json","utf8"));p.version=process.argv[1];fs.writeFileSync(process.argv[2],JSON.stringify(p,null,2)+"\n")' "$version" "$stage/package.json"
-cp installers/install.sh installers/upgrade.sh installers/supervise.sh installers/run-daemon.sh installers/berth-firewall.sh installers/tune-kernel.sh installers/berth.service installers/berth-upgrade.path installers/berth-upgrade.service installers/caddy-berth.conf installers/join-node.sh "$stage/installers/"
+cp installers/install.sh installers/upgrade.sh installers/supervise.sh installers/run-daemon.sh installers/berth-firewall.sh installers/engine-proxy.sh installers/tune-kernel.sh installers/berth.service installers/berth-upgrade.path installers/berth-upgrade.service installers/caddy-berth.conf installers/join-node.sh "$stage/installers/"
 cp installers/berth-cli.sh "$stage/bin/berth"
 chmod 0755 "$stage/installers/"*.sh "$stage/bin/berth"
 

@@ -1,16 +1,22 @@
-// `npm run bench:dataplane`: what Caddy as the data plane costs next to talking to the container
-// directly, in one run. Two apps are deployed through Berth (daemon started through
-// installers/run-daemon.sh, a real Caddy run with --resume): a Node server that does nothing per
-// request (the proxy's worst case) and the deploy tests' busybox httpd fixture. For each,
-// autocannon (10 connections, keep-alive) loads (a) the container's own published port and (b) the
-// service's host port (Caddy), rotating the order over rounds; prints requests/s and p99 of both and
-// the ratio b/a (target >= 0.9), and the CPU time each hop's process spends per request. For the
-// Node app two reference paths run in the same rounds: a second Caddy with nothing but a minimal
-// `reverse_proxy` to the same port (what Berth's route shape costs beyond Caddy itself), and, where
-// `iptables` works (root), a kernel DNAT from a loopback port to the container's port (what a
-// layer-4 forward outside any process would give; a chain of its own, removed at the end). Then
-// how long Caddy takes to load the whole configuration with many services (one /load), next to a
-// PATCH of one upstream by path.
+// `npm run bench:dataplane`: what Caddy as the data plane costs, and how Caddy should reach an app's
+// container, measured side by side in one run. Two apps are deployed through Berth (daemon started
+// through installers/run-daemon.sh, a real Caddy run with --resume): a Node server that does nothing
+// per request (the proxy's worst case) and the deploy tests' busybox httpd fixture.
+//
+// For the Node app, autocannon (10 connections, keep-alive) loads every path below in rounds, the
+// order rotating, and prints requests/s, p99 and the CPU time each process on the path spends per
+// request:
+//   - Berth's host port and a domain, each with Caddy's upstream reached three ways: through a
+//     docker-proxy process (dockerd's userland proxy, how Berth ran before: the "before" figure),
+//     through the kernel's NAT for the published loopback port (the Engine without its userland
+//     proxy: what Berth runs now), and the container's own bridge address (option (a) of issue 32);
+//     the host port "now" is the daemon's own Caddy, the other paths a second Caddy loaded with the
+//     same production config generator;
+//   - references: the container's address directly, a bare Caddy `reverse_proxy` and nginx
+//     `proxy_pass` (keep-alive upstreams) to the container's address.
+// It prints now/before for the host port and the domain (target >= 1.5) and the address path
+// against the kernel path (what choosing option (a) would add). Then how long Caddy takes to load
+// the whole configuration with many services (one /load), next to a PATCH of one upstream by path.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -23,12 +29,14 @@ import { TestCaddy, freePort } from '../helpers/caddy.js';
 import { startGitServer } from '../helpers/git-server.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
 import { webApp } from '../helpers/apps.js';
+import { berthShapedCaddy, dockerProxyPid, handDockerProxy, listenerPid, minimalCaddy, nginxProxy } from './dataplane-paths.js';
 import { PORT_RANGES } from '../helpers/port-ranges.js';
 
 const ROUNDS = 3;
-const SECONDS = 8;
+const SECONDS = 6;
 const CONNECTIONS = 10;
-const TARGET_RATIO = 0.9;
+const TARGET_GAIN = 1.5;
+const WIDTH = 40;
 const LOAD_SIZES = [100, 500];
 
 const tmp = mkdtempSync(join(tmpdir(), 'berth-dataplane-bench-'));
@@ -89,8 +97,13 @@ interface Run {
 /** One path under test: a loopback port, and the processes on it whose CPU time is measured. */
 interface Side {
   label: string;
+  /** Where the load goes: 127.0.0.1 unless given. */
+  addr?: string;
   port: number;
-  watch: Record<string, number>;
+  /** The Host header (a domain route on Caddy's HTTP port); none for a port of its own. */
+  host?: string;
+  /** Processes whose CPU time is measured, by name; a name may stand for several (nginx's master and workers). */
+  watch: Record<string, number | number[]>;
 }
 
 /** utime + stime of a process, in ms (USER_HZ is 100 on Linux). */
@@ -99,19 +112,14 @@ function cpuMs(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
-/** The pid of the process listening on 127.0.0.1:<port> (ss -p), or null. */
-function listenerPid(port: number): number | null {
-  const res = spawnSync('ss', ['-Hltnp', `sport = :${port}`], { encoding: 'utf8' });
-  const m = /pid=(\d+)/.exec(res.stdout ?? '');
-  return m ? Number(m[1]) : null;
-}
-
 async function load(side: Side, seconds: number): Promise<Run> {
-  const before = Object.fromEntries(Object.entries(side.watch).map(([name, pid]) => [name, cpuMs(pid)]));
-  const r = await autocannon({ url: `http://127.0.0.1:${side.port}/`, connections: CONNECTIONS, duration: seconds });
+  const cpu = (pids: number | number[]): number => [pids].flat().reduce((sum, pid) => sum + cpuMs(pid), 0);
+  const before = Object.fromEntries(Object.entries(side.watch).map(([name, pids]) => [name, cpu(pids)]));
+  const headers = side.host === undefined ? undefined : { host: side.host };
+  const r = await autocannon({ url: `http://${side.addr ?? '127.0.0.1'}:${side.port}/`, connections: CONNECTIONS, duration: seconds, headers });
   if (r.errors || r.timeouts || r.non2xx) throw new Error(`${side.label} (port ${side.port}): ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`);
   const total = (r.requests as { total?: number }).total ?? r.requests.average * seconds;
-  const cpuUsPerRequest = Object.fromEntries(Object.entries(side.watch).map(([name, pid]) => [name, ((cpuMs(pid) - before[name]!) * 1000) / Math.max(1, total)]));
+  const cpuUsPerRequest = Object.fromEntries(Object.entries(side.watch).map(([name, pids]) => [name, ((cpu(pids) - before[name]!) * 1000) / Math.max(1, total)]));
   return { rps: r.requests.average, p99: r.latency.p99, cpuUsPerRequest };
 }
 
@@ -120,11 +128,16 @@ const cpuText = (cpu: Record<string, number>): string => {
   return parts.length ? `; CPU per request: ${parts.join(', ')}` : '';
 };
 
-/**
- * The same load on every side, the order rotating over rounds. sides[0] is the container's own
- * published port, sides[1] the service's host port (the target); any further side is a reference.
- */
-async function compare(label: string, sides: Side[]): Promise<void> {
+/** A ratio to print after a comparison: side `num` over side `den`, with a target or as information. */
+interface Ratio {
+  label: string;
+  num: number;
+  den: number;
+  target?: number;
+}
+
+/** The same load on every side, the order rotating over rounds; then each side's medians and the ratios. */
+async function compare(label: string, sides: Side[], ratios: Ratio[]): Promise<void> {
   console.log(`${label}:\n  ${sides.map((s) => `${s.label} ${s.port}`).join(', ')}`);
   for (const side of sides) await load(side, 2);
   const runs = sides.map(() => [] as Run[]);
@@ -133,7 +146,7 @@ async function compare(label: string, sides: Side[]): Promise<void> {
       const i = (k + round) % sides.length;
       const r = await load(sides[i]!, SECONDS);
       runs[i]!.push(r);
-      console.log(`  round ${round + 1} ${sides[i]!.label.padEnd(28)} ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms${cpuText(r.cpuUsPerRequest)}`);
+      console.log(`  round ${round + 1} ${sides[i]!.label.padEnd(WIDTH)} ${r.rps.toFixed(0)} req/s, p99 ${r.p99} ms${cpuText(r.cpuUsPerRequest)}`);
     }
   }
   const summary = runs.map((rs) => ({
@@ -142,69 +155,14 @@ async function compare(label: string, sides: Side[]): Promise<void> {
     cpu: Object.fromEntries(Object.keys(rs[0]!.cpuUsPerRequest).map((name) => [name, median(rs.map((x) => x.cpuUsPerRequest[name]!))])),
   }));
   for (let i = 0; i < sides.length; i++) {
-    const ratio = summary[i]!.rps / summary[0]!.rps;
-    const verdict = i === 1 ? ` (target >= ${TARGET_RATIO}) ${ratio >= TARGET_RATIO ? 'PASS' : 'MISS'}` : '';
-    console.log(
-      `  ${sides[i]!.label.padEnd(28)} ${summary[i]!.rps.toFixed(0)} req/s, p99 ${summary[i]!.p99} ms${cpuText(summary[i]!.cpu)}${i > 0 ? `; ratio to direct ${ratio.toFixed(2)}${verdict}` : ''}`,
-    );
+    console.log(`  ${sides[i]!.label.padEnd(WIDTH)} ${summary[i]!.rps.toFixed(0)} req/s, p99 ${summary[i]!.p99} ms${cpuText(summary[i]!.cpu)}`);
+  }
+  for (const r of ratios) {
+    const ratio = summary[r.num]!.rps / summary[r.den]!.rps;
+    const verdict = r.target === undefined ? '' : ` (target >= ${r.target}) ${ratio >= r.target ? 'PASS' : 'MISS'}`;
+    console.log(`  ${r.label}: ${ratio.toFixed(2)}${verdict}`);
   }
   console.log('');
-}
-
-/** A second Caddy whose whole config is one server with a bare `reverse_proxy` to `upstream`. */
-async function minimalCaddy(upstream: string): Promise<{ port: number; pid: number }> {
-  const caddy = await TestCaddy.create();
-  await caddy.start({ resume: false });
-  cleanups.push(() => caddy.dispose());
-  const port = await freePort();
-  const config = {
-    admin: { listen: `127.0.0.1:${caddy.adminPort}` },
-    apps: {
-      http: { servers: { minimal: { listen: [`127.0.0.1:${port}`], routes: [{ handle: [{ handler: 'reverse_proxy', upstreams: [{ dial: upstream }] }] }], automatic_https: { disable: true } } } },
-    },
-  };
-  const res = await fetch(`${caddy.adminUrl}/load`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(config) });
-  if (!res.ok) throw new Error(`the minimal Caddy refused its config: ${await res.text()}`);
-  return { port, pid: listenerPid(port)! };
-}
-
-function iptables(args: string[]): { ok: boolean; err: string } {
-  const res = spawnSync('iptables', ['-w', '-t', 'nat', ...args], { encoding: 'utf8' });
-  return { ok: res.status === 0, err: (res.stderr ?? String(res.error ?? '')).trim() };
-}
-
-/**
- * A loopback port forwarded by the kernel (nat OUTPUT DNAT) to 127.0.0.1:<upstream>: what a
- * layer-4 host port would cost. Null (with the reason printed) where iptables cannot be used.
- */
-async function kernelForward(upstream: number): Promise<number | null> {
-  const chain = `BERTH-BENCH-${process.pid}`;
-  const port = await freePort();
-  const created = iptables(['-N', chain]);
-  if (!created.ok) {
-    console.log(`(no kernel NAT reference: iptables -N ${chain}: ${created.err || 'failed'})\n`);
-    return null;
-  }
-  const jump = ['OUTPUT', '-d', '127.0.0.1/32', '-p', 'tcp', '-m', 'comment', '--comment', 'berth dataplane bench', '-j', chain];
-  cleanups.push(async () => {
-    iptables(['-D', ...jump]);
-    iptables(['-F', chain]);
-    iptables(['-X', chain]);
-  });
-  const rule = iptables(['-A', chain, '-d', '127.0.0.1/32', '-p', 'tcp', '--dport', String(port), '-j', 'DNAT', '--to-destination', `127.0.0.1:${upstream}`]);
-  const hooked = rule.ok ? iptables(['-I', ...jump]) : rule;
-  if (!hooked.ok) {
-    console.log(`(no kernel NAT reference: ${hooked.err || 'iptables failed'})\n`);
-    return null;
-  }
-  return port;
-}
-
-/** The docker-proxy process that publishes 127.0.0.1:<port> (dockerd's userland proxy), or null. */
-function dockerProxyPid(port: number): number | null {
-  const pid = listenerPid(port);
-  if (pid === null) return null;
-  return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!.endsWith('docker-proxy') ? pid : null;
 }
 
 /** Waits until the service's deployment runs; returns its container's own published port. */
@@ -289,29 +247,53 @@ async function main(): Promise<void> {
   const caddyPid = listenerPid(service.hostPort!);
   if (caddyPid === null) throw new Error(`nothing listens on the host port ${service.hostPort}`);
   const httpdPort = await deployed(client, httpd.id);
-  const proxyPid = dockerProxyPid(echo);
+  const kernelPath = dockerProxyPid(echo) === null;
   console.log(
-    proxyPid !== null
-      ? `"direct" crosses dockerd's userland proxy: docker-proxy (pid ${proxyPid}) listens on the container's published port 127.0.0.1:${echo} and copies each connection to the container's address; Caddy's upstream is that same port.`
-      : `"direct" reaches the container through the Engine's own NAT (no docker-proxy listens on 127.0.0.1:${echo}).`,
+    kernelPath
+      ? `The Engine runs without its userland proxy: the container's published port 127.0.0.1:${echo} is the kernel's NAT (no docker-proxy listens on it).`
+      : `The Engine runs with its userland proxy: docker-proxy (pid ${dockerProxyPid(echo)}) listens on the container's published port 127.0.0.1:${echo}, so "now" below is what Berth ran before. Start dockerd with --userland-proxy=false (installers/ensure-docker.sh does when it starts it) to measure the kernel path.`,
   );
   console.log(`${CONNECTIONS} connections (keep-alive), ${ROUNDS} rounds x ${SECONDS} s per side, order rotating\n`);
-  const withProxy = (watch: Record<string, number>, port: number): Record<string, number> => {
+  const withProxy = (watch: Record<string, number | number[]>, port: number): Record<string, number | number[]> => {
     const pid = dockerProxyPid(port);
     return pid === null ? watch : { ...watch, 'docker-proxy': pid };
   };
-  const minimal = await minimalCaddy(`127.0.0.1:${echo}`);
-  const kernel = await kernelForward(echo);
-  await compare('node http server answering "ok" (no work per request: the proxy\'s worst case)', [
-    { label: 'direct to the container', port: echo, watch: withProxy({}, echo) },
-    { label: "host port (Berth's Caddy)", port: service.hostPort!, watch: withProxy({ caddy: caddyPid }, echo) },
-    { label: 'minimal Caddy reverse_proxy', port: minimal.port, watch: withProxy({ caddy: minimal.pid }, echo) },
-    ...(kernel === null ? [] : [{ label: 'kernel DNAT (iptables)', port: kernel, watch: withProxy({}, echo) }]),
-  ]);
-  await compare("busybox httpd serving a file (the deploy tests' webApp fixture)", [
-    { label: 'direct to the container', port: httpdPort, watch: withProxy({}, httpdPort) },
-    { label: "host port (Berth's Caddy)", port: httpd.hostPort!, watch: withProxy({ caddy: caddyPid }, httpdPort) },
-  ]);
+  const ip = docker('inspect', '-f', '{{range .NetworkSettings.Networks}}{{.IPAddress}} {{end}}', docker('ps', '-q', '--filter', `label=dev.berth.service=${service.id}`)).split(' ')[0]!;
+  const address = `${ip}:8080`;
+  const dp = await handDockerProxy(cleanups, ip, 8080);
+  const shaped = await berthShapedCaddy(cleanups, { kernel: `127.0.0.1:${echo}`, address, ...(dp ? { proxy: `127.0.0.1:${dp.port}` } : {}) });
+  const minimal = await minimalCaddy(cleanups, address);
+  const nginx = await nginxProxy(cleanups, tmp, address);
+  const sides: Side[] = [
+    { label: 'host port, kernel NAT (now)', port: service.hostPort!, watch: withProxy({ caddy: caddyPid }, echo) },
+    { label: 'domain, kernel NAT (now)', port: shaped.httpPort, host: 'kernel.bench.test', watch: withProxy({ caddy: shaped.pid }, echo) },
+    { label: 'host port, container address (a)', port: shaped.hostPorts.address!, watch: { caddy: shaped.pid } },
+    { label: 'domain, container address (a)', port: shaped.httpPort, host: 'address.bench.test', watch: { caddy: shaped.pid } },
+    { label: 'direct to the container address', addr: ip, port: 8080, watch: {} },
+    { label: 'bare Caddy reverse_proxy -> container', port: minimal.port, watch: { caddy: minimal.pid } },
+    ...(nginx ? [{ label: 'nginx proxy_pass -> container', port: nginx.port, watch: { nginx: nginx.pids } }] : []),
+  ];
+  const ratios: Ratio[] = [
+    { label: 'container address (a) / kernel NAT (b), host port', num: 2, den: 0 },
+    { label: 'container address (a) / kernel NAT (b), domain', num: 3, den: 1 },
+  ];
+  if (dp) {
+    const before = sides.length;
+    sides.push(
+      { label: 'host port, docker-proxy (before)', port: shaped.hostPorts.proxy!, watch: { caddy: shaped.pid, 'docker-proxy': dp.pid } },
+      { label: 'domain, docker-proxy (before)', port: shaped.httpPort, host: 'proxy.bench.test', watch: { caddy: shaped.pid, 'docker-proxy': dp.pid } },
+    );
+    ratios.unshift({ label: 'host port: now / before', num: 0, den: before, target: TARGET_GAIN }, { label: 'domain: now / before', num: 1, den: before + 1, target: TARGET_GAIN });
+  }
+  await compare('node http server answering "ok" (no work per request: the proxy\'s worst case)', sides, ratios);
+  await compare(
+    "busybox httpd serving a file (the deploy tests' webApp fixture)",
+    [
+      { label: 'direct to the container', port: httpdPort, watch: withProxy({}, httpdPort) },
+      { label: "host port (Berth's Caddy)", port: httpd.hostPort!, watch: withProxy({ caddy: caddyPid }, httpdPort) },
+    ],
+    [{ label: 'host port / direct', num: 1, den: 0 }],
+  );
   await measureLoads(caddy, `127.0.0.1:${echo}`);
 }
 

@@ -164,3 +164,24 @@ export async function startVps(suffix: string, host: number): Promise<Vps> {
   await until(`the Docker Engine in ${name}`, async () => (await sh('docker info --format "{{.Driver}}"', 10_000)).stdout.trim() === 'vfs', 60_000, 500);
   return vps;
 }
+
+/**
+ * How Caddy reaches apps on the VPS, in one line: the Engine's daemon.json, how many docker-proxy
+ * processes run, and whether the loopback guard (installers/berth-firewall.sh) is in.
+ */
+export async function enginePath(vps: Vps): Promise<string> {
+  const daemonJson = JSON.stringify(JSON.parse(await vps.run('cat /etc/docker/daemon.json')));
+  const proxies = await vps.run('pgrep -c docker-proxy || true');
+  const guarded = (await vps.run('iptables -w -t raw -S PREROUTING')).includes('berth-loopback-guard');
+  return `${daemonJson}, ${proxies} docker-proxy, ${guarded ? 'guarded' : 'unguarded'}`;
+}
+
+/** A mocha afterEach hook: after a failed test, the tails of the install log and of berth's and Caddy's journals. */
+export function printLogsOnFailure(vps: () => Vps | undefined) {
+  return async function (this: Mocha.Context): Promise<void> {
+    const v = vps();
+    if (this.currentTest?.state !== 'failed' || !v) return;
+    const tail = await v.sh('tail -n 20 /var/log/berth-install.log; journalctl -u berth -n 30 --no-pager; journalctl -u caddy -n 10 --no-pager');
+    console.log(tail.stdout.replace(/^/gm, '      '));
+  };
+}

@@ -64,6 +64,9 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
     // shared dockerd (other suites' too): the installs here run without it
     // (test/security/container-egress.test.ts applies it to a network of its own).
     process.env.BERTH_FIREWALL = 'off';
+    // Nor may an install restart that shared Engine or rewrite its daemon.json (the userland proxy
+    // step runs for real in test/installer/systemd-vps.test.ts, on a VPS of its own).
+    process.env.BERTH_KEEP_ENGINE_CONFIG = '1';
     const found = [OPT, ETC, DATA, RUN].filter((p) => existsSync(p));
     const busy = PORTS.filter((p) => listening().has(p));
     if (found.length > 0 || busy.length > 0) {
@@ -86,6 +89,7 @@ describe('installer: release bundle and install.sh on this machine (supervisor m
 
   after(function () {
     delete process.env.BERTH_FIREWALL;
+    delete process.env.BERTH_KEEP_ENGINE_CONFIG;
     if (!work) return;
     removeLeftovers(started ? currentBundle : null, caddyHomeBefore);
     if (sentinel) spawnSync('docker', ['rm', '-f', sentinel]);

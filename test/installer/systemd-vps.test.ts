@@ -14,7 +14,7 @@ import { requireDocker } from '../helpers/docker.js';
 import { brokenBundle, PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { httpsProbe, pollAll, type Poller } from '../helpers/pollers.js';
-import { removeAllVps, startVps, type Vps } from '../helpers/vps.js';
+import { enginePath, printLogsOnFailure, removeAllVps, startVps, type Vps } from '../helpers/vps.js';
 import { until } from '../helpers/wait.js';
 
 const DOMAIN = 'shop.berth.test';
@@ -63,11 +63,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     console.log(`      VPS booted, bundles and the app's image in it: ${Math.round((Date.now() - t0) / 1000)} s`);
   });
 
-  afterEach(async function () {
-    if (this.currentTest?.state !== 'failed' || !vps) return;
-    const tail = await vps.sh('tail -n 20 /var/log/berth-install.log; journalctl -u berth -n 30 --no-pager; journalctl -u caddy -n 10 --no-pager');
-    console.log(tail.stdout.replace(/^/gm, '      '));
-  });
+  afterEach(printLogsOnFailure(() => vps));
 
   after(() => {
     removeAllVps();
@@ -82,7 +78,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect(r.stderr).to.include('==> systemd units');
     expect(r.stderr).to.not.include('No systemd here');
     // Caddy was not on the VPS: the installer installed it from the distribution
-    expect(r.stderr).to.include('==> packages: caddy');
+    expect(r.stderr).to.include('==> packages: caddy').and.include('restarting Docker without its userland proxy (no container runs yet)');
     const lines = resultLines(r.stdout);
     expect(Object.keys(lines)).to.deep.equal(['BERTH_URL', 'BERTH_KEY', 'BERTH_CERT_SHA256']);
     url = lines.BERTH_URL!;
@@ -125,6 +121,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     expect((await call('POST', `/api/services/${serviceId}/domains`, { hostname: DOMAIN })).status).to.equal(200);
     await until('the domain to answer over HTTPS', async () => (await appProbe()()).ok, 30_000);
     expect(await appProbe()()).to.deep.equal({ ok: true, text: 'image ok' });
+    expect(await enginePath(vps), 'no userland proxy (Docker restarted before any container ran)').to.equal('{"storage-driver":"vfs","userland-proxy":false}, 0 docker-proxy, guarded');
   });
 
   it("a project's status page is served by the installed Caddy (its own user) from a file the sandboxed daemon wrote", async () => {
@@ -170,6 +167,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     await until('the app to answer after the reboot', async () => (await appProbe()()).ok, 60_000);
     await until('the API to answer after the reboot', async () => (await pinnedRequest(api, 'GET', '/api/health').catch(() => null))?.status === 200, 60_000);
     expect(await unitStates('is-active')).to.deep.equal(['active', 'active', 'active']);
+    expect(await enginePath(vps), 'berth.service guards at every start').to.match(/"userland-proxy":false\}, 0 docker-proxy, guarded$/);
     // the same certificate (pinned: a different one is refused before any byte is sent) and address
     const address = await call<{ address: { address: string; fingerprint: string; apiUrl: string } }>('GET', '/api/system/address');
     expect(address.body.address).to.include({ address: vps.address, fingerprint: api.fingerprint, apiUrl: url });
@@ -396,5 +394,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     );
     expect(await vps.run('systemctl is-active docker caddy')).to.equal('active\nactive');
     expect((await appProbe()()).ok).to.equal(false);
+    expect(r.stderr).to.include('give Docker its userland proxy back');
+    expect(await enginePath(vps), "the key Berth added is gone, the VPS's own stays").to.match(/^\{"storage-driver":"vfs"\}, /);
   });
 });
