@@ -243,6 +243,7 @@ export class DesktopApp implements BridgeBackend {
     else if (t.kind === 'backup') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/backups`);
     else if (t.kind === 'job') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/jobs?job=${encodeURIComponent(t.jobId)}`);
     else if (t.kind === 'uptime') this.o.openInWindow(t.serverId, `/services/${encodeURIComponent(t.serviceId)}/uptime`);
+    else if (t.kind === 'metrics') this.o.openInWindow(t.serverId, t.serviceId ? `/services/${encodeURIComponent(t.serviceId)}/metrics` : '/server');
     else if (t.kind === 'nodes') this.o.openInWindow(t.serverId, '/nodes');
     else if (t.kind === 'settings') this.o.openInWindow(t.serverId, '/settings');
     else this.o.openInWindow(t.serverId, '/');

@@ -1,6 +1,7 @@
 // Desktop notifications from the servers' event streams: a failed deployment (once per server and
 // deployment, whatever reconnects and replays deliver), a failed backup or restore test of one, a failed or timed-out
-// job run (once per run), an uptime check's incident (once opened, once resolved), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
+// job run (once per run), an uptime check's incident (once opened, once resolved), a metric alert
+// (once firing, once resolved; keys over all projects hear them), a failed backup of Berth itself (once per run), a Swarm node going down (once per transition: again only after it came
 // back), an upgrade of Berth that rolled back or failed (once per run, whether the event or a read
 // after the daemon restarted told it), a server that stays offline (debounced), all rate-limited and muted per server. Clicking one opens the deployment's
 // log (or the server) in the window. Electron's Notification is injected.
@@ -8,6 +9,7 @@ import type { EventPayloads } from '../../shared/events.js';
 import { jobRunFailed, UPGRADE_STATES, upgradeFailed } from '../../shared/statuses.js';
 import type { UpgradeState } from '../../shared/types.js';
 import type { JobRunStatus } from '../../shared/types/jobs.js';
+import type { MetricAlertKind } from '../../shared/types/metrics-history.js';
 import type { ConnectionState, StreamEventMessage } from './event-stream.js';
 
 export interface NotificationLike {
@@ -25,6 +27,8 @@ export type OpenTarget =
   | { serverId: string; kind: 'backup'; serviceId: string }
   | { serverId: string; kind: 'job'; serviceId: string; jobId: string }
   | { serverId: string; kind: 'uptime'; serviceId: string }
+  /** A service's Metrics tab, or (serviceId null) the server page's host charts. */
+  | { serverId: string; kind: 'metrics'; serviceId: string | null }
   | { serverId: string; kind: 'nodes' }
   | { serverId: string; kind: 'settings' }
   | { serverId: string; kind: 'server' };
@@ -106,6 +110,8 @@ export class Notifier {
           ? { title: `A service is down on ${this.o.serverName(serverId)}`, body: 'An uptime check failed several times in a row. Click to see its checks and incidents.' }
           : { title: `A service is back up on ${this.o.serverName(serverId)}`, body: 'Its uptime check passes again; the incident is resolved.' };
       this.notify(serverId, content, { serverId, kind: 'uptime', serviceId: String(d.serviceId ?? '') });
+    } else if (e.event === 'metric-alert') {
+      this.metricAlert(serverId, (e.data ?? {}) as Partial<Record<keyof EventPayloads['metric-alert'] | 'at', unknown>>);
     } else if (e.event === 'node') {
       const d = (e.data ?? {}) as Partial<Record<keyof EventPayloads['node'], unknown>>;
       if (typeof d.nodeId !== 'string' || typeof d.state !== 'string') return;
@@ -134,6 +140,34 @@ export class Notifier {
       if (typeof d.runId !== 'string' || !(UPGRADE_STATES as unknown[]).includes(d.state)) return;
       this.upgradeEnded(serverId, d.runId, d.state as UpgradeState, typeof d.fromVersion === 'string' ? d.fromVersion : null, null);
     }
+  }
+
+  /** A metric alert fired or resolved: once per alert, transition and time (a replay repeats the event's `at`). */
+  private metricAlert(serverId: string, d: Partial<Record<keyof EventPayloads['metric-alert'] | 'at', unknown>>): void {
+    const kinds: readonly unknown[] = ['cpu', 'memory', 'disk-full'] satisfies MetricAlertKind[];
+    if ((d.state !== 'firing' && d.state !== 'resolved') || !kinds.includes(d.alertKind)) return;
+    const serviceId = typeof d.serviceId === 'string' && d.serviceId ? d.serviceId : null;
+    if (!this.once(`${serverId}:metric-alert:${String(d.alertKind)}:${serviceId ?? 'host'}:${d.state}:${String(d.at)}`)) return;
+    const server = this.o.serverName(serverId);
+    const what = serviceId ? 'A service' : 'The server';
+    const value = typeof d.value === 'number' && Number.isFinite(d.value) ? Math.round(d.value) : null;
+    const threshold = typeof d.threshold === 'number' && Number.isFinite(d.threshold) ? Math.round(d.threshold) : null;
+    const over = value !== null && threshold !== null ? ` (${value}%, threshold ${threshold}%)` : '';
+    const firing: Record<MetricAlertKind, NotificationContent> = {
+      cpu: { title: `High CPU on ${server}`, body: `${what} stayed above its CPU threshold${over}. Click to see its metrics.` },
+      memory: { title: `High memory use on ${server}`, body: `${what} stayed above its memory threshold${over}. Click to see its metrics.` },
+      'disk-full': {
+        title: `Disk filling up on ${server}`,
+        body: `At the current rate the disk is full in ${value !== null ? `about ${value} h` : 'a few hours'}. Click to see the server.`,
+      },
+    };
+    const resolved: Record<MetricAlertKind, NotificationContent> = {
+      cpu: { title: `CPU back to normal on ${server}`, body: `${what} is under its CPU threshold again.` },
+      memory: { title: `Memory use back to normal on ${server}`, body: `${what} is under its memory threshold again.` },
+      'disk-full': { title: `Disk no longer filling up on ${server}`, body: 'The disk is no longer on course to fill within the alert window.' },
+    };
+    const kind = d.alertKind as MetricAlertKind;
+    this.notify(serverId, (d.state === 'firing' ? firing : resolved)[kind], { serverId, kind: 'metrics', serviceId });
   }
 
   /**

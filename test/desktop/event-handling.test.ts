@@ -8,6 +8,7 @@ import { EventStream, type ConnectionState, type StreamEventMessage } from '../.
 import { Notifier } from '../../desktop/main/notifier.js';
 import { closeBehaviour, worstState, type ServerView } from '../../desktop/main/tray-model.js';
 import { until } from '../helpers/wait.js';
+import { harness } from './harness.js';
 import { notificationStandIn } from './stand-ins.js';
 
 const RECORDED = [
@@ -136,6 +137,59 @@ describe('desktop event handling (recorded streams)', () => {
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['A service is down on alpha', 'A service is back up on alpha']);
     notes.shown[0]!.click();
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'uptime', serviceId: 'svc1' }]);
+  });
+
+  it("a metric alert notifies once when it fires and once when it resolves, whatever reconnects replay; clicking opens the service's Metrics tab or the server page", async () => {
+    const alert = (id: number, data: Record<string, unknown>) => `id: ${id}\nevent: metric-alert\ndata: ${JSON.stringify(data)}\n\n`;
+    const cpu = { alertKind: 'cpu', serviceId: 'svc1', projectId: 'p1', threshold: 80 };
+    const srv = await sseServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        alert(81, { ...cpu, state: 'firing', value: 93.4, at: '2026-11-29T05:00:01.000Z' }) +
+          alert(82, { alertKind: 'disk-full', serviceId: null, projectId: null, state: 'firing', value: 5.2, threshold: 24, at: '2026-11-29T05:00:02.000Z' }) +
+          // not an alert this app knows, and a state that is not one: ignored
+          alert(83, { ...cpu, alertKind: 'gpu', state: 'firing', value: 1, at: '2026-11-29T05:00:03.000Z' }) +
+          alert(84, { ...cpu, state: 'exploded', value: 1, at: '2026-11-29T05:00:04.000Z' }) +
+          alert(85, { ...cpu, state: 'resolved', value: 20, at: '2026-11-29T05:00:05.000Z' }),
+      );
+    });
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => notifier.onEvent('s1', e),
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    expect(notes.shown.map((n) => `${n.title} | ${n.body}`)).to.deep.equal([
+      'High CPU on alpha | A service stayed above its CPU threshold (93%, threshold 80%). Click to see its metrics.',
+      'Disk filling up on alpha | At the current rate the disk is full in about 5 h. Click to see the server.',
+      'CPU back to normal on alpha | A service is under its CPU threshold again.',
+    ]);
+    for (const n of notes.shown) n.click();
+    expect(opened).to.deep.equal([
+      { serverId: 's1', kind: 'metrics', serviceId: 'svc1' },
+      { serverId: 's1', kind: 'metrics', serviceId: null },
+      { serverId: 's1', kind: 'metrics', serviceId: 'svc1' },
+    ]);
+    const h = harness();
+    h.app.openTarget({ serverId: 's1', kind: 'metrics', serviceId: 'svc1' });
+    h.app.openTarget({ serverId: 's1', kind: 'metrics', serviceId: null });
+    h.app.stop();
+    expect(h.opened).to.deep.equal([
+      { serverId: 's1', route: '/services/svc1/metrics' },
+      { serverId: 's1', route: '/server' },
+    ]);
   });
 
   it('a Swarm node going down notifies once per transition, not again for a repeat or a reconnect; clicking opens the nodes', async () => {
