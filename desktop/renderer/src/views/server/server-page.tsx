@@ -144,6 +144,12 @@ export default function ServerPage({ allProjects }: { allProjects: boolean }) {
   );
 }
 
+/** The live charts' x range: KEEP samples' worth of seconds up to the newest sample (now, before the first). */
+function windowEndingAt(xs: ArrayLike<number> | undefined): uPlot.Range.MinMax {
+  const end = xs && xs.length > 0 ? xs[xs.length - 1]! : Date.now() / 1000;
+  return [end - KEEP * (EVERY_MS / 1000), end];
+}
+
 function Chart({
   title,
   unit,
@@ -171,9 +177,15 @@ function Chart({
         height: 160,
         legend: { show: false },
         cursor: { show: true, points: { show: false } },
-        scales: { x: { time: true, range: (_u, _min, mx) => [mx - KEEP * (EVERY_MS / 1000), mx] }, y: max ? { range: [0, max] } : { range: (_u, _min, mx) => [0, Math.max(1, mx * 1.2)] } },
+        // the window ends at the newest sample: uPlot widens a one-point scale by years before it asks
+        // for the range, so the range is read from the data, not from the min/max it passes
+        scales: { x: { time: true, range: (u) => windowEndingAt(u.data[0]) }, y: max ? { range: [0, max] } : { range: (_u, _min, mx) => [0, Math.max(1, mx * 1.2)] } },
         axes: [axis, { ...axis, size: 44 }],
-        series: [{}, ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: s.color + '22' }))],
+        // a lone sample is a dot (a line needs two)
+        series: [
+          {},
+          ...series.map((s) => ({ label: s.label, stroke: s.color, width: 2, fill: s.color + '22', points: { size: 6, show: (_u: uPlot, _i: number, i0: number, i1: number) => i0 === i1 } })),
+        ],
       },
       [[], ...series.map(() => [])],
       el,
