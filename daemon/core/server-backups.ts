@@ -76,7 +76,10 @@ export interface ServerBackupDownload {
 
 export class ServerBackups {
   /** The run under way (one at a time), until it is recorded. */
+  /** The slot of the run under way: released once its end is recorded. */
   private current: Promise<void> | null = null;
+  /** Runs not settled yet (a released run may still remove its files and publish its end). */
+  private readonly executing = new Set<Promise<void>>();
   /** Retention after each succeeded run, one after the other (outside the run: a client that saw the end may start the next). */
   private retention: Promise<void> = Promise.resolve();
 
@@ -196,7 +199,7 @@ export class ServerBackups {
 
   /** Waits for the run under way (tests, shutdown). */
   async settled(): Promise<void> {
-    while (this.current) await this.current;
+    while (this.current || this.executing.size > 0) await Promise.all([this.current, ...this.executing]);
     await this.retention;
   }
 
@@ -223,26 +226,30 @@ export class ServerBackups {
     // checked and taken with no await between: two requests cannot both start one
     if (this.current) throw new Conflict('a backup of Berth is already running: wait for it to end', 'backup_running');
     let finish: () => void = () => undefined;
-    this.current = new Promise<void>((resolve) => (finish = resolve));
+    const slot = new Promise<void>((resolve) => (finish = resolve));
+    this.current = slot;
+    /** Lets the next run start: once the end is recorded (a client that reads it may start another at once), at the latest when the run settles. */
+    const release = () => {
+      if (this.current === slot) this.current = null;
+      finish();
+    };
     try {
       const run = newRun({ id: newId(), trigger, at: this.d.clock.now(), storageId: stored.storageId, version: this.d.version, error: null });
       await this.d.repo.insert(run);
       this.publish(run);
       // tracked in `current` and ends recorded whatever happens (execute catches everything)
-      void this.execute(run, passphrase, stored.keep).finally(() => {
-        this.current = null;
-        finish();
-      });
+      const running = this.execute(run, passphrase, stored.keep, release).finally(release);
+      this.executing.add(running);
+      void running.finally(() => this.executing.delete(running));
       return view(run);
     } catch (err) {
-      this.current = null;
-      finish();
+      release();
       throw err;
     }
   }
 
-  /** One run, to its recorded end; then retention is queued. Never rejects. */
-  private async execute(run: ServerBackupRecord, passphrase: string, keep: number): Promise<void> {
+  /** One run, to its recorded end (then `release`); then retention is queued. Never rejects. */
+  private async execute(run: ServerBackupRecord, passphrase: string, keep: number, release: () => void): Promise<void> {
     let ended: ServerBackupRecord | null;
     let fileName: string | null = null;
     try {
@@ -258,6 +265,7 @@ export class ServerBackups {
         counts: made.counts,
         berthVersion: made.berthVersion,
       });
+      release();
     } catch (err) {
       const reason = oneLine(err);
       this.d.log(`Berth's backup ${run.id} failed: ${reason}`);
@@ -265,6 +273,7 @@ export class ServerBackups {
         this.d.log(`recording the end of Berth's backup ${run.id}`, e);
         return null;
       });
+      release();
       if (fileName) await this.removeFiles({ ...run, fileName }).catch((e: unknown) => this.d.log(`removing the files of Berth's failed backup ${run.id}`, e));
     }
     if (ended) this.publish(ended);
