@@ -9,7 +9,7 @@ import type { Service } from '../../shared/types.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { requireDatabaseImages } from '../helpers/databases.js';
 import { uniq } from '../helpers/fixtures.js';
-import { snapshotStore } from '../helpers/snapshot.js';
+import { snapshotStore, storeSettled } from '../helpers/snapshot.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 import { Redis } from 'ioredis';
 import { refusedWith, watchDaemon } from './data-watch.js';
@@ -39,6 +39,9 @@ describe('hostile tenant: database answers are capped by bytes', function () {
         services.set(engine, service);
       }),
     );
+    // what a deploy writes after it reads `running` (its last log lines) lands before the first
+    // comparison of the store, which would otherwise see it as a change made by a query
+    await storeSettled(t.dataDir);
   });
   after(async () => {
     for (const p of (await t?.admin.listProjects())?.projects ?? []) await t.admin.deleteProject(p.id);
