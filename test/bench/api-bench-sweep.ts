@@ -16,7 +16,8 @@ const SWEEP = [100, 1_000, 10_000];
 const SWEEP_SECONDS = 3;
 /** What the sweep's clients send besides the key: they accept gzip, as browsers and fetch do. */
 const SWEEP_HEADERS = { 'accept-encoding': 'gzip' };
-const SWEEP_TARGET = { p99Ms: 20, rssMb: 150, startupMs: 1000, caddyLoadMs: 1000 };
+/** Issue 32: idle RSS <= 110 MB at 10,000 services once the start-up's garbage is returned; after the load rounds the earlier 150 MB. */
+const SWEEP_TARGET = { p99Ms: 20, idleRssMb: 110, rssMb: 150, startupMs: 1000, caddyLoadMs: 1000 };
 
 interface SweepRow {
   services: number;
@@ -216,7 +217,7 @@ export async function sweep(): Promise<void> {
     `  list p99 ${last.list.p99.toFixed(1)} ms for ${(last.listBytes / 1048576).toFixed(1)} MB per answer, ${((last.list.bytes ?? 0) / 1048576).toFixed(2)} MB sent gzipped (target < ${SWEEP_TARGET.p99Ms}) ${verdict(last.list.p99 < SWEEP_TARGET.p99Ms)}`,
   );
   console.log(
-    `  idle RSS ${last.idleRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.idleRss < SWEEP_TARGET.rssMb)}; after the load ${last.loadedRss.toFixed(1)} MB ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`,
+    `  idle RSS ${last.idleRss.toFixed(1)} MB (target <= ${SWEEP_TARGET.idleRssMb}) ${verdict(last.idleRss <= SWEEP_TARGET.idleRssMb)}; after the load ${last.loadedRss.toFixed(1)} MB (target < ${SWEEP_TARGET.rssMb}) ${verdict(last.loadedRss < SWEEP_TARGET.rssMb)}`,
   );
   console.log(`  Caddy /load of ${last.services} domains ${last.caddyLoadMs.toFixed(0)} ms (target < ${SWEEP_TARGET.caddyLoadMs}) ${verdict(last.caddyLoadMs < SWEEP_TARGET.caddyLoadMs)}`);
   // No target: what every deploy on such a server costs in Caddy once its web services are all

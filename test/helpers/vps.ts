@@ -185,3 +185,10 @@ export function printLogsOnFailure(vps: () => Vps | undefined) {
     console.log(tail.stdout.replace(/^/gm, '      '));
   };
 }
+
+/** `bash /root/current/install.sh <args>` on the VPS (5 minutes at most), with how long it took. */
+export async function runInstaller(vps: Vps, ...args: string[]): Promise<ExecResult & { seconds: number }> {
+  const t0 = Date.now();
+  const r = await vps.sh(`bash /root/current/install.sh ${args.join(' ')}`, 300_000);
+  return { ...r, seconds: (Date.now() - t0) / 1000 };
+}

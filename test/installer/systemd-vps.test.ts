@@ -14,7 +14,7 @@ import { requireDocker } from '../helpers/docker.js';
 import { brokenBundle, PREVIOUS, releaseBundles, resultLines, VERSION } from '../helpers/installer.js';
 import { normalFingerprint, pinnedRequest } from '../helpers/pinned-https.js';
 import { httpsProbe, pollAll, type Poller } from '../helpers/pollers.js';
-import { enginePath, printLogsOnFailure, removeAllVps, startVps, type Vps } from '../helpers/vps.js';
+import { enginePath, printLogsOnFailure, removeAllVps, runInstaller, startVps, type Vps } from '../helpers/vps.js';
 import { until } from '../helpers/wait.js';
 
 const DOMAIN = 'shop.berth.test';
@@ -33,11 +33,7 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
   let work = '';
   let cli: CliHome | null = null;
 
-  const installer = async (...args: string[]) => {
-    const t0 = Date.now();
-    const r = await vps.sh(`bash /root/current/install.sh ${args.join(' ')}`, 300_000);
-    return { ...r, seconds: (Date.now() - t0) / 1000 };
-  };
+  const installer = (...args: string[]) => runInstaller(vps, ...args);
   const call = <T>(method: string, path: string, body?: unknown) => pinnedRequest<T>(api, method, path, { token: key, body });
   const appProbe = () => httpsProbe(vps.address, 443, DOMAIN);
   const unitStates = async (what: 'is-active' | 'is-enabled') => (await vps.sh(`systemctl ${what} berth caddy docker`)).stdout.trim().split('\n');
@@ -207,7 +203,6 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
   });
 
   it('berth server upgrade from a laptop (the API, the path unit, upgrade.sh) keeps projects, variables, keys and the running app, with 0 failed app requests; an app the user stopped stays stopped', async () => {
-    // a second app, deployed and then stopped by its owner (docker stop on the server)
     const worker = await call<{ service: { id: string } }>('POST', `/api/projects/${projectId}/services`, {
       name: 'paused',
       repoUrl: 'docker-image',
@@ -228,6 +223,9 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     cli = cliHome();
     const login = await cli.run(['login', url, '--fingerprint', api.fingerprint], { env: { BERTH_TOKEN: key } });
     expect(login.code, login.stderr).to.equal(0);
+    // a server installed before Berth turned Docker's userland proxy off: the upgrade must not restart Docker under running apps
+    await vps.run(`echo '{"storage-driver":"vfs"}' > /etc/docker/daemon.json; rm /etc/berth/docker-userland-proxy-added`);
+    const dockerSince = await vps.run('systemctl show -p ActiveEnterTimestampMonotonic --value docker');
     const pollers = pollAll({ domain: appProbe() });
     const t0 = Date.now();
     const r = await cli.run(['server', 'upgrade', '--from', bundlePath.current, '--yes'], { timeoutMs: 300_000 });
@@ -237,8 +235,10 @@ describe('installer: release bundle on a fresh VPS with systemd (simulated: syst
     console.log(`      upgrade through the API took ${((Date.now() - t0) / 1000).toFixed(1)} s; ${done[0]!.answers.length} app requests meanwhile`);
     expect(`${r.stdout}${r.stderr}`).to.include(`upgraded from ${PREVIOUS} to ${VERSION}`);
     // the installer's own steps, followed live
-    expect(`${r.stdout}${r.stderr}`).to.include("==> back up Berth's state");
+    expect(`${r.stdout}${r.stderr}`).to.include("==> back up Berth's state").and.include("Docker's userland proxy goes off at Docker's next restart");
     expect(failuresOf(done)).to.deep.equal([]);
+    expect(await vps.run('systemctl show -p ActiveEnterTimestampMonotonic --value docker'), 'Docker not restarted').to.equal(dockerSince);
+    expect(await enginePath(vps), 'applies at its next restart').to.match(/^\{"storage-driver":"vfs","userland-proxy":false\}, /);
     const state = await call<{ upgrade: { currentVersion: string; run: { state: string; fromVersion: string; toVersion: string } } }>('GET', '/api/system/upgrade');
     expect(state.body.upgrade.currentVersion).to.equal(VERSION);
     expect(state.body.upgrade.run).to.include({ state: 'succeeded', fromVersion: PREVIOUS, toVersion: VERSION });
