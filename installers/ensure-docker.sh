@@ -33,7 +33,9 @@ else
   grep -qs '"userland-proxy"' /etc/docker/daemon.json || flags+=(--userland-proxy=false)
   (setsid dockerd "${flags[@]}" >/var/log/berth-dockerd.log 2>&1 &)
   # its companion: nothing from outside lo may be addressed to 127/8 (berth-firewall.sh says why)
-  [ ${#flags[@]} -eq 0 ] || bash "$(dirname "$0")/berth-firewall.sh" guard
+  if [ ${#flags[@]} -gt 0 ] && ! bash "$(dirname "$0")/berth-firewall.sh" guard; then
+    log "could not add the loopback guard (iptables): containers on this Engine may reach the host's loopback (README, \"Docker's userland proxy\")"
+  fi
 fi
 for _ in $(seq 1 60); do docker info >/dev/null 2>&1 && exit 0; sleep 0.5; done
 log "dockerd did not come up; see /var/log/berth-dockerd.log"
