@@ -39,6 +39,33 @@ describe('desktop event handling (recorded streams)', () => {
     }
   });
 
+  /**
+   * A Notifier fed by a real EventStream from `srv` (its handler ends each connection, so the
+   * client reconnects and may get it all again) until `connections` were made: what it showed, and
+   * the targets its notifications open.
+   */
+  async function notified(srv: Awaited<ReturnType<typeof sseServer>>, connections: number) {
+    servers.push(srv.server);
+    const notes = notificationStandIn();
+    const opened: unknown[] = [];
+    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
+    const stream = new EventStream({
+      url: srv.url,
+      key: () => 'berth_k',
+      fetch: (i, init) => fetch(i, init),
+      onEvent: (e) => notifier.onEvent('s1', e),
+      onState: (s) => notifier.onState('s1', s),
+      backoffBaseMs: 50,
+      backoffMaxMs: 100,
+    });
+    streams.push(stream);
+    stream.start();
+    await until(`${connections} connections`, async () => srv.requests.length >= connections, 5_000, 20);
+    stream.stop();
+    notifier.dispose();
+    return { notes, opened };
+  }
+
   it('a failed backup notifies once, even when a reconnect replays it; the reconnect sends Last-Event-ID', async () => {
     // each connection gets the recording, then the server ends it: the client reconnects and gets it again
     const srv = await sseServer((_req, res) => {
@@ -86,24 +113,7 @@ describe('desktop event handling (recorded streams)', () => {
       const first = verification(61, 'running', '2026-11-24T07:00:00.000Z') + verification(62, 'failed', '2026-11-24T07:00:09.000Z') + verification(63, 'verified', '2026-11-24T07:01:00.000Z');
       res.end(connections < 3 ? first : first + verification(64, 'running', '2026-11-25T07:00:00.000Z') + verification(65, 'failed', '2026-11-25T07:00:05.000Z'));
     });
-    servers.push(srv.server);
-    const notes = notificationStandIn();
-    const opened: unknown[] = [];
-    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
-    const stream = new EventStream({
-      url: srv.url,
-      key: () => 'berth_k',
-      fetch: (i, init) => fetch(i, init),
-      onEvent: (e) => notifier.onEvent('s1', e),
-      onState: (s) => notifier.onState('s1', s),
-      backoffBaseMs: 50,
-      backoffMaxMs: 100,
-    });
-    streams.push(stream);
-    stream.start();
-    await until('four connections', async () => srv.requests.length >= 4, 5_000, 20);
-    stream.stop();
-    notifier.dispose();
+    const { notes, opened } = await notified(srv, 4);
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['Restore test failed on alpha', 'Restore test failed on alpha']);
     notes.shown[0]!.click();
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'backup', serviceId: 'svc1' }]);
@@ -116,24 +126,7 @@ describe('desktop event handling (recorded streams)', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.end(incident(71, 'opened') + incident(72, 'resolved'));
     });
-    servers.push(srv.server);
-    const notes = notificationStandIn();
-    const opened: unknown[] = [];
-    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
-    const stream = new EventStream({
-      url: srv.url,
-      key: () => 'berth_k',
-      fetch: (i, init) => fetch(i, init),
-      onEvent: (e) => notifier.onEvent('s1', e),
-      onState: (s) => notifier.onState('s1', s),
-      backoffBaseMs: 50,
-      backoffMaxMs: 100,
-    });
-    streams.push(stream);
-    stream.start();
-    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
-    stream.stop();
-    notifier.dispose();
+    const { notes, opened } = await notified(srv, 3);
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['A service is down on alpha', 'A service is back up on alpha']);
     notes.shown[0]!.click();
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'uptime', serviceId: 'svc1' }]);
@@ -153,24 +146,7 @@ describe('desktop event handling (recorded streams)', () => {
           alert(85, { ...cpu, state: 'resolved', value: 20, at: '2026-11-29T05:00:05.000Z' }),
       );
     });
-    servers.push(srv.server);
-    const notes = notificationStandIn();
-    const opened: unknown[] = [];
-    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
-    const stream = new EventStream({
-      url: srv.url,
-      key: () => 'berth_k',
-      fetch: (i, init) => fetch(i, init),
-      onEvent: (e) => notifier.onEvent('s1', e),
-      onState: (s) => notifier.onState('s1', s),
-      backoffBaseMs: 50,
-      backoffMaxMs: 100,
-    });
-    streams.push(stream);
-    stream.start();
-    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
-    stream.stop();
-    notifier.dispose();
+    const { notes, opened } = await notified(srv, 3);
     expect(notes.shown.map((n) => `${n.title} | ${n.body}`)).to.deep.equal([
       'High CPU on alpha | A service stayed above its CPU threshold (93%, threshold 80%). Click to see its metrics.',
       'Disk filling up on alpha | At the current rate the disk is full in about 5 h. Click to see the server.',
@@ -213,24 +189,7 @@ describe('desktop event handling (recorded streams)', () => {
           .join('') || ': nothing new\n\n',
       );
     });
-    servers.push(srv.server);
-    const notes = notificationStandIn();
-    const opened: unknown[] = [];
-    const notifier = new Notifier({ create: (c) => notes.create(c), open: (t) => opened.push(t), serverName: () => 'alpha', isMuted: () => false });
-    const stream = new EventStream({
-      url: srv.url,
-      key: () => 'berth_k',
-      fetch: (i, init) => fetch(i, init),
-      onEvent: (e) => notifier.onEvent('s1', e),
-      onState: (s) => notifier.onState('s1', s),
-      backoffBaseMs: 50,
-      backoffMaxMs: 100,
-    });
-    streams.push(stream);
-    stream.start();
-    await until('three connections', async () => srv.requests.length >= 3, 5_000, 20);
-    stream.stop();
-    notifier.dispose();
+    const { notes, opened } = await notified(srv, 3);
     expect(notes.shown.map((n) => n.title)).to.deep.equal(['Node node-b is down on alpha', 'Node node-c is down on alpha', 'Node node-b is down on alpha']);
     notes.shown[0]!.click();
     expect(opened).to.deep.equal([{ serverId: 's1', kind: 'nodes' }]);

@@ -20,6 +20,7 @@ import { BRIDGE_PREFIX, ensureProjectNetwork, projectBridgeName, removeProjectNe
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { quiet, sh } from '../helpers/shell.js';
 import { until } from '../helpers/wait.js';
 
 const FIREWALL = join(REPO_ROOT, 'installers', 'berth-firewall.sh');
@@ -27,18 +28,6 @@ const METADATA = '169.254.169.254';
 const PRIVATE = '10.254.77.1';
 const OUTSIDE = '198.51.100.1';
 const HOST_SIDE = '198.51.100.2';
-
-function sh(cmd: string, ...args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-function quiet(cmd: string, ...args: string[]): void {
-  try {
-    sh(cmd, ...args);
-  } catch {
-    // clean-up of something that may not be there
-  }
-}
 
 /** The body the container gets for GET http://addr:port/ (null when it cannot connect). busybox nc: its wget segfaults here. */
 function probe(container: string, addr: string, port: number): Promise<string | null> {

@@ -8,7 +8,7 @@
 // ! -i lo -j DROP) must stop it, while the host's own requests to a container's published
 // 127.0.0.1 port (Caddy's upstream path) keep working.
 import { expect } from 'chai';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,21 +19,10 @@ import { ensureProjectNetwork, removeProjectNetwork } from '../../daemon/docker/
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
 import { REPO_ROOT } from '../helpers/repo-root.js';
+import { quiet, sh } from '../helpers/shell.js';
 import { until } from '../helpers/wait.js';
 
 const FIREWALL = join(REPO_ROOT, 'installers', 'berth-firewall.sh');
-
-function sh(cmd: string, ...args: string[]): string {
-  return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-}
-
-function quiet(cmd: string, ...args: string[]): void {
-  try {
-    sh(cmd, ...args);
-  } catch {
-    // clean-up of something that may not be there
-  }
-}
 
 const guarded = (): boolean => sh('iptables', '-w', '10', '-t', 'raw', '-S', 'PREROUTING').includes('berth-loopback-guard');
 
