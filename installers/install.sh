@@ -582,18 +582,17 @@ configure_engine() {
     return 0
   fi
   mkdir -p "$ETC" && touch "$ENGINE_PROXY_MARK"
+  if [ "$init_mode" != systemd ]; then
+    # whoever started this dockerd chose its command line: restarting it here could lose that
+    say "Docker's userland proxy goes off when its dockerd is next started (no systemd here to restart it)"
+    return 0
+  fi
   if [ -n "$(docker ps -q 2>/dev/null)" ]; then
     say "Docker's userland proxy goes off at Docker's next restart (a reboot): containers are running, and restarting Docker now would stop them for a moment (\`systemctl restart docker\` does it when that suits you)"
     return 0
   fi
   say "restarting Docker without its userland proxy (no container runs yet)"
-  if [ "$init_mode" = systemd ]; then
-    run systemctl restart docker
-  else
-    pkill -x dockerd || true
-    for _ in $(seq 1 60); do pgrep -x dockerd >/dev/null || break; sleep 0.5; done
-    ensure_docker
-  fi
+  run systemctl restart docker
   for _ in $(seq 1 120); do docker info >/dev/null 2>&1 && return 0; sleep 0.5; done
   die "Docker Engine does not answer after its restart (docker info)"
 }
