@@ -39,6 +39,9 @@ interface Entry {
   gzipped?: Promise<Buffer | null>;
   /** The gzip copy's size once made. */
   gzipBytes?: number;
+  /** Dropped plain bytes unzipped again: shared while any answer still sends them, and while being made. */
+  plainRef?: WeakRef<Buffer>;
+  unzipping?: Promise<Buffer>;
 }
 
 /** zlib loads with the first answer that gets compressed: an idle daemon does not keep it. */
@@ -137,8 +140,7 @@ export class ResponseCache {
         ctx.body = entry.body;
         return;
       }
-      // dropped: only after a gzip copy was made, which therefore exists
-      return entry.gzipped!.then((gzipped) => gunzipped(gzipped!)).then((plain) => void (ctx.body = plain));
+      return this.plainAgain(entry).then((plain) => void (ctx.body = plain));
     }
     return this.gzipCopy(entry).then((gzipped) => {
       if (gzipped === null) {
@@ -148,6 +150,26 @@ export class ResponseCache {
       ctx.set('Content-Encoding', 'gzip');
       ctx.body = gzipped;
     });
+  }
+
+  /**
+   * Dropped plain bytes (only after a gzip copy was made, which therefore exists), unzipped once for
+   * all the answers that need them at the same time: many clients without gzip asking at once hold
+   * one copy, not one each.
+   */
+  private plainAgain(entry: Entry): Promise<Buffer> {
+    const alive = entry.plainRef?.deref();
+    if (alive) return Promise.resolve(alive);
+    entry.unzipping ??= entry
+      .gzipped!.then((gzipped) => gunzipped(gzipped!))
+      .then((plain) => {
+        entry.plainRef = new WeakRef(plain);
+        return plain;
+      })
+      .finally(() => {
+        entry.unzipping = undefined;
+      });
+    return entry.unzipping;
   }
 
   /** The entry's gzip copy, made once; a large entry then lets go of its plain bytes. */

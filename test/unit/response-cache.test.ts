@@ -54,6 +54,9 @@ describe('response cache: large answers keep only their gzip copy', () => {
     expect(gunzipSync(zipped.body).equals(expected)).to.equal(true);
     // only the gzip copy is held now
     expect(cache.heldBytes()).to.equal(zipped.body.length);
+    // many clients without gzip at once: every one gets the same bytes (one unzipped copy shared)
+    const many = await Promise.all(Array.from({ length: 8 }, () => get(port, '/large', false)));
+    for (const r of many) expect(r.body.equals(expected)).to.equal(true);
     for (const gzip of [false, true, false]) {
       const again = await get(port, '/large', gzip);
       expect(gzip ? gunzipSync(again.body).equals(expected) : again.body.equals(expected)).to.equal(true);
