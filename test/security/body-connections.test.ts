@@ -61,6 +61,33 @@ describe('security: a refused request body leaves the connection usable', functi
     });
   }
 
+  // Behind Caddy (the dashboard hostname on a server) a 413 answered while the body still streams in
+  // must reach the client as 413: closing a socket with unread bytes resets it, and Caddy turned
+  // that reset into a 502 now and then (a clean-clone CI run saw one on a webhook).
+  it('an over-limit body through Caddy is answered 413 every time, never 502', async () => {
+    const dashboard = 'berth-dashboard.berth.test';
+    await t.admin.patchSystemSettings({ httpsMode: 'http', dashboardHostname: dashboard });
+    const caddyUrl = `http://127.0.0.1:${t.caddy!.httpPort}`;
+    const hook = Buffer.from(JSON.stringify({ ref: 'refs/heads/main', message: 'x'.repeat(1_200_000) }));
+    const api = Buffer.from(JSON.stringify({ name: 'x'.repeat(2_000_000) }));
+    const statuses: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const agent = new Agent({ keepAlive: false });
+      try {
+        const headers = { host: dashboard, 'content-type': 'application/json' };
+        statuses.push((await send(agent, caddyUrl, 'POST', '/api/hooks/svc_nope', { ...headers, 'content-length': String(hook.length) }, hook)).status);
+        const chunked = { ...headers, authorization: `Bearer ${token}`, 'transfer-encoding': 'chunked' };
+        statuses.push((await send(agent, caddyUrl, 'POST', '/api/projects', chunked, api)).status);
+      } finally {
+        agent.destroy();
+      }
+    }
+    expect(
+      statuses.filter((s) => s !== 413),
+      statuses.join(' '),
+    ).to.deep.equal([]);
+  });
+
   it('a good body keeps the connection alive', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
