@@ -29,8 +29,7 @@ import { COMPOSE_TEMPLATES } from './compose-import/templates/index.js';
 import { buildCore, type Core } from './core/core.js';
 import { DiskSpace } from './core/disk-space.js';
 import { probeFree } from './proxy/host-port-probe.js';
-import { newId } from './core/ids.js';
-import type { Store } from './core/ports/store.js';
+import { instanceId } from './store/instance-id.js';
 import { liveDeployment } from './core/deployment-states.js';
 import { BerthCa } from './databases/tls.js';
 import { DockerDeploymentEngine } from './deploy/engine.js';
@@ -43,6 +42,7 @@ import { RuntimeLogs } from './deploy/runtime-logs.js';
 import { connectDocker } from './docker/client.js';
 import { DockerSwarmState } from './swarm/state.js';
 import { BerthRegistry } from './swarm/registry.js';
+import { NodeEngines } from './swarm/node-engines.js';
 import { DockerSwarmControl } from './swarm/control.js';
 import { JoinEndpoint } from './swarm/join-endpoint.js';
 import { Ownership } from './docker/labels.js';
@@ -108,14 +108,6 @@ export interface Composed {
   ca: BerthCa;
 }
 
-async function instanceId(store: Store): Promise<string> {
-  const existing = await store.settings.get('instanceId');
-  if (existing) return existing;
-  const id = newId();
-  await store.settings.set('instanceId', id, systemClock.now());
-  return id;
-}
-
 export async function composeDaemon(config: Config, log: Logger): Promise<Composed> {
   const clock = systemClock;
   const store = await openDataDir(config.dataDir);
@@ -149,6 +141,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     now: () => clock.now(),
     log,
   });
+  // the Docker Engine of any node (exec and terminals in tasks on workers)
+  const nodeEngines = new NodeEngines({ docker, own, ca, registry, ...config.nodeEngine, tlsDir: join(config.dataDir, 'tls'), log });
   // the engine removes a deleted service's folder of backups; config files written per deployment are bind-mounted read-only
   const backupsDir = join(config.dataDir, 'backups');
   const filesDir = join(config.dataDir, 'files');
@@ -305,7 +299,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     detectedIp,
     engine,
     swarm,
-    swarmControl: new DockerSwarmControl(docker, own, swarm),
+    swarmControl: new DockerSwarmControl(docker, own, swarm, nodeEngines),
     registry,
     // the certificate Caddy serves the API with, read by a handshake (the fingerprint a change of the address answers)
     apiCertificate: new CaddyApiCertificate(config.apiTlsAddr),
@@ -357,7 +351,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     jobSchedule: jobScheduler,
     cron: cronRules,
     checkSchedule: checkScheduler({ store, clock, events: hub, config, log }),
-    execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir }),
+    execRunner: dockerExecRunner({ store, docker, own, limits: config.limits, filesDir, swarmTasks: taskWatcher, engines: nodeEngines }),
     execTimeoutMs: config.execLimits.timeoutMs,
     composeParser,
     composeTemplates: COMPOSE_TEMPLATES,

@@ -44,6 +44,12 @@ export interface Config {
   /** Swarm mode: an image with sh and the docker CLI (BERTH_IMAGE_DOCKER_CLI, default `docker:27-cli`), the job that prunes images on every node runs it. */
   dockerCliImage: string;
   /**
+   * Swarm mode: what reaches a worker's Docker Engine (swarm/node-engines.ts): an image with `node`
+   * on its PATH (BERTH_IMAGE_NODE, default `node:22-alpine`) and the port its relay listens on at
+   * each node's address (BERTH_NODE_ENGINE_PORT, 5444).
+   */
+  nodeEngine: { image: string; port: number };
+  /**
    * BERTH_JOIN_TLS_ADDR (host:port): where a development daemon serves its own API over HTTPS (a
    * certificate from Berth's CA) so that nodes can join; null: joining goes through Caddy's
    * apiTlsAddr as on an installed server.
@@ -199,6 +205,8 @@ export function readConfig(env: Env = process.env): Config {
   if (/\s/.test(registryImage) || registryImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_REGISTRY must be an image reference, got "${registryImage}"`);
   const dockerCliImage = value('BERTH_IMAGE_DOCKER_CLI') ?? 'docker:27-cli';
   if (/\s/.test(dockerCliImage) || dockerCliImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_DOCKER_CLI must be an image reference, got "${dockerCliImage}"`);
+  const nodeImage = value('BERTH_IMAGE_NODE') ?? 'node:22-alpine';
+  if (/\s/.test(nodeImage) || nodeImage.startsWith('-')) throw new ConfigError(`BERTH_IMAGE_NODE must be an image reference, got "${nodeImage}"`);
   const joinTlsRaw = value('BERTH_JOIN_TLS_ADDR');
   // a host is required: it is the address the join command names and the certificate covers
   if (joinTlsRaw !== undefined && !/^[^\s:]+:[0-9]+$|^\[[0-9a-fA-F:]+\]:[0-9]+$/.test(joinTlsRaw)) {
@@ -264,6 +272,7 @@ export function readConfig(env: Env = process.env): Config {
     images,
     registry: { image: registryImage, port: port('BERTH_REGISTRY_PORT', value('BERTH_REGISTRY_PORT') ?? '5443', 1) },
     dockerCliImage,
+    nodeEngine: { image: nodeImage, port: port('BERTH_NODE_ENGINE_PORT', value('BERTH_NODE_ENGINE_PORT') ?? '5444', 1) },
     joinTlsAddr: joinTlsRaw ?? null,
     gitBaseUrl: httpUrl('BERTH_GIT_BASE_URL', value('BERTH_GIT_BASE_URL') ?? 'https://github.com'),
     portRange,

@@ -85,14 +85,34 @@ export class BerthCa {
 
   /** Issues (or re-issues) the server certificate of one service, into `<tlsDir>/services/<id>/`. */
   async issueServer(serviceId: string, names: readonly string[]): Promise<ServerCertificate> {
+    const unique = [...new Set(names.filter((n) => n.length > 0))];
+    const dir = join(this.tlsDir, 'services', serviceId);
+    await this.issue(dir, 'server', unique[0] ?? serviceId, unique);
+    chmodSync(dir, 0o755); // the container's entrypoint reads it as root and copies it for the server user
+    return { dir, names: unique };
+  }
+
+  /**
+   * A client certificate (extended key usage clientAuth) for `name`, into `<tlsDir>/clients/<name>/`
+   * (client.crt, client.key, ca.crt), made once and kept: what a server that trusts Berth's CA for
+   * its clients (a node's engine relay) accepts.
+   */
+  async client(name: string): Promise<{ cert: string; key: string; ca: string }> {
+    const dir = join(this.tlsDir, 'clients', name);
+    if (!existsSync(join(dir, 'client.crt')) || !existsSync(join(dir, 'client.key'))) await this.issue(dir, 'client', name, []);
+    const read = (file: string) => readFileSync(join(dir, file), 'utf8');
+    return { cert: read('client.crt'), key: read('client.key'), ca: await this.caPem() };
+  }
+
+  /** A leaf certificate signed by the CA: `<kind>.crt`, `<kind>.key` and ca.crt in `dir`. */
+  private async issue(dir: string, kind: 'server' | 'client', commonName: string, names: readonly string[]): Promise<void> {
     await this.ensureCa();
     const x509 = await x509lib();
     const caCert = new x509.X509Certificate(readFileSync(this.caCertPath, 'utf8'));
     const caKey = await importKey(readFileSync(this.caKeyPath, 'utf8'));
     const keys = (await crypto.subtle.generateKey(ALG, true, ['sign', 'verify'])) as CryptoKeyPair;
-    const unique = [...new Set(names.filter((n) => n.length > 0))];
     const cert = await x509.X509CertificateGenerator.create({
-      subject: `CN=${unique[0] ?? serviceId}`,
+      subject: `CN=${commonName}`,
       issuer: caCert.subject,
       publicKey: keys.publicKey,
       signingKey: caKey,
@@ -102,18 +122,15 @@ export class BerthCa {
       extensions: [
         new x509.BasicConstraintsExtension(false, undefined, true),
         new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyAgreement, true),
-        new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension(unique.map((value) => ({ type: isIP(value) ? ('ip' as const) : ('dns' as const), value }))),
+        new x509.ExtendedKeyUsageExtension([kind === 'server' ? x509.ExtendedKeyUsage.serverAuth : x509.ExtendedKeyUsage.clientAuth]),
+        ...(names.length > 0 ? [new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: isIP(value) ? ('ip' as const) : ('dns' as const), value })))] : []),
         await x509.AuthorityKeyIdentifierExtension.create(caCert),
       ],
     });
-    const dir = join(this.tlsDir, 'services', serviceId);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    chmodSync(dir, 0o755); // the container's entrypoint reads it as root and copies it for the server user
-    writeAtomically(join(dir, 'server.key'), await pemOfKey(keys.privateKey), 0o600);
-    writeAtomically(join(dir, 'server.crt'), cert.toString('pem'), 0o644);
+    writeAtomically(join(dir, `${kind}.key`), await pemOfKey(keys.privateKey), 0o600);
+    writeAtomically(join(dir, `${kind}.crt`), cert.toString('pem'), 0o644);
     writeAtomically(join(dir, 'ca.crt'), readFileSync(this.caCertPath, 'utf8'), 0o644);
-    return { dir, names: unique };
   }
 }
 

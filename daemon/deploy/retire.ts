@@ -6,7 +6,8 @@ import type { DeploymentRecord } from '../core/records.js';
 import { removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { registryRepo, untagPushed } from '../docker/image-push.js';
-import { pruneOnNodes, toolImageInRegistry } from '../docker/node-prune.js';
+import { pruneOnNodes } from '../docker/node-prune.js';
+import { toolImageInRegistry } from '../docker/tool-images.js';
 import { listOwnedSwarmServices, removeOwnedSwarmService } from '../docker/swarm-services.js';
 import type { DeployDeps } from './context.js';
 import { drained } from './drain.js';
@@ -76,7 +77,7 @@ async function pruneNodes(d: DeployDeps, serviceId: string, previous: Deployment
   const registry = await d.registry.ensure();
   const repo = registryRepo(registry.address, serviceId);
   const keep = await keptDigests(d, serviceId, repo, ids);
-  const image = await d.registry.pushing((r) => toolImageInRegistry(d.docker, d.dockerCliImage, r, (m) => d.log(m)));
+  const image = await d.registry.pushing((r) => toolImageInRegistry(d.docker, 'docker-cli', d.dockerCliImage, r, (m) => d.log(m)));
   await pruneOnNodes(d.docker, d.own, { serviceId, repo, keep, image, auth: registry.auth, timeoutMs: NODE_PRUNE_TIMEOUT_MS }, (m) => d.log(m));
 }
 

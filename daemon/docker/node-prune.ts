@@ -11,9 +11,7 @@ import type Docker from 'dockerode';
 import { randomBytes } from 'node:crypto';
 import type { RegistryAuth } from '../core/ports/swarm.js';
 import { LABEL_INSTANCE, LABEL_SERVICE, type Labels, type Ownership } from './labels.js';
-import { imageExists, pullImage } from './images.js';
 import { DockerLogLines } from './output-lines.js';
-import { pushImage } from './image-push.js';
 import { nodeDirectory } from './swarm-tasks.js';
 
 /** The role label of the job services (server-wide objects: no project or service label, so no lookup of a Berth service's Swarm service can take one for it). */
@@ -57,32 +55,13 @@ done
 echo "$NODE: done"
 `;
 
-/**
- * The docker CLI image as workers can pull it: `<registry>/berth-tools/docker-cli:<image id short>`,
- * pulled on the manager when it is missing there, pushed unless the registry has it already.
- */
-export async function toolImageInRegistry(docker: Docker, localImage: string, registry: { address: string; auth: RegistryAuth }, log: (message: string) => void): Promise<string> {
-  const signal = new AbortController().signal;
-  if (!(await imageExists(docker, localImage))) await pullImage(docker, localImage, (line) => log(`pulling ${localImage}: ${line}`), signal);
-  const id = ((await docker.getImage(localImage).inspect()) as { Id: string }).Id.replace(/^sha256:/, '').slice(0, 12);
-  const target = `${registry.address}/berth-tools/docker-cli:${id}`;
-  // the Engine asks the registry for the manifest: 200 when it is there
-  const present = await docker
-    .getImage(target)
-    .distribution({ authconfig: registry.auth })
-    .then(() => true)
-    .catch(() => false);
-  if (!present) await pushImage(docker, localImage, target, registry.auth, (line, stream) => stream === 'stderr' && log(`pushing ${target}: ${line}`), signal);
-  return target;
-}
-
 export interface NodePruneRequest {
   serviceId: string;
   /** `<registry>/berth/<serviceId>`: only this repository's images are touched. */
   repo: string;
   /** Digests (`sha256:...`) that stay on every node. */
   keep: string[];
-  /** The docker CLI image in Berth's registry (toolImageInRegistry). */
+  /** The docker CLI image in Berth's registry (tool-images.ts). */
   image: string;
   auth: RegistryAuth;
   timeoutMs: number;

@@ -5,7 +5,7 @@
 // worker can always pull. Nothing is changed or removed unless its labels prove it Berth's.
 import type Docker from 'dockerode';
 import type { RegistryAuth } from '../core/ports/swarm.js';
-import type { Labels, Owner, Ownership } from './labels.js';
+import { LABEL_PROJECT, type Labels, type Owner, type Ownership } from './labels.js';
 
 export interface SwarmServiceSpec {
   name: string;
@@ -107,7 +107,8 @@ function view(s: RawService): OwnedSwarmService {
 /** Berth's Swarm services of an owner (labels checked, not only filtered). */
 export async function listOwnedSwarmServices(docker: Docker, own: Ownership, owner: Owner): Promise<OwnedSwarmService[]> {
   const list = (await docker.listServices({ filters: own.filter(owner) })) as RawService[];
-  return list.map(view).filter((s) => own.owns(s.labels, owner));
+  // a Berth service's Swarm service carries its project; Berth's own helpers (jobs, engine relays) carry none
+  return list.map(view).filter((s) => own.owns(s.labels, owner) && s.labels[LABEL_PROJECT] !== undefined);
 }
 
 export async function inspectOwnedSwarmService(docker: Docker, own: Ownership, id: string, owner: Owner): Promise<OwnedSwarmService | null> {

@@ -17,6 +17,8 @@ export interface TaskView {
   /** When the task last changed state. */
   timestamp: string;
   image: string;
+  /** The task's container on its node ('' before it has one). */
+  containerId: string;
 }
 
 interface RawTask {
@@ -25,7 +27,14 @@ interface RawTask {
   NodeID?: string;
   DesiredState?: string;
   Spec?: { ContainerSpec?: { Image?: string } };
-  Status?: { State?: string; Err?: string; Message?: string; Timestamp?: string; PortStatus?: { Ports?: { TargetPort?: number; PublishedPort?: number }[] } };
+  Status?: {
+    State?: string;
+    Err?: string;
+    Message?: string;
+    Timestamp?: string;
+    PortStatus?: { Ports?: { TargetPort?: number; PublishedPort?: number }[] };
+    ContainerStatus?: { ContainerID?: string };
+  };
 }
 
 export async function listTasks(docker: Docker, swarmServiceId: string): Promise<TaskView[]> {
@@ -41,6 +50,7 @@ export async function listTasks(docker: Docker, swarmServiceId: string): Promise
     publishedPort: t.Status?.PortStatus?.Ports?.[0]?.PublishedPort ?? null,
     timestamp: t.Status?.Timestamp ?? '',
     image: t.Spec?.ContainerSpec?.Image ?? '',
+    containerId: t.Status?.ContainerStatus?.ContainerID ?? '',
   }));
 }
 

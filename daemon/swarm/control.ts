@@ -5,8 +5,9 @@ import type Docker from 'dockerode';
 import type { NodeAvailability, NodeRole, NodeState } from '../../shared/types/swarm.js';
 import { InvalidInput, NotFound } from '../core/errors.js';
 import type { EngineNode, SwarmControlPort } from '../core/ports/swarm-control.js';
-import type { Ownership } from '../docker/labels.js';
+import { LABEL_PROJECT, type Ownership } from '../docker/labels.js';
 import type { DockerSwarmState } from './state.js';
+import type { NodeEngines } from './node-engines.js';
 import type { RegistryAuth } from '../core/ports/swarm.js';
 import { inspectOwnedSwarmService, listOwnedSwarmServices, updateSwarmSpec, type OwnedSwarmService } from '../docker/swarm-services.js';
 
@@ -74,6 +75,7 @@ export class DockerSwarmControl implements SwarmControlPort {
     private readonly docker: Docker,
     private readonly own: Ownership,
     private readonly state: DockerSwarmState,
+    private readonly engines: NodeEngines,
   ) {}
 
   async init(advertiseAddress: string): Promise<void> {
@@ -91,6 +93,7 @@ export class DockerSwarmControl implements SwarmControlPort {
   async leave(): Promise<void> {
     try {
       await this.docker.swarmLeave({ force: true });
+      this.engines.forgetAll();
     } catch (err) {
       // 503: "This node is not part of a swarm": already off
       if (statusCode(err) !== 503) throw err;
@@ -109,7 +112,8 @@ export class DockerSwarmControl implements SwarmControlPort {
   async taskCounts(): Promise<Map<string, number>> {
     const counts = new Map<string, number>();
     if (!(await this.state.enabled())) return counts;
-    const services = (await this.docker.listServices({ filters: this.own.filter({}) })) as { ID: string }[];
+    // Berth services' Swarm services only (a project label): not Berth's own helpers (jobs, engine relays)
+    const services = (await this.docker.listServices({ filters: { label: [...this.own.filter({}).label, LABEL_PROJECT] } })) as { ID: string }[];
     if (services.length === 0) return counts;
     const ours = new Set(services.map((s) => s.ID));
     const tasks = (await this.docker.listTasks({ filters: { 'desired-state': ['running'] } })) as { ServiceID?: string; NodeID?: string; Status?: { State?: string } }[];
@@ -165,6 +169,8 @@ export class DockerSwarmControl implements SwarmControlPort {
       if (statusCode(err) === 404) throw new NotFound('node not found');
       throw err;
     }
+    // its engine relay would wait for it forever
+    await this.engines.forget(nodeId).catch(() => undefined);
   }
 
   async clusterId(): Promise<string | null> {

@@ -21,6 +21,8 @@ interface SwarmImages {
   registry: string;
   /** The stand-in for docker:27-cli (BERTH_IMAGE_DOCKER_CLI): the image-pruning job on every node runs it. */
   dockerCli: string;
+  /** An image with node on its PATH, the stand-in for node:22-alpine (BERTH_IMAGE_NODE): the engine relay on a node runs it. */
+  nodeJs: string;
 }
 
 let images: SwarmImages | null = null;
@@ -32,7 +34,8 @@ export function requireSwarmImages(): SwarmImages {
   const res = spawnSync('bash', [join(REPO_ROOT, 'test/setup/swarm-images.sh')], { encoding: 'utf8' });
   if (res.status !== 0) throw new Error(`swarm image setup failed:\n${res.stderr}\n${res.stdout}`);
   const [node, registry, dockerCli] = res.stdout.trim().split('\n');
-  images = { node: node!, registry: registry!, dockerCli: dockerCli! };
+  // test/setup/docker.sh builds berth-test/node (busybox, the host's node)
+  images = { node: node!, registry: registry!, dockerCli: dockerCli!, nodeJs: 'berth-test/node:latest' };
   return images;
 }
 

@@ -10,10 +10,12 @@
 // Run under `flock /tmp/berth-host-swarm.lock` (the host's Swarm mode is host-wide).
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
+import { connect as tlsConnect } from 'node:tls';
 import { join } from 'node:path';
 import { BerthCa } from '../../daemon/databases/tls.js';
 import { RegistryApi } from '../../daemon/docker/registry-api.js';
 import type { Service } from '../../shared/types.js';
+import { openTerminalSocket } from '../../shared/terminal-socket.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { httpProbe, pollAll } from '../helpers/pollers.js';
@@ -21,6 +23,7 @@ import { bridgeAddress, deploymentLogText, hostSwarm, removeSwarmLeftovers, requ
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const REGISTRY_PORT = 5443;
+const ENGINE_PORT = 5444;
 
 describe('replicated services on Swarm', function () {
   this.timeout(240_000);
@@ -46,6 +49,8 @@ describe('replicated services on Swarm', function () {
       BERTH_REGISTRY_PORT: String(REGISTRY_PORT),
       BERTH_IMAGE_REGISTRY: images.registry,
       BERTH_IMAGE_DOCKER_CLI: images.dockerCli,
+      BERTH_IMAGE_NODE: images.nodeJs,
+      BERTH_NODE_ENGINE_PORT: String(ENGINE_PORT),
       // the live image and one to roll back to: a third deployment makes the first one's image go
       BERTH_KEEP_IMAGES: '1',
       BERTH_HEALTH_TIMEOUT: '60',
@@ -106,6 +111,51 @@ describe('replicated services on Swarm', function () {
       expect(await httpProbe(service.hostPort!)()).to.deep.equal({ ok: true, text: 'image ok' });
       expect(await httpProbe(port, domain)()).to.deep.equal({ ok: true, text: 'image ok' });
     }
+  });
+
+  it("runs a command and a terminal in a task on a worker, through that node's engine relay; the relay takes no client without Berth's certificate", async function () {
+    this.timeout(180_000);
+    const workerContainers = async () => (await Promise.all(workers.map((w) => w.docker('ps', '-q', '--no-trunc', '--filter', `label=dev.berth.service=${service.id}`)))).map((r) => r.stdout);
+    let out = '';
+    const done = await t.admin.exec(service.id, { command: ['sh', '-c', 'cat /etc/hostname; echo oops >&2; exit 7'] }, (o) => o.stream === 'stdout' && (out += o.line));
+    expect(done, JSON.stringify(done)).to.deep.equal({ exitCode: 7 });
+    expect((await t.admin.listExecs(service.id)).execs[0]).to.include({ exitCode: 7 });
+    // it ran in one of the tasks' containers, on a worker (the manager is drained): its hostname is the container's short id
+    const onWorkers = (await workerContainers()).join('\n');
+    expect(out.trim()).to.match(/^[0-9a-f]{12}$/);
+    expect(onWorkers).to.include(out.trim());
+
+    const { token } = await t.admin.createKey({ name: 'terminal on a worker', access: 'write', projects: [projectId] });
+    const sock = await openTerminalSocket({ baseUrl: t.url, token, serviceId: service.id, cols: 80, rows: 24 });
+    let screen = '';
+    sock.onData((b) => (screen += b.toString('utf8')));
+    const closed = new Promise<{ code: number; reason: string }>((resolve) => sock.onClose((code, reason) => resolve({ code, reason })));
+    sock.write('echo te""rm-$(cat /etc/hostname)\n');
+    await until('the terminal echo', async () => /term-[0-9a-f]{12}/.test(screen), 15_000, 50);
+    expect(onWorkers).to.include(/term-([0-9a-f]{12})/.exec(screen)![1]!);
+    sock.write('exit\n');
+    expect((await closed).reason).to.match(/exited with code 0/);
+
+    // one relay per worker used, pinned to it, published in host mode; no client certificate: refused
+    const relays = docker('service', 'ls', '--filter', 'label=dev.berth.role=node-engine', '--format', '{{.Name}}').split('\n').filter(Boolean);
+    expect(relays.length).to.be.within(1, 2);
+    const relayNode = docker('service', 'ps', '--filter', 'desired-state=running', '--format', '{{.Node}}', relays[0]!);
+    const relayWorker = workers.find((w) => w.hostname === relayNode)!;
+    expect(relayWorker, relayNode).to.not.equal(undefined);
+    const ask = (cert: { cert?: string; key?: string }) =>
+      new Promise<string>((resolve) => {
+        let answer = '';
+        const sock = tlsConnect({ host: relayWorker.address, port: ENGINE_PORT, rejectUnauthorized: false, ...cert }, () => sock.write('GET /_ping HTTP/1.1\r\nHost: docker\r\n\r\n'));
+        sock.on('data', (d: Buffer) => ((answer += d.toString()), answer.includes('OK') && sock.end()));
+        sock.on('error', (err) => (answer += `error: ${err.message}`));
+        sock.on('close', () => resolve(answer));
+        sock.setTimeout(10_000, () => sock.destroy());
+      });
+    const client = await new BerthCa(join(t.dataDir, 'tls')).client('berth-daemon');
+    expect(await ask(client)).to.match(/^HTTP\/1.1 200 OK[\s\S]*OK$/);
+    const refused = await ask({});
+    expect(refused).to.not.match(/HTTP/);
+    expect(refused).to.match(/certificate required|handshake/i);
   });
 
   it('prunes old images on every worker: the live one and the rollback one stay, older digests go, no pruning job is left', async function () {
