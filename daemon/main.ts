@@ -1,4 +1,6 @@
 // The composition root: read config once, start the daemon, stop cleanly on a signal.
+// First of all, before anything loads dockerode: the transports it would load and Berth never uses.
+import './docker/unused-transports.js';
 import { ConfigError, readConfig } from './config.js';
 import { reloadResetWarning } from './proxy/reload-safety.js';
 import { startDaemon } from './server.js';

@@ -60,7 +60,7 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
  * Alternates daemon and bare runs after a warm-up; the median of the rounds for each side. No
  * Accept-Encoding here: both sides send the same plain bytes (the sweep's clients ask for gzip).
  */
-async function compare(daemonUrl: string, bareUrl: string, auth: Record<string, string>, rounds: number): Promise<{ daemon: Side; bare: Side }> {
+async function compare(daemonUrl: string, bareUrl: string, auth: Record<string, string>, rounds: number): Promise<{ daemon: Side; bare: Side; ratios: number[] }> {
   await load(daemonUrl, 2, auth);
   await load(bareUrl, 2);
   const d: Result[] = [];
@@ -70,7 +70,7 @@ async function compare(daemonUrl: string, bareUrl: string, auth: Record<string, 
     b.push(await load(bareUrl, SECONDS));
   }
   const side = (rs: Result[]): Side => ({ rps: median(rs.map((r) => r.requests.average)), p99: median(rs.map((r) => r.latency.p99)) });
-  return { daemon: side(d), bare: side(b) };
+  return { daemon: side(d), bare: side(b), ratios: d.map((r, i) => r.requests.average / b[i]!.requests.average) };
 }
 
 interface EndpointFigures {
@@ -79,6 +79,8 @@ interface EndpointFigures {
   bytes: number;
   daemon: Side;
   bare: Side;
+  /** Each round's daemon req/s over the bare server's in the round after it: how much they vary within one run. */
+  ratios: number[];
 }
 
 interface BesideBareKoa {

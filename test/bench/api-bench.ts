@@ -30,6 +30,7 @@ async function main(): Promise<void> {
     rows.push([label, String(bytes), d.rps.toFixed(0), b.rps.toFixed(0), `${ratio.toFixed(2)} ${verdict(ratio >= TARGET.ratio)}`, `${d.p99.toFixed(1)} ${verdict(d.p99 < TARGET.p99Ms)}`]);
   }
   printTable(rows);
+  for (const { label, ratios } of figures.endpoints) console.log(`${label}: ratio per round ${ratios.map((r) => r.toFixed(2)).join(', ')}`);
   const idleRss = figures.idleRss;
   console.log(`\ndaemon idle RSS (${IDLE_SECONDS} s after seeding): ${idleRss.toFixed(1)} MB (target < ${TARGET.rssMb}) ${verdict(idleRss < TARGET.rssMb)}`);
 }
