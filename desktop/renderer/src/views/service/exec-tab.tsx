@@ -89,7 +89,11 @@ export default function ExecTab({ service }: { service: Service }) {
               <label key={m.id} className="check">
                 <input type="radio" name="exec-mode" value={m.id} checked={mode === m.id} onChange={() => setMode(m.id)} />
                 <span>
-                  <span className="strong">{m.label}</span> <span className="muted small">{m.sentence}</span>
+                  <span className="strong">{m.label}</span>{' '}
+                  <span className="muted small">
+                    {m.sentence}
+                    {m.id === 'attach' && service.replicas > 1 ? ` With ${service.replicas} replicas: in one of the running ones, on whichever node it runs.` : ''}
+                  </span>
                 </span>
               </label>
             ))}

@@ -95,7 +95,7 @@ export default function TerminalTab({ service }: { service: Service }) {
       <div className="terminal-bar">
         <p role="status" className={link.state === 'closed' ? 'tone-bad-text' : link.state === 'open' ? 'tone-ok-text' : 'muted'}>
           {link.state === 'connecting' ? `Connecting to ${service.name}…` : null}
-          {link.state === 'open' ? `Connected to ${service.name} (a shell in its live container)` : null}
+          {link.state === 'open' ? `Connected to ${service.name} (a shell in ${service.replicas > 1 ? 'one of its running replicas' : 'its live container'})` : null}
           {link.state === 'closed' ? `Disconnected: ${closeReason(link.code, link.reason)}` : null}
         </p>
         {link.state === 'closed' ? (
