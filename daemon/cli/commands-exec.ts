@@ -68,7 +68,7 @@ async function shell(cmd: Command, ref: string): Promise<never> {
 export function registerExecCommands(program: Command): void {
   program
     .command('exec')
-    .description("run a command in a service's live container; its output streams here and its exit code is berth's")
+    .description("run a command in a service's live container (with several replicas: in a running one, on any node); its output streams here and its exit code is berth's")
     .argument('<service>', 'service id, or name/slug in --project or the linked project')
     .argument('<command...>', 'the command and its arguments, after -- (argv: no shell unless you run one, e.g. -- sh -c "...")')
     .action(async (ref: string, argv: string[], _o, cmd: Command) => runCommand(openSession(cmd), ref, argv, 'attach'));
@@ -82,7 +82,7 @@ export function registerExecCommands(program: Command): void {
 
   program
     .command('shell')
-    .description("an interactive shell in a service's live container (bash, else sh); Ctrl-D or exit ends it")
+    .description("an interactive shell in a service's live container (with several replicas: a running one, on any node; bash, else sh); Ctrl-D or exit ends it")
     .argument('<service>', 'service id, or name/slug in --project or the linked project')
     .action(async (ref: string, _o, cmd: Command) => shell(cmd, ref));
 }
