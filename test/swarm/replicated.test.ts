@@ -125,6 +125,11 @@ describe('replicated services on Swarm', function () {
     expect(out.trim()).to.match(/^[0-9a-f]{12}$/);
     expect(onWorkers).to.include(out.trim());
 
+    // `run`: a new container from the image the Swarm service names, here on the manager
+    let ran = '';
+    expect(await t.admin.exec(service.id, { command: ['sh', '-c', 'echo "ran with PORT=$PORT"'], mode: 'run' }, (o) => (ran += o.line))).to.deep.equal({ exitCode: 0 });
+    expect(ran).to.equal('ran with PORT=8080');
+
     const { token } = await t.admin.createKey({ name: 'terminal on a worker', access: 'write', projects: [projectId] });
     const sock = await openTerminalSocket({ baseUrl: t.url, token, serviceId: service.id, cols: 80, rows: 24 });
     let screen = '';
