@@ -79,6 +79,11 @@ export interface DeployDeps {
 }
 
 /** What the deployment engine asks of the task watcher. */
+/** The Docker Engine of any Swarm node (swarm/node-engines.ts): this daemon's own for the manager's node, a relay for a worker. */
+export interface NodeEngineSource {
+  engine(nodeId: string): Promise<Docker>;
+}
+
 export interface SwarmTaskFollower {
   /** One pass now: pools follow the tasks that answer (Caddy reloads when one changed). */
   refresh(): Promise<void>;

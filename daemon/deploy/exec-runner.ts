@@ -11,15 +11,14 @@ import { execLines, openTtyExec, pathExists } from '../docker/exec-stream.js';
 import { runOneOff } from '../docker/one-off.js';
 import { inspectOwnedSwarmService } from '../docker/swarm-services.js';
 import { listTasks } from '../docker/swarm-tasks.js';
-import type { NodeEngines } from '../swarm/node-engines.js';
-import type { DeployDeps } from './context.js';
+import type { DeployDeps, NodeEngineSource } from './context.js';
 import { serviceContainerBase } from './service-container.js';
 
 const SHELLS = ['/bin/bash', '/bin/sh'] as const;
 
 type RunnerDeps = Pick<DeployDeps, 'store' | 'docker' | 'own' | 'limits' | 'filesDir' | 'swarmTasks'> & {
   /** The Engine of the node a task runs on. */
-  engines: Pick<NodeEngines, 'engine'>;
+  engines: NodeEngineSource;
 };
 
 /** Why a command has no exit code, or what its exit code means (126/127: the shell's words for it). */

@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { Conflict, NotFound } from '../core/errors.js';
 import type { ImageRegistryPort } from '../core/ports/swarm.js';
 import type { BerthCa } from '../databases/tls.js';
+import type { NodeEngineSource } from '../deploy/context.js';
 import type { Labels, Ownership } from '../docker/labels.js';
 import { toolImageInRegistry } from '../docker/tool-images.js';
 import { RELAY_SCRIPT } from './engine-relay-script.js';
@@ -54,7 +55,7 @@ interface RawService {
   Spec?: { Name?: string; Labels?: Labels };
 }
 
-export class NodeEngines {
+export class NodeEngines implements NodeEngineSource {
   private readonly clients = new Map<string, { address: string; docker: Docker }>();
   private readonly making = new Map<string, Promise<Docker>>();
 
