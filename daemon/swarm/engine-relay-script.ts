@@ -36,5 +36,6 @@ const server = createServer(
 );
 server.on('tlsClientError', () => undefined);
 server.listen(port, '0.0.0.0', () => console.log('berth engine relay listening on ' + port));
+// PID 1 in its container: without handlers Node would ignore SIGTERM and Swarm would wait 10 s to kill it
 for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => process.exit(0));
 `;

@@ -3,6 +3,7 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { requireDocker } from '../helpers/docker.js';
 
 const STUBS = fileURLToPath(new URL('../../daemon/docker/unused-transports.js', import.meta.url));
 
@@ -20,8 +21,8 @@ function run(script: string): { status: number | null; stdout: string; stderr: s
 }
 
 describe('dockerode without the transports Berth never uses', () => {
-  it('loads neither ssh2 nor gRPC, and still talks to Docker over its socket', function () {
-    if (spawnSync('docker', ['info'], { stdio: 'ignore' }).status !== 0) this.skip();
+  it('loads neither ssh2 nor gRPC, and still talks to Docker over its socket', () => {
+    requireDocker();
     const r = run(`
 const Docker = require('dockerode');
 const loaded = Object.keys(require.cache).filter((k) => /node_modules\\/(ssh2|@grpc|protobufjs)\\//.test(k) && require.cache[k].children.length > 0);
