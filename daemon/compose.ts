@@ -43,6 +43,7 @@ import { connectDocker } from './docker/client.js';
 import { DockerSwarmState } from './swarm/state.js';
 import { BerthRegistry } from './swarm/registry.js';
 import { NodeEngines } from './swarm/node-engines.js';
+import { databaseNodeEnginesOf, serviceAddress, serviceHost } from './deploy/service-host.js';
 import { DockerSwarmControl } from './swarm/control.js';
 import { JoinEndpoint } from './swarm/join-endpoint.js';
 import { Ownership } from './docker/labels.js';
@@ -143,6 +144,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
   });
   // the Docker Engine of any node (exec and terminals in tasks on workers)
   const nodeEngines = new NodeEngines({ docker, own, ca, registry, ...config.nodeEngine, tlsDir: join(config.dataDir, 'tls'), log });
+  const databaseNodeEngines = () => databaseNodeEnginesOf(store, nodeEngines); // metrics sample their databases too
   // the engine removes a deleted service's folder of backups; config files written per deployment are bind-mounted read-only
   const backupsDir = join(config.dataDir, 'backups');
   const filesDir = join(config.dataDir, 'files');
@@ -202,6 +204,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       keepImages: (projectId) => quotas.imagesPerService(projectId),
       diskLow: (what) => disk.lowReason(what),
       swarmTasks: taskWatcher,
+      nodeEngines,
     },
     config.buildConcurrency,
   );
@@ -241,7 +244,9 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     live: async (service) => {
       const live = await liveDeployment(store, service.id);
       if (!live || service.hostPort === null) return null;
-      return { containerId: live.containerId, env: Object.fromEntries(await catalog.resolvedEnv(service)), hostPort: service.hostPort };
+      // a database created on another Swarm node: its container is driven through that node's Engine
+      const host = await serviceHost({ docker, nodeEngines }, service);
+      return { containerId: live.containerId, env: Object.fromEntries(await catalog.resolvedEnv(service)), hostPort: service.hostPort, docker: host.docker, host: host.address };
     },
     restarted: (serviceId) => engine.containerRestarted(serviceId),
     importPostgres: importPostgresUrl,
@@ -328,6 +333,7 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
     aiClients: providerRegistry(store.aiProviders),
     dnsProviderFor: (record) => dnsProviderFor(record),
     openDatabase: openAdapter,
+    databaseAddress: (service) => serviceAddress(nodeEngines, service),
     ca,
     backupJobs: backups,
     volumeBackupJobs: volumeBackups,
@@ -342,8 +348,8 @@ export async function composeDaemon(config: Config, log: Logger): Promise<Compos
       reachFacts,
     }),
     cloneReach: cloneReachCheck(reachFacts, config.gitBaseUrl),
-    metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir }),
-    ...metricsHistoryAdapters({ docker, own, store, dataDir: config.dataDir, caddyAdmin: config.caddyAdmin }),
+    metricsSources: metricsSources({ docker, own, store, dataDir: config.dataDir, remotes: databaseNodeEngines }),
+    ...metricsHistoryAdapters({ docker, own, store, dataDir: config.dataDir, caddyAdmin: config.caddyAdmin, remotes: databaseNodeEngines }),
     noticeSender: sender,
     quotas,
     disk,

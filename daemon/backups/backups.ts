@@ -258,7 +258,7 @@ export class BackupRunner implements BackupJobs {
   }
 
   private context(live: LiveDb, restarted: () => Promise<void> | void, log?: (line: string) => void): ToolContext {
-    return toolContext(this.d.docker, live, this.abort.signal, restarted, log);
+    return toolContext(live, this.abort.signal, restarted, log);
   }
 
   private async requireLive(service: ServiceRecord): Promise<LiveDb> {

@@ -43,7 +43,7 @@ export async function runImport(
   try {
     log(`Importing from ${record.sourceLabel}`);
     if (record.source === 'postgres-url') await d.importPostgres({ ...context(log), signal }, sourceUrl);
-    else await d.importRedis(sourceUrl, address, { host: '127.0.0.1', port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, signal);
+    else await d.importRedis(sourceUrl, address, { host: live.host, port: live.hostPort, password: live.env.REDIS_PASSWORD ?? '' }, log, signal);
     log('Import finished');
     await saving;
     await recordImportStatus(d.store.backups, record.id, 'succeeded', { log: lines.slice(-IMPORT_LOG_LINES), finishedAt: d.clock.now() });

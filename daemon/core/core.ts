@@ -116,6 +116,8 @@ export interface CoreDeps {
   dnsProviderFor: DnsProviderFactory;
   /** The engine adapters (the port is the db helper's to move into core; see core/databases.ts). */
   openDatabase: DatabasesDeps['open'];
+  /** Where a database's published port answers the daemon (loopback, or the Swarm node it runs on). */
+  databaseAddress: DatabasesDeps['address'];
   ca: CaPort;
   /**
    * Remote backup storage (S3-compatible, a sealed system setting) and the service catalog: built by
@@ -222,7 +224,7 @@ export function buildCore(deps: CoreDeps): Core {
   const dns = new DnsProviders(store, clock, deps.dnsProviderFor, () => settings.publicIp(), deps.events);
   const dnsGone = (domains: readonly { id: string }[]) => dns.domainsGone(domains);
   const deployments = new Deployments(store, clock, deps.engine, deps.buildLogs, deps.events, deps.deployLimits);
-  const services = new Services({ ...deps, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
+  const services = new Services({ ...deps, nodes: deps.swarmControl, catalog, dnsGone, redeployLive: (s) => deployments.redeployLive(s) });
   const env = new EnvVars(store, clock, catalog, deps.events);
   const nodeWatch = new NodeWatch({ control: deps.swarmControl, swarm: deps.swarm, events: deps.events, log: deps.log });
   const metricAlerts = new MetricAlerts({ settings: store.settings, store, clock, events: deps.events });
@@ -245,7 +247,7 @@ export function buildCore(deps: CoreDeps): Core {
     // what autobuild would do with a service's branch, previewed without building
     buildPlans: new BuildPlans(store, deps.buildPlanner),
     // database browsing through the engine adapters, and PostgreSQL TLS from the Berth CA
-    databases: new Databases({ store, catalog, open: deps.openDatabase, ca: deps.ca, publicIp: () => settings.publicIp() }),
+    databases: new Databases({ store, catalog, open: deps.openDatabase, address: deps.databaseAddress, ca: deps.ca, publicIp: () => settings.publicIp() }),
     backups: new Backups(store, deps.backupJobs, deps.quotas, deps.disk, deps.events),
     volumeBackups: new VolumeBackups(store, deps.volumeBackupJobs, deps.quotas, deps.disk, deps.events, deps.volumeDockerName),
     backupStorage: deps.backupStorage,

@@ -27,6 +27,8 @@ export interface DatabasesDeps {
   open: OpenAdapter;
   ca: CaPort;
   publicIp: () => Promise<string>;
+  /** Where the service's published port answers the daemon: loopback, or the Swarm node it was created on. */
+  address: (service: ServiceRecord) => Promise<string>;
   /** Overrides ANSWER_MAX_BYTES (tests). */
   maxAnswerBytes?: number;
 }
@@ -128,7 +130,7 @@ export class Databases {
     const live = await liveDeployment(this.d.store, service.id);
     if (!live || service.hostPort === null) throw new DatabaseUnavailable(`${service.name} is not running: deploy it first`);
     const vars = await this.d.catalog.resolvedEnv(service);
-    const adapter = await this.d.open(engine, { host: '127.0.0.1', port: service.hostPort, ...databaseLogin(engine, vars) });
+    const adapter = await this.d.open(engine, { host: await this.d.address(service), port: service.hostPort, ...databaseLogin(engine, vars) });
     try {
       return await work(adapter, engine);
     } finally {

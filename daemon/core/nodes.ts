@@ -3,7 +3,8 @@
 // tasks answer before the old ones stop), then drains it; activating it lifts that. Draining the manager is refused while services are pinned to it (databases and web
 // services with volumes run there as plain containers, next to their data) unless `force`. A node
 // is removed only when it is a worker that is down or drained: a ready, active worker still runs
-// tasks, and removing it would strand them.
+// tasks, and removing it would strand them. A worker that holds a database created on it is neither
+// drained (unless `force`) nor removed: the database's volume is there.
 import type { NodePatch, SwarmNode } from '../../shared/types/swarm.js';
 import type { Access } from './access.js';
 import { Conflict, InvalidInput, NotFound } from './errors.js';
@@ -12,7 +13,7 @@ import type { Store } from './ports/store.js';
 import type { EngineNode, SwarmControlPort } from './ports/swarm-control.js';
 import type { ImageRegistryPort, SwarmPort } from './ports/swarm.js';
 import { checkNodeLabels } from './service-state-rules.js';
-import { listForMessage, managerPinnedServices } from './swarm-services.js';
+import { listForMessage, managerPinnedServices, nodePinnedServices } from './swarm-services.js';
 
 const AVAILABILITIES = ['active', 'pause', 'drain'] as const;
 /** How long a drain waits for the node's tasks to move gracefully before Swarm's own drain stops the rest. */
@@ -61,6 +62,15 @@ export class Nodes {
         );
       }
     }
+    if (availability === 'drain' && node.availability !== 'drain' && node.role === 'worker' && patch.force !== true) {
+      const pinned = await nodePinnedServices(this.d.store, node.id);
+      if (pinned.length > 0) {
+        throw new Conflict(
+          `${node.hostname} holds the data of ${listForMessage(pinned)}: a database runs on the node it was created on, so draining it would stop them (send force: true to drain it anyway)`,
+          'node_holds_services',
+        );
+      }
+    }
     const draining = availability === 'drain' && node.availability !== 'drain';
     // Swarm's own drain stops a node's tasks before their replacements answer: the tasks move first,
     // by a rolling update (start-first, each new task healthy before an old one stops)
@@ -87,6 +97,13 @@ export class Nodes {
     if (node.role === 'manager') throw new Conflict(`${node.hostname} is the manager: it leaves the swarm when Swarm mode is turned off (DELETE /api/swarm)`, 'node_in_use');
     if (node.state !== 'down' && node.availability !== 'drain') {
       throw new Conflict(`${node.hostname} is ${node.state} and ${node.availability}: drain it first (availability: drain) or run \`docker swarm leave\` on it, then remove it`, 'node_in_use');
+    }
+    const pinned = await nodePinnedServices(this.d.store, node.id);
+    if (pinned.length > 0) {
+      throw new Conflict(
+        `${node.hostname} holds the data of ${listForMessage(pinned)}: back them up and delete them (or restore the backups into databases on another node) before removing it`,
+        'node_holds_services',
+      );
     }
     await this.d.control.removeNode(node.id);
     await this.d.watch.refresh();

@@ -75,6 +75,8 @@ export interface ServiceRecord {
   replicas: number;
   /** Node labels its instances need on Swarm; empty: any node. */
   placement: Record<string, string>;
+  /** The Swarm node a database runs on and keeps its volume on; null: the manager (this server). */
+  nodeId: string | null;
 }
 
 /** A volume of the service's project mounted into its containers. */

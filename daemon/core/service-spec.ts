@@ -77,7 +77,11 @@ export function serviceSpec(input: NewServiceInput): ServiceSpec {
     databasePublicEnabled: false,
     databasePublicHostname: null,
     postgresLogicalReplicationEnabled: false,
+    nodeId: null,
   } satisfies Partial<ServiceSpec>;
+  if (kind !== 'database' && input.nodeId) {
+    throw new InvalidInput('nodeId applies to databases only (a web service chooses its nodes with replicas and placement)');
+  }
 
   if (kind === 'database') {
     const db = engine!;
@@ -100,6 +104,7 @@ export function serviceSpec(input: NewServiceInput): ServiceSpec {
       databasePublicEnabled: input.databasePublicEnabled ?? false,
       databasePublicHostname: input.databasePublicHostname ? normalizeHostname(input.databasePublicHostname) : null,
       postgresLogicalReplicationEnabled: replication,
+      nodeId: input.nodeId ?? null,
     };
   }
 

@@ -25,6 +25,7 @@ import { checkBranch, checkGitUrl, checkImageRef, checkRelativePath } from './so
 import { cloneReachOfKey, cloneReachSetting, recordCloneReach } from './clone-reach.js';
 import type { CloneReachCheck } from './ports/clone-reach-check.js';
 import type { Store } from './ports/store.js';
+import type { SwarmControlPort } from './ports/swarm-control.js';
 import { deploymentView, domainView, envView } from './views.js';
 import type { EnvVar } from '../../shared/types.js';
 import type { DeploymentEngine } from './ports/deployment-engine.js';
@@ -50,6 +51,8 @@ export interface ServicesDeps {
   redeployLive?: (service: ServiceRecord) => Promise<Deployment | null>;
   /** Whether Swarm mode is on: replicas above 1 and placements need it. */
   swarm: SwarmPort;
+  /** The swarm's nodes: where a database may be created. */
+  nodes: Pick<SwarmControlPort, 'nodes'>;
 }
 
 /** The wire's patch fields (shared/types/services.ts), defined once. */
@@ -77,6 +80,23 @@ export class Services {
     throw new Conflict(`${what} needs Swarm mode, which is off on this server: turn it on first (POST /api/swarm), or keep replicas 1 and no placement`, 'swarm_off');
   }
 
+  /**
+   * The node a new database runs on: null for this server (the manager's own id is the same), else
+   * a ready, active worker of the swarm. A public database stays on the manager: a worker's
+   * published ports answer the manager only (the join script's firewall rule).
+   */
+  private async nodeFor(spec: Pick<ServiceRecord, 'kind' | 'nodeId' | 'databasePublicEnabled'>): Promise<string | null> {
+    if (spec.nodeId === null) return null;
+    if (!(await this.d.swarm.enabled())) throw new Conflict('nodeId needs Swarm mode, which is off on this server: turn it on and join the node first (POST /api/swarm)', 'swarm_off');
+    const node = (await this.d.nodes.nodes()).find((n) => n.id === spec.nodeId);
+    if (!node) throw new InvalidInput(`nodeId ${JSON.stringify(spec.nodeId.slice(0, 64))} is no node of this swarm (GET /api/nodes lists them)`);
+    if (node.self) return null;
+    if (node.state !== 'ready' || node.availability !== 'active')
+      throw new Conflict(`node ${node.hostname} is ${node.state} and ${node.availability}: a database starts on a ready, active node`, 'node_unavailable');
+    if (spec.databasePublicEnabled) throw new InvalidInput(`a public database runs on the manager: ${node.hostname} answers on its published ports to the manager only`);
+    return node.id;
+  }
+
   private async requireUniqueName(projectId: string, name: string): Promise<void> {
     if ((await this.d.store.services.namesInProject(projectId)).has(name)) {
       throw new Conflict(`a service named "${name}" already exists in this project`);
@@ -88,6 +108,7 @@ export class Services {
     const project = await visibleProject(this.d.store, access, projectIdOrSlug);
     const spec = serviceSpec(input);
     await this.requireSwarmFor(spec);
+    spec.nodeId = await this.nodeFor(spec);
     const limits = { memoryLimitMb: null, cpuLimit: null, pidsLimit: null, ...checkLimits(access, this.d.catalog.limits, input.limits ?? {}) };
     const given = new Map<string, string>();
     for (const { key, value } of env) {
@@ -201,6 +222,9 @@ export class Services {
     // repoUrl is not a patchable field; a local path or non-http(s) URL in a patch is still refused, never ignored.
     if (patch.repoUrl != null && patch.repoUrl !== service.repoUrl) checkGitUrl(patch.repoUrl);
     if (patch.dockerImage != null && patch.dockerImage !== service.dockerImage) checkImageRef(patch.dockerImage);
+    if (patch.nodeId !== undefined && (patch.nodeId ?? null) !== service.nodeId) {
+      throw new InvalidInput('nodeId is chosen when a database is created: its data lives on that node (back it up and restore it into a new database on another node to move it)');
+    }
     if (patch.name !== undefined && patch.name !== service.name) {
       await this.requireUniqueName(service.projectId, patch.name);
       change.name = patch.name; // the slug stays: URLs and references keep working

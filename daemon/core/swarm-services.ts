@@ -10,12 +10,21 @@ async function named(store: Store, services: readonly ServiceRecord[]): Promise<
   return services.map((s) => `${slugs.get(s.projectId) ?? s.projectId}/${s.slug}`).sort();
 }
 
-/** Databases and web services with volumes: they run on the manager, where their data is. */
+/** Databases and web services with volumes: they run on the manager, where their data is (unless a database was given another node). */
 export async function managerPinnedServices(store: Store): Promise<string[]> {
   const services = await store.services.list();
   return named(
     store,
-    services.filter((s) => s.kind === 'database' || s.volumes.length > 0),
+    services.filter((s) => (s.kind === 'database' && s.nodeId === null) || s.volumes.length > 0),
+  );
+}
+
+/** The databases created on the worker `nodeId`: their data lives there. */
+export async function nodePinnedServices(store: Store, nodeId: string): Promise<string[]> {
+  const services = await store.services.list();
+  return named(
+    store,
+    services.filter((s) => s.nodeId === nodeId),
   );
 }
 

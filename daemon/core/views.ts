@@ -58,6 +58,7 @@ export function serviceView(s: ServiceRecord, domains: readonly DomainRecord[], 
     releaseTimeoutSeconds: releaseTimeoutOf(s),
     replicas: s.replicas,
     placement: { nodeLabels: { ...s.placement } },
+    nodeId: s.nodeId,
   };
 }
 

@@ -76,12 +76,16 @@ export interface DeployDeps {
   buildLimits: Pick<LimitValues, 'memoryMb' | 'cpus'>;
   /** The task watcher (swarm/task-watcher.ts): Caddy's pools of Swarm tasks. */
   swarmTasks: SwarmTaskFollower;
+  /** The Docker Engine of another Swarm node: where a database created there runs (deploy/service-host.ts). */
+  nodeEngines: NodeEngineSource;
 }
 
 /** What the deployment engine asks of the task watcher. */
 /** The Docker Engine of any Swarm node (swarm/node-engines.ts): this daemon's own for the manager's node, a relay for a worker. */
 export interface NodeEngineSource {
   engine(nodeId: string): Promise<Docker>;
+  /** The address the node advertises (its published ports answer the manager there). */
+  address(nodeId: string): Promise<string>;
 }
 
 export interface SwarmTaskFollower {

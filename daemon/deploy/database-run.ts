@@ -11,11 +11,16 @@ import { engineModule, withAdapter } from '../databases/engines.js';
 import { ensureServiceVolume } from '../docker/volumes.js';
 import { containerState, publishedPort, type RunSpec } from '../docker/containers.js';
 import type { DeployDeps } from './context.js';
+import { folderArchive } from './database-node.js';
 
 type Say = (line: string, stream?: 'stdout' | 'stderr') => void;
 
-/** The container settings a database service adds to the common ones. */
-export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say: Say): Promise<Pick<RunSpec, 'volumes' | 'binds' | 'entrypoint' | 'cmd'>> {
+/**
+ * The container settings a database service adds to the common ones. `d.docker` is the Engine the
+ * container runs on (its volume is made there); `remote`: another node's, where this server's TLS
+ * folder is copied in instead of bound.
+ */
+export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say: Say, remote = false): Promise<Pick<RunSpec, 'volumes' | 'binds' | 'copyIn' | 'entrypoint' | 'cmd'>> {
   const engine = service.databaseEngine!;
   const volume = await ensureServiceVolume(d.docker, d.own, { projectId: service.projectId, serviceId: service.id });
   let tlsDir: string | null = null;
@@ -36,18 +41,21 @@ export async function databaseRunSpec(d: DeployDeps, service: ServiceRecord, say
   }
   const spec = module.container({ logicalReplication: service.postgresLogicalReplicationEnabled, tlsDir });
   if (service.postgresLogicalReplicationEnabled && module.servesTls) say('Logical replication on (wal_level=logical)');
-  say(`Data lives in volume ${volume} (kept across deployments)`);
-  return { volumes: [{ name: volume, target: spec.dataPath }], binds: spec.binds, entrypoint: spec.entrypoint, cmd: spec.cmd };
+  say(`Data lives in volume ${volume} (kept across deployments)${remote ? ', on the node' : ''}`);
+  // an engine binds at most its TLS folder
+  const tls = spec.binds[0];
+  const files = remote ? { binds: [], ...(tls ? { copyIn: folderArchive(tls.source, tls.target) } : {}) } : { binds: spec.binds };
+  return { volumes: [{ name: volume, target: spec.dataPath }], ...files, entrypoint: spec.entrypoint, cmd: spec.cmd };
 }
 
-/** True once the engine answers its readiness statement with the service's own credentials. */
-export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record<string, string>, port: number): () => Promise<boolean> {
+/** True once the engine answers its readiness statement with the service's own credentials, at `host`:`port`. */
+export function databaseReady(d: DeployDeps, service: ServiceRecord, env: Record<string, string>, port: number, host = '127.0.0.1'): () => Promise<boolean> {
   const engine = service.databaseEngine!;
   const login = databaseLogin(engine, new Map(Object.entries(env)));
   const statement = engineModule(engine).readinessStatement;
   return async () => {
     try {
-      await withAdapter(d.openAdapter, engine, { host: '127.0.0.1', port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1, maxBytes: 64 * 1024 }, {}));
+      await withAdapter(d.openAdapter, engine, { host, port, ...login }, (a) => a.query(statement, { timeoutMs: 3000, maxRows: 1, maxBytes: 64 * 1024 }, {}));
       return true;
     } catch {
       return false;

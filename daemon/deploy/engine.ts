@@ -16,6 +16,7 @@ import { removeProjectVolume, removeProjectVolumes, removeServiceVolume } from '
 import { removeServiceFiles } from './service-files.js';
 import { collectRegistryGarbage, type RegistryGcResult } from './registry-gc.js';
 import { rollbackDeploymentIds, swarmSpecDigests } from './retire.js';
+import { serviceHost } from './service-host.js';
 import type { DeployDeps } from './context.js';
 import { DeployQueue } from './queue.js';
 import { watchReachability } from './health-watch.js';
@@ -113,9 +114,23 @@ export class DockerDeploymentEngine implements DeploymentEngine {
     // what its builds left untagged (the stages of a multi-stage Dockerfile), found by the build label
     await removeBuildLeftovers(this.d.docker, this.d.own, service.id, 0);
     // a database's data goes with the service, and only then (never on a redeploy)
-    if (service.kind === 'database') await removeServiceVolume(this.d.docker, this.d.own, service.id);
+    if (service.kind === 'database' && service.nodeId === null) await removeServiceVolume(this.d.docker, this.d.own, service.id);
+    if (service.nodeId !== null) await this.removeOnNode(service);
     // its project volumes, unless the delete kept them (then the record lists none)
     for (const v of service.volumes) await removeProjectVolume(this.d.docker, this.d.own, service.projectId, v.name);
+  }
+
+  /** A database created on another node: its containers and volume there go too; a node that cannot be reached keeps them, and the daemon log says what is left where. */
+  private async removeOnNode(service: ServiceRecord): Promise<void> {
+    try {
+      const host = await serviceHost(this.d, service);
+      for (const c of await listOwnedContainers(host.docker, this.d.own, { serviceId: service.id })) {
+        await removeOwnedContainer(host.docker, this.d.own, c.id, { serviceId: service.id }, 5);
+      }
+      await removeServiceVolume(host.docker, this.d.own, service.id);
+    } catch (err) {
+      this.d.log(`removing the container and volume of database ${service.id} on node ${service.nodeId}: not reachable now; remove them there by hand (label dev.berth.service=${service.id})`, err);
+    }
   }
 
   async projectDeleted(project: ProjectRecord, services: readonly ServiceRecord[]): Promise<void> {
@@ -147,7 +162,8 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   async containerRestarted(serviceId: string): Promise<void> {
     const service = await this.d.store.services.get(serviceId);
     const live = await liveDeployment(this.d.store, serviceId);
-    if (!service || !live || service.internalPort === null) return;
+    // a database on another node publishes its fixed host port there: nothing moves
+    if (!service || !live || service.internalPort === null || service.nodeId !== null) return;
     const port = await publishedPort(this.d.docker, live.containerId, `${service.internalPort}/tcp`);
     if (port === null) return;
     if (port === live.upstreamPort) return;

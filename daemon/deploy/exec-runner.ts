@@ -37,6 +37,8 @@ function explain(exitCode: number | null, argv0: string): string | undefined {
 async function liveContainer(d: RunnerDeps, target: ExecTarget): Promise<{ docker: Docker; id: string; image: string }> {
   const id = target.live.containerId;
   if (!id) throw new Error('the live deployment has no container');
+  // a database created on another node runs there
+  if (target.service.nodeId !== null) return checked(await d.engines.engine(target.service.nodeId), id, d.own.instanceId, target);
   if (!(await d.swarmTasks.isSwarmDeployment(target.live))) return checked(d.docker, id, d.own.instanceId, target);
   const self = ((await d.docker.info()) as { Swarm?: { NodeID?: string } }).Swarm?.NodeID;
   const running = (await listTasks(d.docker, id)).filter((t) => t.state === 'running' && t.desiredState === 'running' && t.containerId !== '');

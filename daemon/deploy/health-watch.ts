@@ -8,15 +8,20 @@ import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
 import { setServiceState } from './states.js';
+import { serviceAddress } from './service-host.js';
 
-async function probe(port: number, service: ServiceRecord): Promise<boolean> {
+async function probe(d: DeployDeps, port: number, service: ServiceRecord): Promise<boolean> {
   const kind = service.kind === 'database' ? 'tcp' : 'http';
-  return (await waitUntilAnswering(port, kind, 3000, new AbortController().signal, async () => true)) === 'answering';
+  // a database on another Swarm node answers at that node's address (and not at all while the node is down)
+  const host = await serviceAddress(d.nodeEngines, service).catch(() => null);
+  if (host === null) return false;
+  return (await waitUntilAnswering(port, kind, 3000, new AbortController().signal, async () => true, host)) === 'answering';
 }
 
 /** The container's current published port, followed by Caddy when it moved. */
 async function currentPort(d: DeployDeps, dep: DeploymentRecord, service: ServiceRecord): Promise<number | null> {
-  if (!dep.containerId || service.internalPort === null) return null;
+  // a database on another node publishes its fixed host port there: it never moves
+  if (!dep.containerId || service.internalPort === null || service.nodeId !== null) return null;
   const port = await publishedPort(d.docker, dep.containerId, `${service.internalPort}/tcp`).catch(() => null);
   if (port !== null && port !== dep.upstreamPort) {
     await d.store.deployments.update(dep.id, { upstreamPort: port });
@@ -34,10 +39,10 @@ export function watchReachability(d: DeployDeps, intervalMs: number): () => void
       for (const dep of await d.store.deployments.listByStatus([LIVE_DEPLOYMENT_STATUS])) {
         const service = await d.store.services.get(dep.serviceId);
         if (!service || dep.upstreamPort === null) continue;
-        let answering = await probe(dep.upstreamPort, service);
+        let answering = await probe(d, dep.upstreamPort, service);
         if (!answering) {
           const port = await currentPort(d, dep, service);
-          if (port !== null && port !== dep.upstreamPort) answering = await probe(port, service);
+          if (port !== null && port !== dep.upstreamPort) answering = await probe(d, port, service);
         }
         if (answering !== service.reachable) await setServiceState(d, service.id, { reachable: answering });
       }

@@ -5,9 +5,9 @@ import net from 'node:net';
 
 export type HealthKind = 'http' | 'tcp';
 
-function probeHttp(port: number): Promise<boolean> {
+function probeHttp(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const req = http.get({ host: '127.0.0.1', port, path: '/', timeout: 2000, agent: false }, (res) => {
+    const req = http.get({ host, port, path: '/', timeout: 2000, agent: false }, (res) => {
       res.resume();
       resolve(true);
     });
@@ -16,9 +16,9 @@ function probeHttp(port: number): Promise<boolean> {
   });
 }
 
-function probeTcp(port: number): Promise<boolean> {
+function probeTcp(port: number, host: string): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = net.connect(port, '127.0.0.1');
+    const socket = net.connect(port, host);
     socket.setTimeout(2000);
     socket.once('connect', () => {
       socket.destroy();
@@ -39,7 +39,8 @@ const PROBE_MAX_INTERVAL_MS = 250;
 /**
  * Polls until the port answers, `timeoutMs` passes, `stillRunning` says no, or `signal` aborts.
  * Most apps answer within a few hundred ms of their start, so the first probes come quickly (20 ms
- * apart, doubling) and a slow one is polled every 250 ms, as before.
+ * apart, doubling) and a slow one is polled every 250 ms, as before. `host`: where the port is
+ * published (another Swarm node's address for a database created there).
  */
 export async function waitUntilAnswering(
   port: number,
@@ -47,13 +48,14 @@ export async function waitUntilAnswering(
   timeoutMs: number,
   signal: AbortSignal,
   stillRunning: () => Promise<boolean>,
+  host = '127.0.0.1',
 ): Promise<'answering' | 'timeout' | 'exited' | 'aborted'> {
   const deadline = Date.now() + timeoutMs;
   let interval = PROBE_FIRST_INTERVAL_MS;
   let checkedAt = -Infinity;
   while (Date.now() < deadline) {
     if (signal.aborted) return 'aborted';
-    const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port) : () => probeTcp(port);
+    const probe = typeof kind === 'function' ? kind : kind === 'http' ? () => probeHttp(port, host) : () => probeTcp(port, host);
     if (await probe()) return 'answering';
     const pause = new Promise((r) => setTimeout(r, interval));
     // whether it still runs (an Engine round trip, during the pause): after the first failed

@@ -5,7 +5,7 @@
 // answers, which may be later (reconcile-retry.ts), while the API already serves.
 import { IN_PROGRESS_DEPLOYMENT_STATUSES, LIVE_DEPLOYMENT_STATUS } from '../../shared/statuses.js';
 import { isFinal } from '../core/deployment-states.js';
-import type { DeploymentRecord } from '../core/records.js';
+import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_DEPLOYMENT, LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
@@ -14,6 +14,7 @@ import { listOwnedVolumes, removeServiceVolume } from '../docker/volumes.js';
 import { inspectOwnedSwarmService } from '../docker/swarm-services.js';
 import type { DeployDeps } from './context.js';
 import { startDatabaseStoppedByCrash } from './database-run.js';
+import { onHost, serviceHost, type ServiceHost } from './service-host.js';
 import { waitUntilAnswering } from './health.js';
 import { finishFailed, markServiceAfterFailure, setServiceState, setStatus } from './states.js';
 
@@ -34,6 +35,7 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
     for (const c of await listOwnedContainers(d.docker, d.own, { deploymentId: dep.id })) {
       await removeOwnedContainer(d.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
     }
+    await removeInterruptedOnNode(d, dep);
     // a rollback built nothing: its image is an earlier deployment's, kept
     if (dep.imageTag && dep.buildMethod !== 'image' && dep.trigger !== 'rollback') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId: dep.serviceId });
   }
@@ -48,6 +50,10 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
         await d.runtimeLogs.followSwarm(service.id, dep.id, dep.containerId, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
         continue;
       }
+    }
+    if (service && service.nodeId !== null) {
+      await adoptOnNode(d, service, dep);
+      continue;
     }
     let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
     // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
@@ -75,6 +81,46 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
     if (serviceId) await removeOwnedContainer(d.docker, d.own, c.id, { serviceId }, 2);
   }
   await removeLeftovers(d);
+}
+
+/** The container an interrupted deployment of a database on another node started there (the previous one may be stopped: only one opens the volume). */
+async function removeInterruptedOnNode(d: DeployDeps, dep: DeploymentRecord): Promise<void> {
+  const service = await d.store.services.get(dep.serviceId);
+  if (!service || service.nodeId === null) return;
+  try {
+    const host = await serviceHost(d, service);
+    for (const c of await listOwnedContainers(host.docker, d.own, { deploymentId: dep.id })) await removeOwnedContainer(host.docker, d.own, c.id, { serviceId: service.id }, 2);
+  } catch (err) {
+    d.log(`removing what an interrupted deployment of ${service.id} left on node ${service.nodeId}`, err);
+  }
+}
+
+/**
+ * The live container of a database on another Swarm node, adopted through that node's Engine as
+ * one here is. A node that cannot be reached now proves nothing about the container: the
+ * deployment stays live, unreachable, and the health watch sees it answer once the node is back.
+ */
+async function adoptOnNode(d: DeployDeps, service: ServiceRecord, dep: DeploymentRecord): Promise<void> {
+  let host: ServiceHost;
+  try {
+    host = await serviceHost(d, service);
+  } catch (err) {
+    d.log(`adopting database ${service.id} on node ${service.nodeId}: the node cannot be reached now; it stays live and unreachable until it answers`, err);
+    await setServiceState(d, service.id, { status: 'active', reachable: false });
+    return;
+  }
+  const on = onHost(d, host);
+  let state = dep.containerId ? await containerState(host.docker, dep.containerId) : null;
+  if (state && !state.running) state = await startDatabaseStoppedByCrash(on, service, dep);
+  if (!state || !state.running) {
+    d.buildLogs.append(dep.id, dep.id, `The container of this deployment was gone or stopped on node ${host.address} when the daemon started`, 'stderr');
+    await setStatus(d, dep, 'failed', {});
+    await markServiceAfterFailure(d, dep.serviceId);
+    return;
+  }
+  const answering = dep.upstreamPort === null || (await waitUntilAnswering(dep.upstreamPort, 'tcp', 5000, new AbortController().signal, async () => true, host.address)) === 'answering';
+  await setServiceState(d, service.id, { status: 'active', reachable: answering });
+  await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000), host.docker).catch((err: unknown) => d.log('following logs', err));
 }
 
 /** A deployment started or gone live after this reconciliation began (it may run while the API serves). */

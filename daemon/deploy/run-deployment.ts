@@ -22,6 +22,8 @@ import { recreateFailed, runReleaseCommand, sayDowntime, stopLiveForRecreate, ty
 import { removeDeploymentFiles, writeDeploymentFiles } from './service-files.js';
 import { retireInBackground } from './retire.js';
 import { deployToSwarm, runsOnSwarm } from './swarm-deploy.js';
+import { onHost, serviceHost } from './service-host.js';
+import { prepareNode } from './database-node.js';
 
 const DATABASE_MIN_START_MS = 180_000;
 
@@ -35,6 +37,8 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
   const workDir = join(d.buildsDir, dep.id);
   let stopped: DeploymentRecord[] = [];
   let recreated: Recreated = { stoppedAt: null, stopped: [] };
+  // the deps on the Engine the container runs on: this server's, or another node's for a database created there
+  let on = d;
 
   try {
     // another writer ended it since it was read (the table refuses the move): nothing to run
@@ -59,17 +63,24 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     if (app && (await runsOnSwarm(d, service))) return await deployToSwarm(d, service, dep, image, env, say, signal);
     if (app && service.deployStrategy === 'recreate') recreated = await stopLiveForRecreate(d, service, dep, say);
     const name = `berth-${service.slug}-${dep.id.slice(0, 8)}`;
-    const database = service.kind === 'database' ? await databaseRunSpec(d, service, say) : {};
-    if (service.kind === 'database') stopped = await stopLiveDatabase(d, service, dep, say);
+    // a database created on another Swarm node runs there, on that node's Engine (`on`)
+    const host = await serviceHost(d, service).catch((err: unknown) => {
+      throw new BuildError(`the database's node cannot be reached: ${(err as Error).message}; its data stays there, deploy again once it is back`);
+    });
+    on = onHost(d, host);
+    const remote = host.nodeId === null ? null : await prepareNode(d, service, host, image, say, signal);
+    const database = service.kind === 'database' ? await databaseRunSpec(on, service, say, remote !== null) : {};
+    if (service.kind === 'database') stopped = await stopLiveDatabase(on, service, dep, say);
     say(`Starting container ${name} from ${image}`);
     const publish = await publishFor(d.store, service);
-    const container = await runContainer(d.docker, {
+    if (publish && remote) publish.hostIp = host.address;
+    const container = await runContainer(on.docker, {
       name,
-      image,
+      image: remote?.image ?? image,
       env,
       labels: d.own.labels({ projectId: service.projectId, serviceId: service.id, deploymentId: dep.id }),
-      network,
-      overlay: base.overlay,
+      network: remote?.network ?? network,
+      overlay: remote ? null : base.overlay,
       alias: service.slug,
       internalPort: service.internalPort,
       publish,
@@ -90,23 +101,23 @@ export async function runDeployment(d: DeployDeps, deploymentId: string, signal:
     created.containerId = container.id;
     await d.store.deployments.update(dep.id, { containerName: name, containerId: container.id, upstreamPort: container.upstreamPort });
 
-    await waitForContainer(d, service, container, env, say, signal);
+    await waitForContainer(on, service, container, env, say, signal, host.address);
     sayDowntime(recreated, say);
-    await goLive(d, service, dep, container, say);
+    await goLive(on, service, dep, container, say);
     created.containerId = null; // now the live container: never cleaned up as debris
   } catch (err) {
     const aborted = signal.aborted;
     const reason = err instanceof BuildError ? err.message : `internal error: ${(err as Error).message}`;
     if (!(err instanceof BuildError)) d.log(`deployment ${dep.id} failed`, err);
     if (!aborted && created.containerId) {
-      const kept = await keepFailedContainerOutput(d, service.id, dep.id, created.containerId);
+      const kept = await keepFailedContainerOutput(on, service.id, dep.id, created.containerId);
       if (kept > 0) say(`The container wrote ${kept} line(s) before it was removed; they are kept in the service's runtime log`);
     }
     say(aborted ? 'Deployment aborted; cleaning up' : `Deployment failed: ${reason}`, aborted ? 'stdout' : 'stderr');
-    await cleanUp(d, service, created);
+    await cleanUp(d, on, service, created);
     removeDeploymentFiles(d, service.id, dep.id);
     await recreateFailed(d, recreated, say);
-    if (stopped.length > 0) await restartStopped(d, service, stopped, say);
+    if (stopped.length > 0) await restartStopped(on, service, stopped, say);
     // the service first (counting this deployment as ended), so no reader sees the deployment
     // failed while its service still says building
     await markServiceAfterFailure(d, service.id, dep.id);
@@ -124,6 +135,7 @@ async function waitForContainer(
   env: Record<string, string>,
   say: (line: string, stream?: 'stdout' | 'stderr') => void,
   signal: AbortSignal,
+  address: string,
 ): Promise<void> {
   // A new container that exited and waits for Docker to restart it has crashed: it is not running.
   const running = async () => {
@@ -140,9 +152,9 @@ async function waitForContainer(
   if (container.upstreamPort === null) throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
   // A database's first start initialises its data directory: it gets longer, and must answer its engine's own check.
   const timeoutMs = service.kind === 'database' ? Math.max(d.healthTimeoutMs, DATABASE_MIN_START_MS) : d.healthTimeoutMs;
-  const probe = service.kind === 'database' ? databaseReady(d, service, env, container.upstreamPort) : service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp';
+  const probe = service.kind === 'database' ? databaseReady(d, service, env, container.upstreamPort, address) : service.runtimeMode === 'web' || service.runtimeMode === 'static' ? 'http' : 'tcp';
   say(`Waiting for the ${service.kind === 'database' ? 'database' : 'app'} to answer on port ${service.internalPort} (up to ${Math.round(timeoutMs / 1000)} s)`);
-  const result = await waitUntilAnswering(container.upstreamPort, probe, timeoutMs, signal, running);
+  const result = await waitUntilAnswering(container.upstreamPort, probe, timeoutMs, signal, running, address);
   if (result === 'aborted') throw new BuildError('aborted');
   if (result === 'exited') throw new BuildError(`the container exited before answering on port ${service.internalPort}; the previous deployment keeps serving`);
   if (result === 'timeout') {
@@ -190,16 +202,17 @@ async function goLive(
     throw err;
   }
   if (routed !== null) d.dataPlane.settle(service.id, routed);
-  await d.runtimeLogs.follow(service.id, dep.id, container.id).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
+  await d.runtimeLogs.follow(service.id, dep.id, container.id, undefined, d.docker).catch((err: unknown) => d.log(`following logs of ${container.id}`, err));
   for (const old of previous) await setStatus(d, old, 'superseded', {});
   // Retire the old containers in the background: Caddy's in-flight requests on them finish first;
   // then the images beyond the last few successful deployments go.
   retireInBackground(d, service.id, previous, routed !== null);
 }
 
-async function cleanUp(d: DeployDeps, service: ServiceRecord, created: Created): Promise<void> {
+/** Removes what a failed run made: the container on the Engine it ran on (`on`), the image and build leftovers here. */
+async function cleanUp(d: DeployDeps, on: DeployDeps, service: ServiceRecord, created: Created): Promise<void> {
   try {
-    if (created.containerId) await removeOwnedContainer(d.docker, d.own, created.containerId, { serviceId: service.id }, 2);
+    if (created.containerId) await removeOwnedContainer(on.docker, d.own, created.containerId, { serviceId: service.id }, 2);
     if (created.builtImage && created.imageTag) await removeOwnedImage(d.docker, d.own, created.imageTag, { serviceId: service.id });
     if (created.built) await removeBuildLeftovers(d.docker, d.own, service.id);
   } catch (err) {

@@ -25,9 +25,9 @@ export class RuntimeLogs {
     private rate: LogRate,
   ) {}
 
-  /** Starts following a service's new container (and stops following its previous one). */
-  follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0): Promise<void> {
-    return this.followFrom(serviceId, deploymentId, containerId, (onLine, onEnd, busy) => followContainerLogs(this.docker, containerId, sinceSeconds, onLine, onEnd, busy));
+  /** Starts following a service's new container (and stops following its previous one); `docker`: the Engine it runs on, when another node's. */
+  follow(serviceId: string, deploymentId: string, containerId: string, sinceSeconds = 0, docker: Docker = this.docker): Promise<void> {
+    return this.followFrom(serviceId, deploymentId, containerId, (onLine, onEnd, busy) => followContainerLogs(docker, containerId, sinceSeconds, onLine, onEnd, busy));
   }
 
   /** Starts following every task of a service's Swarm service, each line prefixed with its node and task. */

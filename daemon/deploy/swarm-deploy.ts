@@ -160,7 +160,7 @@ async function goLive(d: DeployDeps, service: ServiceRecord, dep: DeploymentReco
  * under their slugs, so replicated tasks on any node reach them by name as containers do on the
  * project's bridge. Idempotent; Swarm's own task containers are already on it.
  */
-async function connectProjectContainers(d: DeployDeps, projectId: string, overlay: string): Promise<void> {
+export async function connectProjectContainers(d: DeployDeps, projectId: string, overlay: string): Promise<void> {
   const slugs = new Map((await d.store.services.list([projectId])).map((s) => [s.id, s.slug]));
   for (const c of await listOwnedContainers(d.docker, d.own, { projectId })) {
     const slug = slugs.get(c.labels[LABEL_SERVICE] ?? '');

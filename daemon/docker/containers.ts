@@ -26,6 +26,8 @@ export interface RunSpec {
   volumes?: { name: string; target: string; readOnly?: boolean }[];
   /** Read-only bind mounts of host directories. */
   binds?: { source: string; target: string }[];
+  /** A tar archive extracted at `/` before the start: files for a container on another node, where a bind of this server's disk cannot reach. */
+  copyIn?: Buffer;
   entrypoint?: string[];
   cmd?: string[];
   /** Memory (MiB, and no swap beyond it), CPUs and processes the container may use. */
@@ -64,6 +66,7 @@ export async function runContainer(docker: Docker, spec: RunSpec): Promise<Runni
   });
   try {
     if (spec.overlay) await docker.getNetwork(spec.overlay).connect({ Container: container.id, EndpointConfig: { Aliases: [spec.alias] } });
+    if (spec.copyIn) await container.putArchive(spec.copyIn, { path: '/' });
     await container.start();
   } catch (err) {
     // never leave a created container behind (its labels would make it debris anyway)

@@ -1,4 +1,5 @@
 // Images: build from a tar context, pull when missing, remove only what Berth labelled.
+import type { RegistryAuth } from '../core/ports/swarm.js';
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import { BuildError } from '../core/build-error.js';
@@ -90,11 +91,11 @@ async function requireLabels(docker: Docker, tag: string, labels: Labels): Promi
 }
 
 /** Pulls `ref`. Aborting closes the connection (also before the Engine answers, while it reaches the registry), which stops the pull. */
-export async function pullImage(docker: Docker, ref: string, onLine: LineSink, signal: AbortSignal): Promise<void> {
+export async function pullImage(docker: Docker, ref: string, onLine: LineSink, signal: AbortSignal, auth?: RegistryAuth): Promise<void> {
   if (signal.aborted) throw new BuildError('pull aborted');
   let stream: Readable;
   try {
-    stream = (await docker.pull(ref, { abortSignal: signal })) as Readable;
+    stream = (await docker.pull(ref, { abortSignal: signal, ...(auth ? { authconfig: auth } : {}) })) as Readable;
   } catch (err) {
     if (signal.aborted) throw new BuildError('pull aborted');
     throw new BuildError(`image ${ref} is not present locally and could not be pulled: ${(err as Error).message}`);

@@ -1,5 +1,5 @@
 // The images Berth's own helpers run from on every Swarm node (the docker CLI of the image-pruning
-// job, the node engine relay's Node.js): workers have no internet of their own, so each is pushed
+// job, the node engine relay's Node.js), and the database images of databases created on a worker: workers have no internet of their own, so each is pushed
 // once to Berth's registry as `<registry>/berth-tools/<name>:<image id, 12 hex>` and pulled from
 // there.
 import type Docker from 'dockerode';
@@ -10,7 +10,7 @@ import { imageExists, pullImage } from './images.js';
 /** `localImage` as workers can pull it: pulled on the manager when it is missing there, pushed unless the registry has it already. */
 export async function toolImageInRegistry(
   docker: Docker,
-  name: 'docker-cli' | 'node',
+  name: 'docker-cli' | 'node' | `database-${string}`,
   localImage: string,
   registry: { address: string; auth: RegistryAuth },
   log: (message: string) => void,

@@ -84,6 +84,7 @@ export const serviceCreate = z.object({
   databasePublicEnabled: z.boolean().optional(),
   databasePublicHostname: optionalText(253),
   postgresLogicalReplicationEnabled: z.boolean().optional(),
+  nodeId: optionalText(64),
   env: z.array(envEntry).max(500).optional(),
   ...stateFields,
 }) satisfies z.ZodType<NewServiceInput & { env?: { key: string; value: string }[] | undefined }>;
@@ -105,6 +106,8 @@ export const servicePatch = z.object({
   repoUrl: serviceFields.repoUrl,
   // Not patchable either: read only so an image ID, a bare digest or berth/ is refused with 400, never ignored.
   dockerImage: serviceFields.dockerImage,
+  // Not patchable: a database's data lives on its node. Read so a different one is refused with 400, never ignored.
+  nodeId: optionalText(64),
   limits: limits.optional(),
   ...stateFields,
 }) satisfies z.ZodType<ServicePatch>;

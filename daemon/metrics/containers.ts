@@ -125,32 +125,55 @@ function complete(stats: DockerStats): stats is CompleteStats {
   return stats.memory_stats?.usage !== undefined && stats.cpu_stats?.cpu_usage?.total_usage !== undefined && stats.cpu_stats.system_cpu_usage !== undefined;
 }
 
+/** An Engine the sampler reads, with its stats reader. */
+interface Engine {
+  docker: Docker;
+  readStats: StatsReader;
+}
+
+/** The Engines of other Swarm nodes whose containers Berth runs directly (databases created there). */
+export type RemoteEngines = () => Promise<Docker[]>;
+
 export class ContainerSampler {
   private previous = new Map<string, CpuSample>();
-  private readonly readStats: StatsReader;
+  private readonly local: Engine;
+  private readonly remoteReaders = new WeakMap<Docker, Engine>();
 
   constructor(
-    private readonly docker: Docker,
+    docker: Docker,
     private readonly own: Ownership,
     private readonly concurrency = DEFAULT_CONCURRENCY,
+    private readonly remotes: RemoteEngines = async () => [],
   ) {
-    this.readStats = statsReader(docker);
+    this.local = { docker, readStats: statsReader(docker) };
+  }
+
+  /** The running owned containers of this server, and of the other nodes' Engines (their Swarm tasks are Swarm's, left out). */
+  private async running(): Promise<{ engine: Engine; container: Awaited<ReturnType<typeof listOwnedContainers>>[number] }[]> {
+    const out = (await listOwnedContainers(this.local.docker, this.own, {})).filter((c) => c.running).map((container) => ({ engine: this.local, container }));
+    for (const docker of await this.remotes()) {
+      let engine = this.remoteReaders.get(docker);
+      if (!engine) this.remoteReaders.set(docker, (engine = { docker, readStats: statsReader(docker) }));
+      const containers = await listOwnedContainers(docker, this.own, {}).catch(() => []);
+      for (const c of containers) if (c.running && !c.labels['com.docker.swarm.task.id']) out.push({ engine, container: c });
+    }
+    return out;
   }
 
   /** One sample of every running owned container, taken in parallel. */
   async sample(): Promise<{ containers: ContainerMetrics[]; failures: ContainerFailure[] }> {
-    const running = (await listOwnedContainers(this.docker, this.own, {})).filter((c) => c.running);
-    const results = await mapLimited(running, this.concurrency, async (c) => {
+    const running = await this.running();
+    const results = await mapLimited(running, this.concurrency, async ({ engine, container: c }) => {
       const serviceId = c.labels[LABEL_SERVICE] ?? '';
       try {
-        return await this.sampleOne(c.id, c.name, serviceId, c.labels[LABEL_PROJECT] ?? '', c.labels[LABEL_DEPLOYMENT] ?? '');
+        return await this.sampleOne(engine, c.id, c.name, serviceId, c.labels[LABEL_PROJECT] ?? '', c.labels[LABEL_DEPLOYMENT] ?? '');
       } catch (err) {
         // a container that stopped between the listing and its sample is simply gone
         if ((err as { statusCode?: number }).statusCode === 404) return null;
         return { serviceId, containerName: c.name, message: (err as Error).message };
       }
     });
-    const live = new Set(running.map((c) => c.id));
+    const live = new Set(running.map((r) => r.container.id));
     for (const id of this.previous.keys()) if (!live.has(id)) this.previous.delete(id);
     const containers: ContainerMetrics[] = [];
     const failures: ContainerFailure[] = [];
@@ -161,15 +184,15 @@ export class ContainerSampler {
     return { containers, failures };
   }
 
-  private async sampleOne(id: string, containerName: string, serviceId: string, labelProjectId: string, deploymentId: string): Promise<ContainerMetrics | null> {
-    let stats = (await this.readStats(id, STATS_TIMEOUT_MS, true)) as DockerStats;
+  private async sampleOne(engine: Engine, id: string, containerName: string, serviceId: string, labelProjectId: string, deploymentId: string): Promise<ContainerMetrics | null> {
+    let stats = (await engine.readStats(id, STATS_TIMEOUT_MS, true)) as DockerStats;
     // Empty sections: a container on its way out, or an Engine whose one-shot answer lacked a part.
     // The collector's answer (two samples, a second or two) settles which; a running container is
     // never left out silently.
     if (!complete(stats)) {
-      stats = (await this.readStats(id, STATS_TIMEOUT_MS, false)) as DockerStats;
+      stats = (await engine.readStats(id, STATS_TIMEOUT_MS, false)) as DockerStats;
       if (!complete(stats)) {
-        const running = await this.docker
+        const running = await engine.docker
           .getContainer(id)
           .inspect()
           .then(

@@ -9,7 +9,7 @@ import type { FootprintProbe, HistorySource } from '../core/ports/metrics-histor
 import type { Store } from '../core/ports/store.js';
 import { type SeriesValues, zeroValues } from '../core/metrics-tiers.js';
 import type { Ownership } from '../docker/labels.js';
-import { ContainerSampler, type IoCounters } from './containers.js';
+import { ContainerSampler, type IoCounters, type RemoteEngines } from './containers.js';
 import { footprintProbe } from './footprint.js';
 import { readCpu, readMemory, readNetwork } from './host.js';
 
@@ -24,12 +24,15 @@ function rate(now: number, before: number, seconds: number): number {
 }
 
 /** What core's metrics history needs from outside: the sampler and Berth's footprint. */
-export function metricsHistoryAdapters(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string; caddyAdmin: string }): { historySource: HistorySource; footprint: FootprintProbe } {
+export function metricsHistoryAdapters(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string; caddyAdmin: string; remotes?: RemoteEngines }): {
+  historySource: HistorySource;
+  footprint: FootprintProbe;
+} {
   return { historySource: historySource(deps), footprint: footprintProbe(deps) };
 }
 
-export function historySource(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string }): HistorySource {
-  const sampler = new ContainerSampler(deps.docker, deps.own);
+export function historySource(deps: { docker: Docker; own: Ownership; store: Store; dataDir: string; remotes?: RemoteEngines }): HistorySource {
+  const sampler = new ContainerSampler(deps.docker, deps.own, undefined, deps.remotes);
   const previous = new Map<string, Previous>();
   return {
     async sample() {

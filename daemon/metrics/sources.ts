@@ -4,7 +4,7 @@ import type { ServiceContainerMetrics } from '../../shared/types.js';
 import type { MetricsSources } from '../core/ports/metrics-sources.js';
 import type { Store } from '../core/ports/store.js';
 import type { Ownership } from '../docker/labels.js';
-import { ContainerSampler } from './containers.js';
+import { ContainerSampler, type RemoteEngines } from './containers.js';
 import { readCpu, readDisks, readMemory, readNetwork } from './host.js';
 
 export interface MetricsDeps {
@@ -13,10 +13,12 @@ export interface MetricsDeps {
   store: Store;
   /** Its filesystem is always among the disks. */
   dataDir: string;
+  /** The Engines of the Swarm nodes that run databases created there. */
+  remotes?: RemoteEngines;
 }
 
 export function metricsSources(deps: MetricsDeps): MetricsSources {
-  const sampler = new ContainerSampler(deps.docker, deps.own);
+  const sampler = new ContainerSampler(deps.docker, deps.own, undefined, deps.remotes);
   return {
     cpu: readCpu,
     memory: readMemory,

@@ -17,6 +17,7 @@ import { backupVerification } from './migrations/022-backup-verification.js';
 import { uptimeChecks } from './migrations/023-uptime-checks.js';
 import { metricsHistory } from './migrations/024-metrics-history.js';
 import { statusPages } from './migrations/025-status-pages.js';
+import { serviceNode } from './migrations/026-service-node.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -47,6 +48,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     uptimeChecks,
     metricsHistory,
     statusPages,
+    serviceNode,
   ];
   return {
     getMigrations: async () => migrations,

@@ -54,6 +54,7 @@ const COLUMN: { [K in ColumnField]: string } = {
   releaseTimeoutSeconds: 'release_timeout_seconds',
   replicas: 'replicas',
   placement: 'placement',
+  nodeId: 'node_id',
 };
 const BOOLEAN_FIELDS = new Set<keyof ServiceRecord>(['databasePublicEnabled', 'postgresLogicalReplicationEnabled', 'reachable']);
 const FIELDS = Object.keys(COLUMN) as ColumnField[];

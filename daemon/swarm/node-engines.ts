@@ -81,6 +81,11 @@ export class NodeEngines implements NodeEngineSource {
     return making;
   }
 
+  /** The address `nodeId` advertises to the swarm (NotFound, Conflict: as engine()). */
+  async address(nodeId: string): Promise<string> {
+    return (await this.node(nodeId)).Status?.Addr ?? '';
+  }
+
   /** Removes a node's relay (service, secret, configs, certificate): the node left. */
   async forget(nodeId: string): Promise<void> {
     this.clients.delete(nodeId);

@@ -101,6 +101,11 @@ export interface Service {
   replicas: number;
   /** Which Swarm nodes its instances may run on (`nodeLabels` empty: any). */
   placement: ServicePlacement;
+  /**
+   * The Swarm node a database runs on, next to its data volume, chosen at creation (null: this
+   * server, the manager). Always null for other kinds.
+   */
+  nodeId: string | null;
 }
 
 export interface ServiceOverview {
@@ -179,6 +184,11 @@ export interface NewServiceInput {
   replicas?: number;
   /** Replaces the whole placement. */
   placement?: ServicePlacement;
+  /**
+   * Create only, databases only, Swarm on: the id of the node (`GET /api/nodes`) that runs the
+   * database and holds its volume; null or absent: this server. It never changes afterwards.
+   */
+  nodeId?: string | null;
 }
 
 export interface ServiceVolumeInput {
@@ -218,4 +228,5 @@ export type ServicePatch = Pick<
   | 'releaseTimeoutSeconds'
   | 'replicas'
   | 'placement'
+  | 'nodeId'
 > & { name?: string; limits?: ServiceLimitsInput };

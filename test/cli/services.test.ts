@@ -1,5 +1,5 @@
 // berth services create: a service made from the terminal, from a git repository or an image, in
-// --project; `berth services` still lists; a usage error changes nothing.
+// --project; `berth services` still lists; a usage error changes nothing (--node is for databases only).
 import { expect } from 'chai';
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
@@ -65,5 +65,17 @@ describe('berth services create', function () {
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(2);
     }
     expect((await t.admin.getProject(project.id)).project.serviceCount).to.equal(before);
+  });
+
+  it('exits 2 for --node without --repo database:<engine>, before any request', async () => {
+    for (const args of [
+      ['--project', project.slug, 'services', 'create', 'x', '--image', 'redis:7', '--node', 'worker-1'],
+      ['--project', project.slug, 'services', 'create', 'x', '--repo', 'acme/x', '--node', 'worker-1'],
+    ]) {
+      // an unreachable server: a usage error must not even try to reach it
+      const r = await cli.run(args, { env: { BERTH_SERVER: 'http://127.0.0.1:1', BERTH_TOKEN: 'berth_x' } });
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).to.equal(2);
+      expect(r.stderr).to.match(/--node applies to databases only/);
+    }
   });
 });

@@ -9,7 +9,7 @@ import type { NodeJoinCommand, SwarmNode, SwarmStatus } from '../../shared/types
 import { cliHome, type CliHome } from '../helpers/cli.js';
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
-import { requireSwarmImages } from '../helpers/swarm-nodes.js';
+import { bridgeAddress, requireSwarmImages } from '../helpers/swarm-nodes.js';
 import { freePort } from '../helpers/caddy.js';
 
 const NODE_KEYS = ['address', 'availability', 'cpus', 'hostname', 'id', 'labels', 'memoryBytes', 'role', 'state', 'tasks'];
@@ -29,7 +29,7 @@ describe('berth swarm and nodes with Swarm on (the host as the manager)', functi
     t = await startTestDaemon({
       BERTH_IMAGE_REGISTRY: requireSwarmImages().registry,
       // a development daemon serves what joining fetches over HTTPS only on this address
-      BERTH_JOIN_TLS_ADDR: `${docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}')}:${await freePort()}`,
+      BERTH_JOIN_TLS_ADDR: `${bridgeAddress()}:${await freePort()}`,
     });
     hostname = docker('info', '--format', '{{.Name}}');
     env = { BERTH_SERVER: t.url, BERTH_TOKEN: (await t.admin.createKey({ name: 'cli', access: 'write', projects: 'all' })).token };
@@ -43,7 +43,7 @@ describe('berth swarm and nodes with Swarm on (the host as the manager)', functi
   });
 
   it('swarm on --json answers the status; nodes --json one closed node per line: the manager', async () => {
-    const address = docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}');
+    const address = bridgeAddress();
     const on = await cli.run(['--json', 'swarm', 'on', '--advertise-address', address], { env, timeoutMs: 60_000 });
     expect(on.code, on.stderr).to.equal(0);
     expect(on.json<SwarmStatus>()).to.deep.equal([{ enabled: true, managerAddress: address, nodeCount: 1 }]);

@@ -13,15 +13,13 @@ import { accessibilityProblems, launchChromium, requireConsoleBuild, screenshot,
 import { startTestDaemon, type TestDaemon } from '../helpers/daemon.js';
 import { docker, requireDocker } from '../helpers/docker.js';
 import { uniq } from '../helpers/fixtures.js';
-import { requireSwarmImages } from '../helpers/swarm-nodes.js';
+import { bridgeAddress, requireSwarmImages } from '../helpers/swarm-nodes.js';
 import { freePort } from '../helpers/caddy.js';
 import { until, waitForDeployment } from '../helpers/wait.js';
 
 const LIVE_MS = 3000;
 
 const hostSwarmState = () => docker('info', '--format', '{{.Swarm.LocalNodeState}}');
-/** What workers would reach the manager at here: the host's address on Docker's default bridge. */
-const bridgeAddress = () => docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}');
 
 describe('console Swarm views in Chromium: nodes, join command, replicas and instances, live', function () {
   this.timeout(180_000);
@@ -56,7 +54,7 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
     t = await startTestDaemon({
       BERTH_IMAGE_REGISTRY: requireSwarmImages().registry,
       // a development daemon serves what joining fetches over HTTPS only on this address
-      BERTH_JOIN_TLS_ADDR: `${docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}')}:${await freePort()}`,
+      BERTH_JOIN_TLS_ADDR: `${bridgeAddress()}:${await freePort()}`,
     });
     hostname = docker('info', '--format', '{{.Name}}');
     token = (await t.admin.createKey({ name: 'operator', access: 'write', projects: 'all' })).token;
@@ -132,6 +130,19 @@ describe('console Swarm views in Chromium: nodes, join command, replicas and ins
     await a.getByRole('button', { name: 'Copy' }).waitFor();
     await screenshot(a, 'swarm-03-nodes-on-join-command');
     expect(await accessibilityProblems(a), 'accessibility of the Nodes view (on)').to.deep.equal([]);
+  });
+
+  it("a new database's form offers a Node while Swarm is on: this server by default, disabled for a public database", async () => {
+    await a.goto(`${t.url}/projects/${project.slug}/new`);
+    await a.getByRole('tab', { name: 'Database' }).click();
+    const node = a.getByLabel('Node', { exact: true });
+    await node.waitFor();
+    expect(await node.inputValue()).to.equal('');
+    expect(await node.locator('option').allTextContents()).to.deep.equal(['This server (manager)']);
+    await a.getByText('The database and its data volume live on this node; it cannot move later.').waitFor();
+    await screenshot(a, 'swarm-04-new-database-node');
+    await a.getByLabel('Public access').check();
+    expect(await node.isDisabled()).to.equal(true);
   });
 
   it("replicas are edited in the service's settings; another client's change shows in the open form", async () => {

@@ -32,7 +32,7 @@ const STAND_INS: Record<string, string> = {
   BERTH_AUTOBUILD_IMAGE_JAVA_RUNTIME: 'berth-test/java:latest',
   BERTH_AUTOBUILD_IMAGE_RUST: 'berth-test/rust:latest',
   BERTH_AUTOBUILD_IMAGE_STATIC: 'berth-test/caddy:latest',
-  BERTH_AUTOBUILD_IMAGE_RUNTIME: 'berth-test/debian:bookworm-v1',
+  BERTH_AUTOBUILD_IMAGE_RUNTIME: 'berth-test/debian:bookworm-v2',
 };
 
 const FIXTURES = {
@@ -239,7 +239,7 @@ describe('autobuild: deploying repositories without a Dockerfile', function () {
       const { plan } = await t.admin.buildPlan(svc.id);
       expect(plan).to.include({ buildMethod: 'autobuild', dockerfileExists: false, stack: 'go', framework: 'go', tool: 'go', port: 8080, error: null, branch: 'main' });
       expect(plan.commitSha).to.match(/^[0-9a-f]{40}$/);
-      expect(plan.baseImages).to.deep.equal(['berth-test/go:latest', 'berth-test/debian:bookworm-v1']);
+      expect(plan.baseImages).to.deep.equal(['berth-test/go:latest', 'berth-test/debian:bookworm-v2']);
       expect(plan.dockerfile).to.include('FROM berth-test/go:latest AS build');
       expect((await t.admin.listDeployments(svc.id)).deployments).to.deep.equal([]);
     });

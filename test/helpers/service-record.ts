@@ -47,6 +47,7 @@ export function serviceRecord(id: string, projectId = 'p'): ServiceRecord {
     releaseTimeoutSeconds: null,
     replicas: 1,
     placement: {},
+    nodeId: null,
     updatedAt: NOW,
   };
 }

@@ -111,6 +111,8 @@ export const SERVICE: Shape = {
   releaseTimeoutSeconds: 'integer',
   replicas: 'integer',
   placement: { object: { nodeLabels: { mapOf: 'string' } } },
+  // not in the spec: the Swarm node a database was created on (docs/swarm.md, A database on another node)
+  nodeId: 'string?',
 };
 
 export const PROJECT: Shape = {

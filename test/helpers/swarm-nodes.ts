@@ -85,7 +85,13 @@ export function removeAllWorkers(): void {
 
 /** The host's address on Docker's default bridge: what workers reach the manager at. */
 export function bridgeAddress(): string {
-  return docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}');
+  const gateway = docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Gateway}}');
+  if (gateway) return gateway;
+  // some dockerd versions leave the default bridge's Gateway out of its IPAM config: the first address of its subnet
+  const subnet = docker('network', 'inspect', 'bridge', '-f', '{{(index .IPAM.Config 0).Subnet}}');
+  const parts = subnet.split('/')[0]!.split('.').map(Number);
+  parts[3] = parts[3]! + 1;
+  return parts.join('.');
 }
 
 /** The host dockerd's Swarm state (`inactive`, `active`, ...). */

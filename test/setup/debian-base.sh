@@ -4,7 +4,7 @@
 # per machine; prints the image reference. Needs a running Docker Engine.
 set -euo pipefail
 
-BASE_IMAGE=berth-test/debian:bookworm-v1
+BASE_IMAGE=berth-test/debian:bookworm-v2
 log() { echo "berth-test-setup: $*" >&2; }
 
 if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
@@ -25,6 +25,10 @@ if ! docker image inspect "$BASE_IMAGE" >/dev/null 2>&1; then
     }
     printf 'deb http://deb.debian.org/debian bookworm main\ndeb http://deb.debian.org/debian bookworm-updates main\ndeb http://deb.debian.org/debian-security bookworm-security main\n' > "$dir/etc/apt/sources.list"
     rm -rf "$dir/var/cache/apt/archives/"*.deb "$dir/var/lib/apt/lists/"*
+    # mktemp made the root 0700: the image's / would be too, and on the vfs storage driver (the
+    # Swarm suites' Docker-in-Docker workers) a process that drops root (postgres) could not reach
+    # its own libc. Official images have / at 0755.
+    chmod 0755 "$dir"
     tar -C "$dir" -c . | docker import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' -c 'ENV LANG=C.UTF-8' - "$BASE_IMAGE" >/dev/null
     rm -rf "$dir"
   fi

@@ -90,13 +90,15 @@ describe('replicated services day to day: placement, names across nodes, redeplo
   before(async function () {
     this.timeout(600_000);
     requireDocker();
-    const { registry } = requireSwarmImages();
+    const { registry, nodeJs } = requireSwarmImages();
     const postgres = requireDatabaseImage('postgres');
     hostSwarm.assertOff();
     removeSwarmLeftovers();
     manager = bridgeAddress();
     t = await startTestDaemon({
       BERTH_IMAGE_REGISTRY: registry,
+      // the engine relay a database created on a worker is driven through
+      BERTH_IMAGE_NODE: nodeJs,
       BERTH_REGISTRY_PORT: String(REGISTRY_PORT),
       BERTH_JOIN_TLS_ADDR: `${manager}:${await freePort()}`,
       BERTH_IMAGE_POSTGRES: postgres,
@@ -231,6 +233,96 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     expect(refused.status).to.equal(409);
     expect(refused.body.error.message).to.include('db');
   });
+
+  it('runs a postgres database created on a worker: data kept through a redeploy, a backup restored, reached by name, logs, refusals, removed with it', async function () {
+    this.timeout(400_000);
+    const nodeA = nodeIdOf.get(workers[0]!.hostname)!;
+    const create = (body: Record<string, unknown>) => t.admin.request<{ service: Service; error: { message: string } }>('POST', `/api/projects/${projectId}/services`, body);
+    // bad input first: nothing is created
+    const notDb = await create({ name: 'nodeweb', repoUrl: 'docker-image', dockerImage: 'berth-test/httpd:latest', nodeId: nodeA });
+    expect(notDb.status, JSON.stringify(notDb.body)).to.equal(400);
+    const unknown = await create({ name: 'nodedb', repoFullName: 'database:postgres', nodeId: 'no-such-node' });
+    expect(unknown.status).to.equal(400);
+    const pub = await create({ name: 'nodedb', repoFullName: 'database:postgres', nodeId: nodeA, databasePublicEnabled: true });
+    expect(pub.status).to.equal(400);
+    expect(pub.body.error.message).to.include('manager');
+
+    const made = await create({ name: 'nodedb', repoFullName: 'database:postgres', nodeId: nodeA });
+    expect(made.status, JSON.stringify(made.body)).to.equal(200);
+    const ndb = made.body.service;
+    try {
+      await onWorkerDatabase(ndb);
+    } finally {
+      // the next test drains the workers: a database left on one would refuse it
+      await t.admin.deleteService(ndb.id).catch(() => undefined);
+    }
+  });
+
+  /** The runtime log's snapshot (its last lines, as JSON) of a service. */
+  async function runtimeSnapshot(serviceId: string): Promise<string> {
+    const ac = new AbortController();
+    for await (const ev of t.admin.runtimeLogStream(serviceId, { signal: ac.signal })) {
+      if (ev.event !== 'snapshot') continue;
+      ac.abort();
+      return ev.data;
+    }
+    return '';
+  }
+
+  /** The part of the test above that runs with the database created on worker a. */
+  async function onWorkerDatabase(ndb: Service): Promise<void> {
+    const nodeA = ndb.nodeId!;
+    expect(nodeA).to.equal(nodeIdOf.get(workers[0]!.hostname));
+    const first = await deploy(ndb.id).catch(async (err: Error) => {
+      throw new Error(`${err.message}\nits runtime log: ${await runtimeSnapshot(ndb.id)}`);
+    });
+    const log = await deployLog(first.id);
+    expect(log).to.include("Berth's registry");
+    expect(log).to.include('on the node');
+    const onWorker = async () => (await workers[0]!.docker('ps', '-q', '--filter', `label=dev.berth.service=${ndb.id}`)).stdout.trim();
+    expect(await onWorker(), 'its container runs on the worker it was created on').to.not.equal('');
+    expect(docker('ps', '-q', '--filter', `label=dev.berth.service=${ndb.id}`).trim(), 'and not on the manager').to.equal('');
+
+    // browsing and data across a redeploy (the volume stays on the node)
+    await t.admin.databaseQuery(ndb.id, 'CREATE TABLE on_node (note text)');
+    await t.admin.databaseQuery(ndb.id, "INSERT INTO on_node VALUES ('kept on node a')");
+    await deploy(ndb.id);
+    expect(JSON.stringify(await t.admin.databaseQuery(ndb.id, 'SELECT note FROM on_node'))).to.include('kept on node a');
+
+    // the project's container on the manager and a task on the other worker reach it by its slug
+    const plainId = docker('ps', '-q', '--filter', `label=dev.berth.service=${plain.id}`).trim().split('\n')[0]!;
+    expect(docker('exec', plainId, 'sh', '-c', `nc -w 3 ${ndb.slug} 5432 </dev/null && echo reached`)).to.include('reached');
+    const fromTask = await inTask(workers[1]!, `nc -w 3 ${ndb.slug} 5432 </dev/null && echo reached`);
+    expect(fromTask.stdout + fromTask.stderr).to.include('reached');
+
+    // a backup, a change, the restore: the change is gone
+    const { backup: started } = await t.admin.createBackup(ndb.id, 'disk');
+    const backup = await until('the backup to finish', async () => (await t.admin.listBackups(ndb.id)).backups.find((b) => b.id === started.id && b.status !== 'running'), 120_000, 250);
+    expect(backup.status, JSON.stringify(backup)).to.equal('succeeded');
+    await t.admin.databaseQuery(ndb.id, "INSERT INTO on_node VALUES ('after the backup')");
+    await t.admin.restoreBackup(ndb.id, backup.id);
+    const restored = JSON.stringify(await t.admin.databaseQuery(ndb.id, 'SELECT note FROM on_node'));
+    expect(restored).to.include('kept on node a');
+    expect(restored).to.not.include('after the backup');
+
+    // its runtime log comes from the node's Engine
+    const snapshot = await runtimeSnapshot(ndb.id);
+    expect(snapshot.length, 'the runtime log holds lines of the container on the node').to.be.above(10);
+
+    // its node cannot be drained (without force) or removed, and its node never changes
+    const drain = await t.admin.request<{ error: { message: string } }>('PATCH', `/api/nodes/${nodeA}`, { availability: 'drain' });
+    expect(drain.status).to.equal(409);
+    expect(drain.body.error.message).to.include(ndb.slug);
+    expect((await t.admin.listNodes()).nodes.find((n) => n.id === nodeA)!.availability).to.equal('active');
+    const move = await t.admin.request('PATCH', `/api/services/${ndb.id}`, { nodeId: nodeIdOf.get(workers[1]!.hostname) });
+    expect(move.status).to.equal(400);
+
+    // deleting it removes its container and its volume on the node
+    await t.admin.deleteService(ndb.id);
+    await until('its container gone from the node', async () => (await onWorker()) === '', 30_000, 500);
+    const volumes = (await workers[0]!.docker('volume', 'ls', '-q', '--filter', `label=dev.berth.service=${ndb.id}`)).stdout.trim();
+    expect(volumes).to.equal('');
+  }
 
   it('turns Swarm off again: the same routes and Docker objects as before it was on, and the services keep serving', async function () {
     this.timeout(300_000);

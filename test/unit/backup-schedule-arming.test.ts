@@ -56,6 +56,7 @@ function database(id: string): ServiceRecord {
     releaseTimeoutSeconds: null,
     replicas: 1,
     placement: {},
+    nodeId: null,
     updatedAt: NOW,
   };
 }

@@ -81,6 +81,7 @@ function service(id: string): ServiceRecord {
     releaseTimeoutSeconds: null,
     replicas: 1,
     placement: {},
+    nodeId: null,
     updatedAt: NOW,
   };
 }

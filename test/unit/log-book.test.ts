@@ -60,6 +60,7 @@ describe('log book (real SQLite)', () => {
         releaseTimeoutSeconds: null,
         replicas: 1,
         placement: {},
+        nodeId: null,
         updatedAt: now,
       },
       [],

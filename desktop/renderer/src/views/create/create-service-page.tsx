@@ -8,6 +8,7 @@ import type { BuildMethod, DatabaseEngine, Project, RuntimeMode, Service } from 
 import { useAction, useGet } from '../../api/context';
 import { Button, ErrorNote, Field, Loading, Tabs } from '../../ui/kit';
 import { apiPath } from '../../../../../shared/api-routes.js';
+import { placeableWorkers, useSwarmNodes } from '../nodes/use-swarm-nodes';
 
 type Flow = 'git' | 'image' | 'database' | 'worker' | 'static';
 
@@ -178,6 +179,11 @@ function DatabaseForm({ project }: { project: Project }) {
   const [isPublic, setPublic] = useState(false);
   const [hostname, setHostname] = useState('');
   const [replication, setReplication] = useState(false);
+  const [nodeId, setNodeId] = useState('');
+  const swarm = useSwarmNodes();
+  const workers = placeableWorkers(swarm.nodes);
+  // a worker that left, drained or went down since it was chosen: back to this server
+  const worker = swarm.on && !isPublic && workers.some((n) => n.id === nodeId) ? nodeId : '';
   const spec = ENGINES.find((x) => x.id === engine)!;
   const replicable = ENGINE_CAPABILITIES[engine].logicalReplication;
   return (
@@ -195,6 +201,7 @@ function DatabaseForm({ project }: { project: Project }) {
           databasePublicEnabled: isPublic,
           postgresLogicalReplicationEnabled: replicable && replication,
           ...(isPublic && hostname.trim() ? { databasePublicHostname: hostname.trim() } : {}),
+          ...(worker ? { nodeId: worker } : {}),
           env: [],
         });
       }}
@@ -217,6 +224,20 @@ function DatabaseForm({ project }: { project: Project }) {
       {isPublic ? (
         <Field label="Public hostname" hint="Optional; generated from the root domain when left empty">
           {(id) => <input id={id} value={hostname} onChange={(e) => setHostname(e.target.value)} placeholder="db.example.com" />}
+        </Field>
+      ) : null}
+      {swarm.on ? (
+        <Field label="Node" hint={isPublic ? 'A public database runs on this server.' : 'The database and its data volume live on this node; it cannot move later.'}>
+          {(id) => (
+            <select id={id} value={worker} onChange={(e) => setNodeId(e.target.value)} disabled={isPublic}>
+              <option value="">This server (manager)</option>
+              {workers.map((n) => (
+                <option key={n.id} value={n.id}>
+                  {n.hostname}
+                </option>
+              ))}
+            </select>
+          )}
         </Field>
       ) : null}
       {replicable ? (

@@ -12,6 +12,7 @@ import { RuntimeLogs } from './runtime-logs';
 import { serviceKind, sourceLabel } from './service-kind';
 import { SettingsTab } from './settings-tab';
 import { apiPath } from '../../../../../shared/api-routes.js';
+import { nodeName, useSwarmNodes } from '../nodes/use-swarm-nodes';
 
 const DataTab = lazy(() => import('../database/data-tab'));
 const BackupsTab = lazy(() => import('../database/backups-tab'));
@@ -85,6 +86,7 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
             ) : null}
             {s.localUrl && s.localUrl !== s.primaryUrl && kind !== 'worker' ? <span className="mono">{s.localUrl.replace(/^https?:\/\//, '')}</span> : null}
             {s.framework ? <span>{s.framework}</span> : null}
+            {s.nodeId ? <NodeFact nodeId={s.nodeId} /> : null}
           </div>
         </div>
         <div className="row">
@@ -114,5 +116,15 @@ export function ServicePage({ id, tab }: { id: string; tab?: string | undefined 
         </Suspense>
       </section>
     </div>
+  );
+}
+
+/** Where a database placed on a worker runs; the hostname from the nodes list (live), else the id's start. */
+function NodeFact({ nodeId }: { nodeId: string }) {
+  const { nodes } = useSwarmNodes();
+  return (
+    <span title={nodeId}>
+      Runs on node <span className="mono">{nodeName(nodes, nodeId)}</span>
+    </span>
   );
 }
