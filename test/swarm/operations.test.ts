@@ -305,6 +305,24 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     expect(restored).to.include('kept on node a');
     expect(restored).to.not.include('after the backup');
 
+    // a daemon restart adopts it through the node's Engine: still live, answering, the same data
+    const live = (await t.admin.listDeployments(ndb.id)).deployments.find((x) => x.status === 'running')!;
+    await t.restart();
+    await until(
+      'the database adopted and answering',
+      async () => {
+        const { service } = await t.admin.overview(ndb.id);
+        return service.status === 'active' && service.reachable;
+      },
+      60_000,
+      500,
+    );
+    expect((await t.admin.listDeployments(ndb.id)).deployments.find((x) => x.id === live.id)!.status).to.equal('running');
+    expect(JSON.stringify(await t.admin.databaseQuery(ndb.id, 'SELECT note FROM on_node'))).to.include('kept on node a');
+
+    // its CPU and memory come from the node's Engine too
+    await until('its container in the server metrics', async () => ((await t.admin.systemMetrics()).services ?? []).some((m) => m.serviceId === ndb.id), 30_000, 1000);
+
     // its runtime log comes from the node's Engine
     const snapshot = await runtimeSnapshot(ndb.id);
     expect(snapshot.length, 'the runtime log holds lines of the container on the node').to.be.above(10);
