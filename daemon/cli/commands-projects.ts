@@ -1,40 +1,17 @@
 // projects (list, create), services (list, create), status (the server's metrics).
 import type { Command } from 'commander';
-import { ApiError, type CreateServiceInput } from '../../shared/client.js';
+import type { CreateServiceInput } from '../../shared/client.js';
 import type { SwarmNode } from '../../shared/types/swarm.js';
 import { parseCount } from './durations.js';
 import { usageError } from './exit-codes.js';
 import { table } from './output.js';
-import { openSession, type Session } from './session.js';
-import { labelPairs, parseReplicas } from './commands-swarm.js';
+import { openSession } from './session.js';
+import { findNode, labelPairs, parseReplicas } from './commands-swarm.js';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 const gb = (n: number) => `${(n / 1024 ** 3).toFixed(1)} GB`;
 const mb = (n: number) => `${(n / 1024 ** 2).toFixed(0)} MB`;
-
-/** The swarm's nodes, or null for a key that may not list them (a key over some projects). */
-async function nodesOrNull(s: Session): Promise<SwarmNode[] | null> {
-  try {
-    return (await s.client.listNodes()).nodes;
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 403) return null;
-    throw err;
-  }
-}
-
-/**
- * --node: a node's exact id, else its unique hostname. Unresolved (a key that may not list the
- * nodes, or no nodes: Swarm off) the word goes as the id, and the daemon's answer says why.
- */
-async function nodeIdOf(s: Session, ref: string): Promise<string> {
-  const nodes = await nodesOrNull(s);
-  if (!nodes || nodes.length === 0 || nodes.some((n) => n.id === ref)) return ref;
-  const byName = nodes.filter((n) => n.hostname === ref);
-  if (byName.length === 1) return byName[0]!.id;
-  if (byName.length > 1) throw usageError(`node name ${ref} is ambiguous: ${byName.map((n) => n.id).join(', ')}; pass the id`);
-  throw usageError(`no node ${ref}; the nodes are ${nodes.map((n) => n.hostname).join(', ')}`);
-}
 
 /** A node's hostname for the listing, else the start of its id. */
 const nodeLabel = (nodes: SwarmNode[] | null, id: string) => nodes?.find((n) => n.id === id)?.hostname ?? id.slice(0, 12);
@@ -77,7 +54,12 @@ export function registerProjectCommands(program: Command): void {
       if (s.out.json) return rows.forEach((r) => s.out.event(r.svc));
       // a NODE column only when a database runs on another node than this server (hostnames best effort)
       const placed = rows.some((r) => r.svc.nodeId);
-      const nodes = placed ? await nodesOrNull(s).catch(() => null) : null;
+      const nodes = placed
+        ? await s.client.listNodes().then(
+            (r) => r.nodes,
+            () => null,
+          )
+        : null;
       s.out.line(
         table(
           ['ID', 'PROJECT', 'SLUG', 'STATUS', ...(placed ? ['NODE'] : []), 'URL'],
@@ -104,7 +86,7 @@ export function registerProjectCommands(program: Command): void {
       const s = openSession(cmd);
       const project = await s.scopeProject();
       if (!project) throw usageError('no project: pass --project or run this in a linked directory');
-      const nodeId = o.node !== undefined ? await nodeIdOf(s, o.node) : undefined;
+      const nodeId = o.node !== undefined ? (await findNode(s, o.node)).id : undefined;
       const source: Partial<CreateServiceInput> = o.image ? { dockerImage: o.image } : /^https?:\/\//.test(o.repo!) ? { repoUrl: o.repo! } : { repoFullName: o.repo! };
       const input: CreateServiceInput = {
         name,
@@ -116,7 +98,7 @@ export function registerProjectCommands(program: Command): void {
         ...(nodeId !== undefined ? { nodeId } : {}),
       };
       const { service } = await s.client.createService(project.id, input);
-      s.out.result(service, () => `created ${service.slug} (${service.id}) in ${project.slug}${service.nodeId ? ` on node ${o.node === service.nodeId ? service.nodeId.slice(0, 12) : o.node}` : ''}`);
+      s.out.result(service, () => `created ${service.slug} (${service.id}) in ${project.slug}${service.nodeId ? ` on node ${service.nodeId.slice(0, 12)}` : ''}`);
     });
 
   program

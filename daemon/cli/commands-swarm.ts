@@ -27,7 +27,7 @@ function nodesTable(nodes: SwarmNode[]): string {
 }
 
 /** A node by exact id, hostname, or a unique id prefix; two nodes of that hostname is a usage error (pass the id). */
-async function findNode(s: Session, ref: string): Promise<SwarmNode> {
+export async function findNode(s: Session, ref: string): Promise<SwarmNode> {
   const { nodes } = await s.client.listNodes();
   const byId = nodes.find((n) => n.id === ref);
   if (byId) return byId;

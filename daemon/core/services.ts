@@ -82,11 +82,14 @@ export class Services {
 
   /**
    * The node a new database runs on: null for this server (the manager's own id is the same), else
-   * a ready, active worker of the swarm. A public database stays on the manager: a worker's
+   * a ready, active worker of the swarm, chosen with a key over all projects. A public database stays on the manager: a worker's
    * published ports answer the manager only (the join script's firewall rule).
    */
-  private async nodeFor(spec: Pick<ServiceRecord, 'kind' | 'nodeId' | 'databasePublicEnabled'>): Promise<string | null> {
+  private async nodeFor(access: Access, spec: Pick<ServiceRecord, 'kind' | 'nodeId' | 'databasePublicEnabled'>): Promise<string | null> {
     if (spec.nodeId === null) return null;
+    // the nodes are the server's, as GET /api/nodes is: a database pinned to a worker holds that
+    // worker (it is not removed while the database exists), which is no project's decision
+    access.requireAllProjects("choosing a database's node");
     if (!(await this.d.swarm.enabled())) throw new Conflict('nodeId needs Swarm mode, which is off on this server: turn it on and join the node first (POST /api/swarm)', 'swarm_off');
     const node = (await this.d.nodes.nodes()).find((n) => n.id === spec.nodeId);
     if (!node) throw new InvalidInput(`nodeId ${JSON.stringify(spec.nodeId.slice(0, 64))} is no node of this swarm (GET /api/nodes lists them)`);
@@ -108,7 +111,7 @@ export class Services {
     const project = await visibleProject(this.d.store, access, projectIdOrSlug);
     const spec = serviceSpec(input);
     await this.requireSwarmFor(spec);
-    spec.nodeId = await this.nodeFor(spec);
+    spec.nodeId = await this.nodeFor(access, spec);
     const limits = { memoryLimitMb: null, cpuLimit: null, pidsLimit: null, ...checkLimits(access, this.d.catalog.limits, input.limits ?? {}) };
     const given = new Map<string, string>();
     for (const { key, value } of env) {

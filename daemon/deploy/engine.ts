@@ -162,9 +162,9 @@ export class DockerDeploymentEngine implements DeploymentEngine {
   async containerRestarted(serviceId: string): Promise<void> {
     const service = await this.d.store.services.get(serviceId);
     const live = await liveDeployment(this.d.store, serviceId);
-    // a database on another node publishes its fixed host port there: nothing moves
-    if (!service || !live || service.internalPort === null || service.nodeId !== null) return;
-    const port = await publishedPort(this.d.docker, live.containerId, `${service.internalPort}/tcp`);
+    if (!service || !live || service.internalPort === null) return;
+    // on the Engine it runs on (another node's for a database created there)
+    const port = await publishedPort((await serviceHost(this.d, service)).docker, live.containerId, `${service.internalPort}/tcp`);
     if (port === null) return;
     if (port === live.upstreamPort) return;
     await this.d.store.deployments.update(live.id, { upstreamPort: port });

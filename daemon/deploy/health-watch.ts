@@ -8,7 +8,7 @@ import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
 import type { DeployDeps } from './context.js';
 import { waitUntilAnswering } from './health.js';
 import { setServiceState } from './states.js';
-import { serviceAddress } from './service-host.js';
+import { serviceAddress, serviceHost } from './service-host.js';
 
 async function probe(d: DeployDeps, port: number, service: ServiceRecord): Promise<boolean> {
   const kind = service.kind === 'database' ? 'tcp' : 'http';
@@ -20,9 +20,13 @@ async function probe(d: DeployDeps, port: number, service: ServiceRecord): Promi
 
 /** The container's current published port, followed by Caddy when it moved. */
 async function currentPort(d: DeployDeps, dep: DeploymentRecord, service: ServiceRecord): Promise<number | null> {
-  // a database on another node publishes its fixed host port there: it never moves
-  if (!dep.containerId || service.internalPort === null || service.nodeId !== null) return null;
-  const port = await publishedPort(d.docker, dep.containerId, `${service.internalPort}/tcp`).catch(() => null);
+  if (!dep.containerId || service.internalPort === null) return null;
+  // on the Engine it runs on (another node's for a database created there; none while that node is down)
+  const docker = await serviceHost(d, service).then(
+    (h) => h.docker,
+    () => null,
+  );
+  const port = docker && (await publishedPort(docker, dep.containerId, `${service.internalPort}/tcp`).catch(() => null));
   if (port !== null && port !== dep.upstreamPort) {
     await d.store.deployments.update(dep.id, { upstreamPort: port });
     await d.dataPlane.apply();

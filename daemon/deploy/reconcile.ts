@@ -5,7 +5,7 @@
 // answers, which may be later (reconcile-retry.ts), while the API already serves.
 import { IN_PROGRESS_DEPLOYMENT_STATUSES, LIVE_DEPLOYMENT_STATUS } from '../../shared/statuses.js';
 import { isFinal } from '../core/deployment-states.js';
-import type { DeploymentRecord, ServiceRecord } from '../core/records.js';
+import type { DeploymentRecord } from '../core/records.js';
 import { containerState, listOwnedContainers, publishedPort, removeOwnedContainer } from '../docker/containers.js';
 import { removeOwnedImage } from '../docker/images.js';
 import { LABEL_DEPLOYMENT, LABEL_IMAGE_OWNER, LABEL_SERVICE } from '../docker/labels.js';
@@ -32,10 +32,13 @@ export async function recordInterrupted(d: DeployDeps): Promise<DeploymentRecord
 /** What needs the Engine: the interrupted work's debris, adopting live containers, removing the rest. */
 export async function reconcileDocker(d: DeployDeps, interrupted: readonly DeploymentRecord[]): Promise<void> {
   for (const dep of interrupted) {
-    for (const c of await listOwnedContainers(d.docker, d.own, { deploymentId: dep.id })) {
-      await removeOwnedContainer(d.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
+    // on the Engine the service's containers run on (another node's for a database created there)
+    const host = await hostOf(d, dep.serviceId);
+    if (host) {
+      for (const c of await listOwnedContainers(host.docker, d.own, { deploymentId: dep.id })) {
+        await removeOwnedContainer(host.docker, d.own, c.id, { serviceId: dep.serviceId }, 2);
+      }
     }
-    await removeInterruptedOnNode(d, dep);
     // a rollback built nothing: its image is an earlier deployment's, kept
     if (dep.imageTag && dep.buildMethod !== 'image' && dep.trigger !== 'rollback') await removeOwnedImage(d.docker, d.own, dep.imageTag, { serviceId: dep.serviceId });
   }
@@ -51,13 +54,17 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
         continue;
       }
     }
-    if (service && service.nodeId !== null) {
-      await adoptOnNode(d, service, dep);
+    // a database created on another Swarm node is adopted through that node's Engine; a node that
+    // cannot be reached now proves nothing about it: it stays live, unreachable, until it answers
+    const host = await hostOf(d, dep.serviceId);
+    if (service && !host) {
+      await setServiceState(d, service.id, { status: 'active', reachable: false });
       continue;
     }
-    let state = dep.containerId ? await containerState(d.docker, dep.containerId) : null;
+    const on = host ? onHost(d, host) : d;
+    let state = dep.containerId ? await containerState(on.docker, dep.containerId) : null;
     // a database redeploy stops the live container before starting the new one: a crash in between leaves it stopped
-    if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(d, service, dep);
+    if (service?.kind === 'database' && state && !state.running) state = await startDatabaseStoppedByCrash(on, service, dep);
     if (!service || !state || !state.running) {
       d.buildLogs.append(dep.id, dep.id, 'The container of this deployment was gone or stopped when the daemon started', 'stderr');
       await setStatus(d, dep, 'failed', {});
@@ -65,13 +72,14 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
       continue;
     }
     live.add(dep.containerId!);
-    const port = service.internalPort !== null ? await publishedPort(d.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
+    const port = service.internalPort !== null ? await publishedPort(on.docker, dep.containerId!, `${service.internalPort}/tcp`) : null;
     // Adopted as it runs: Caddy keeps routing to it (the start-up sync loads only what differs).
     if (port !== null && port !== dep.upstreamPort) await d.store.deployments.update(dep.id, { upstreamPort: port });
     // reachable is checked, not assumed: the adopted container must answer now
-    const answering = port === null || (await waitUntilAnswering(port, service.kind === 'database' ? 'tcp' : 'http', 5000, new AbortController().signal, async () => true)) === 'answering';
+    const kind = service.kind === 'database' ? 'tcp' : 'http';
+    const answering = port === null || (await waitUntilAnswering(port, kind, 5000, new AbortController().signal, async () => true, host?.address)) === 'answering';
     await setServiceState(d, service.id, { status: 'active', reachable: answering });
-    await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000)).catch((err: unknown) => d.log('following logs', err));
+    await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000), on.docker).catch((err: unknown) => d.log('following logs', err));
   }
 
   for (const c of await listOwnedContainers(d.docker, d.own, {})) {
@@ -83,44 +91,18 @@ export async function reconcileDocker(d: DeployDeps, interrupted: readonly Deplo
   await removeLeftovers(d);
 }
 
-/** The container an interrupted deployment of a database on another node started there (the previous one may be stopped: only one opens the volume). */
-async function removeInterruptedOnNode(d: DeployDeps, dep: DeploymentRecord): Promise<void> {
-  const service = await d.store.services.get(dep.serviceId);
-  if (!service || service.nodeId === null) return;
-  try {
-    const host = await serviceHost(d, service);
-    for (const c of await listOwnedContainers(host.docker, d.own, { deploymentId: dep.id })) await removeOwnedContainer(host.docker, d.own, c.id, { serviceId: service.id }, 2);
-  } catch (err) {
-    d.log(`removing what an interrupted deployment of ${service.id} left on node ${service.nodeId}`, err);
-  }
-}
-
 /**
- * The live container of a database on another Swarm node, adopted through that node's Engine as
- * one here is. A node that cannot be reached now proves nothing about the container: the
- * deployment stays live, unreachable, and the health watch sees it answer once the node is back.
+ * The Engine and address of a service's containers: this server's for a service that is gone; null
+ * when they run on another node that cannot be reached now (the daemon log says so).
  */
-async function adoptOnNode(d: DeployDeps, service: ServiceRecord, dep: DeploymentRecord): Promise<void> {
-  let host: ServiceHost;
+async function hostOf(d: DeployDeps, serviceId: string): Promise<ServiceHost | null> {
+  const service = await d.store.services.get(serviceId);
   try {
-    host = await serviceHost(d, service);
+    return await serviceHost(d, service ?? { nodeId: null });
   } catch (err) {
-    d.log(`adopting database ${service.id} on node ${service.nodeId}: the node cannot be reached now; it stays live and unreachable until it answers`, err);
-    await setServiceState(d, service.id, { status: 'active', reachable: false });
-    return;
+    d.log(`reconciling ${serviceId} on node ${service?.nodeId}: the node cannot be reached now; its containers there are left as they are`, err);
+    return null;
   }
-  const on = onHost(d, host);
-  let state = dep.containerId ? await containerState(host.docker, dep.containerId) : null;
-  if (state && !state.running) state = await startDatabaseStoppedByCrash(on, service, dep);
-  if (!state || !state.running) {
-    d.buildLogs.append(dep.id, dep.id, `The container of this deployment was gone or stopped on node ${host.address} when the daemon started`, 'stderr');
-    await setStatus(d, dep, 'failed', {});
-    await markServiceAfterFailure(d, dep.serviceId);
-    return;
-  }
-  const answering = dep.upstreamPort === null || (await waitUntilAnswering(dep.upstreamPort, 'tcp', 5000, new AbortController().signal, async () => true, host.address)) === 'answering';
-  await setServiceState(d, service.id, { status: 'active', reachable: answering });
-  await d.runtimeLogs.follow(service.id, dep.id, dep.containerId!, Math.floor(Date.now() / 1000), host.docker).catch((err: unknown) => d.log('following logs', err));
 }
 
 /** A deployment started or gone live after this reconciliation began (it may run while the API serves). */

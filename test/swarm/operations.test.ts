@@ -243,6 +243,9 @@ describe('replicated services day to day: placement, names across nodes, redeplo
     expect(notDb.status, JSON.stringify(notDb.body)).to.equal(400);
     const unknown = await create({ name: 'nodedb', repoFullName: 'database:postgres', nodeId: 'no-such-node' });
     expect(unknown.status).to.equal(400);
+    const projectKey = await t.clientWith('write', [projectId]);
+    const asProject = await projectKey.request<{ error: { message: string } }>('POST', `/api/projects/${projectId}/services`, { name: 'nodedb', repoFullName: 'database:postgres', nodeId: nodeA });
+    expect(asProject.status, 'a key over one project does not choose a node').to.equal(403);
     const pub = await create({ name: 'nodedb', repoFullName: 'database:postgres', nodeId: nodeA, databasePublicEnabled: true });
     expect(pub.status).to.equal(400);
     expect(pub.body.error.message).to.include('manager');
