@@ -24,8 +24,11 @@ export class Catalog {
 
   async projectViews(projects: readonly ProjectRecord[]): Promise<Project[]> {
     if (projects.length === 0) return [];
-    const services = await this.store.services.list(projects.map((p) => p.id));
-    const views = await this.serviceViews(services);
+    // Every project (a key over all of them): the unfiltered reads, which the proxy's routing makes
+    // too, so that the read cache holds one copy of every service and domain instead of two.
+    const everyProject = projects.length === (await this.store.projects.list()).length;
+    const services = await this.store.services.list(everyProject ? undefined : projects.map((p) => p.id));
+    const views = await this.serviceViews(services, everyProject);
     const byProject = new Map<string, Service[]>();
     for (const v of views) {
       const list = byProject.get(v.projectId) ?? [];
@@ -35,8 +38,9 @@ export class Catalog {
     return projects.map((p) => projectView(p, byProject.get(p.id) ?? []));
   }
 
-  async serviceViews(services: readonly ServiceRecord[]): Promise<Service[]> {
-    const domains = await this.store.domains.listByServices(services.map((s) => s.id));
+  /** `everyService`: `services` is every service there is (then every domain is read, unfiltered). */
+  async serviceViews(services: readonly ServiceRecord[], everyService = false): Promise<Service[]> {
+    const domains = everyService ? await this.store.domains.listAll() : await this.store.domains.listByServices(services.map((s) => s.id));
     // grouped once: a scan of every domain per service made the list quadratic (1 s at 10,000 services)
     const byService = new Map<string, DomainRecord[]>();
     for (const d of domains) {

@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { readPaged } from './paged-read.js';
+import { stringSharer } from './shared-strings.js';
 import type { DomainRecord } from '../core/records.js';
 import type { DomainRepo } from '../core/ports/store.js';
 
@@ -11,24 +13,26 @@ interface DomainRow {
   updated_at: string;
 }
 
-const toRecord = (r: DomainRow): DomainRecord => ({
+const toRecord = (r: DomainRow, share: ReturnType<typeof stringSharer> = (v) => v): DomainRecord => ({
   id: r.id,
-  serviceId: r.service_id,
+  serviceId: share(r.service_id),
   hostname: r.hostname,
-  status: r.status,
+  status: share(r.status),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
 
 export function domainRepo(knex: Knex): DomainRepo {
-  const ordered = () => knex<DomainRow>('domains').orderBy([{ column: 'created_at' }, { column: 'id' }]);
+  const ordered = (db: Knex = knex) => db<DomainRow>('domains').orderBy([{ column: 'created_at' }, { column: 'id' }]);
   return {
     async listByServices(serviceIds) {
       if (serviceIds.length === 0) return [];
-      return (await ordered().whereIn('service_id', serviceIds as string[])).map(toRecord);
+      const share = stringSharer();
+      return (await readPaged<DomainRow>(knex, (db) => ordered(db).whereIn('service_id', serviceIds as string[]))).map((r) => toRecord(r, share));
     },
     async listAll() {
-      return (await ordered()).map(toRecord);
+      const share = stringSharer();
+      return (await readPaged<DomainRow>(knex, ordered)).map((r) => toRecord(r, share));
     },
     async get(serviceId, domainId) {
       const row = await knex<DomainRow>('domains').where({ id: domainId, service_id: serviceId }).first();

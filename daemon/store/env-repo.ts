@@ -1,4 +1,6 @@
 import type { Knex } from 'knex';
+import { readPaged } from './paged-read.js';
+import { stringSharer } from './shared-strings.js';
 import type { EnvRecord } from '../core/records.js';
 import type { EnvRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
@@ -24,11 +26,11 @@ export function envToRow(e: EnvRecord, box: SecretBox): EnvRow {
 }
 
 export function envRepo(knex: Knex, box: SecretBox): EnvRepo {
-  const toRecord = (row: EnvRow): EnvRecord => ({
+  const toRecord = (row: EnvRow, share: ReturnType<typeof stringSharer> = (v) => v): EnvRecord => ({
     id: row.id,
-    serviceId: row.service_id,
-    key: row.key,
-    value: box.open(row.value),
+    serviceId: share(row.service_id),
+    key: share(row.key),
+    value: share(box.open(row.value)),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
@@ -37,14 +39,17 @@ export function envRepo(knex: Knex, box: SecretBox): EnvRepo {
       const rows = await knex<EnvRow>('env_vars')
         .where({ service_id: serviceId })
         .orderBy([{ column: 'created_at' }, { column: 'rowid' }]);
-      return rows.map(toRecord);
+      return rows.map((r) => toRecord(r));
     },
     async listByServices(serviceIds) {
       if (serviceIds.length === 0) return [];
-      const rows = await knex<EnvRow>('env_vars')
-        .whereIn('service_id', serviceIds as string[])
-        .orderBy([{ column: 'created_at' }, { column: 'rowid' }]);
-      return rows.map(toRecord);
+      const rows = await readPaged<EnvRow>(knex, (db) =>
+        db<EnvRow>('env_vars')
+          .whereIn('service_id', serviceIds as string[])
+          .orderBy([{ column: 'created_at' }, { column: 'rowid' }]),
+      );
+      const share = stringSharer();
+      return rows.map((r) => toRecord(r, share));
     },
     async upsert(e) {
       const row = envToRow(e, box);

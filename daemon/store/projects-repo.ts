@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { readPaged } from './paged-read.js';
 import type { ProjectRecord } from '../core/records.js';
 import type { ProjectRepo } from '../core/ports/store.js';
 
@@ -25,9 +26,11 @@ function toRecord(row: ProjectRow): ProjectRecord {
 export function projectRepo(knex: Knex): ProjectRepo {
   return {
     async list() {
-      const rows = await knex<ProjectRow>('projects')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+      const rows = await readPaged<ProjectRow>(knex, (db) =>
+        db<ProjectRow>('projects')
+          .select('*')
+          .orderBy([{ column: 'created_at' }, { column: 'id' }]),
+      );
       return rows.map(toRecord);
     },
     async get(id) {

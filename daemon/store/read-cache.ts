@@ -98,7 +98,7 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
       if (kinds[method] === 'read') {
         wrapped[method] = (...args: unknown[]) => {
           checkExternal();
-          const key = `${name}.${method}:${JSON.stringify(args)}`;
+          const key = `${name}.${method}:${argsKey(args)}`;
           let hit = memo.get(key);
           if (!hit) {
             if (memo.size >= MAX_CACHED_READS) memo = new Map();
@@ -148,6 +148,17 @@ export function cachedStore(inner: Store, markerPath: string): CachedStore {
     },
     cachedReads: () => memo.size,
   };
+}
+
+/**
+ * The memo key of a read's arguments. Trailing `undefined`s are left out: `list()` and
+ * `list(undefined)` are the same read (JSON would make them `[]` and `[null]`), and two entries for
+ * them held the 10,000-service list twice.
+ */
+function argsKey(args: readonly unknown[]): string {
+  let n = args.length;
+  while (n > 0 && args[n - 1] === undefined) n--;
+  return JSON.stringify(n === args.length ? args : args.slice(0, n));
 }
 
 function markerStamp(path: string): string {

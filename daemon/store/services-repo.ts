@@ -4,6 +4,8 @@ import type { EnvRecord, ServiceRecord, VolumeMount, VolumeRecord } from '../cor
 import type { ServiceRepo } from '../core/ports/store.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { envToRow } from './env-repo.js';
+import { readPaged } from './paged-read.js';
+import { stringSharer } from './shared-strings.js';
 
 type Row = Record<string, unknown>;
 
@@ -58,6 +60,29 @@ const COLUMN: { [K in ColumnField]: string } = {
 };
 const BOOLEAN_FIELDS = new Set<keyof ServiceRecord>(['databasePublicEnabled', 'postgresLogicalReplicationEnabled', 'reachable']);
 const FIELDS = Object.keys(COLUMN) as ColumnField[];
+/** Fields whose values repeat across services (enumerations, references, common commands): one copy per read. */
+const REPEATING_FIELDS = new Set<keyof ServiceRecord>([
+  'projectId',
+  'kind',
+  'repoFullName',
+  'repoUrl',
+  'dockerImage',
+  'branch',
+  'rootDir',
+  'installCommand',
+  'buildCommand',
+  'startCommand',
+  'staticOutput',
+  'buildMethod',
+  'dockerfilePath',
+  'detectedBuildMethod',
+  'runtimeMode',
+  'databaseEngine',
+  'status',
+  'framework',
+  'deployStrategy',
+  'nodeId',
+]);
 
 interface VolumeRow {
   project_id: string;
@@ -124,10 +149,11 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
    * object given its 34 fields one keyed store at a time falls into V8's dictionary mode (about
    * 1.6 kB each, against 0.3 kB: 13 MB at 10,000 services).
    */
-  function toRecord(row: Row, mounts: ReadonlyMap<string, VolumeMount[]>): ServiceRecord {
+  function toRecord(row: Row, mounts: ReadonlyMap<string, VolumeMount[]>, share: ReturnType<typeof stringSharer> = (v) => v): ServiceRecord {
     return Object.fromEntries([
       ...FIELDS.map((field) => {
         let value = row[COLUMN[field]];
+        if (REPEATING_FIELDS.has(field)) value = share(value);
         if (BOOLEAN_FIELDS.has(field)) value = Boolean(value);
         if (field === 'githubToken' && typeof value === 'string') value = box.open(value);
         if (field === 'files') value = typeof value === 'string' ? JSON.parse(box.open(value)) : [];
@@ -142,19 +168,29 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
   }
 
   async function mountsOf(projectIds: readonly string[] | undefined): Promise<Map<string, VolumeMount[]>> {
-    const q = knex('volumes').select('*').whereNotNull('service_id');
-    if (projectIds) q.whereIn('project_id', projectIds as string[]);
-    return mountsByService((await q) as VolumeRow[]);
+    const rows = await readPaged<VolumeRow>(knex, (db) => {
+      const q = db('volumes')
+        .select('*')
+        .whereNotNull('service_id')
+        .orderBy([{ column: 'project_id' }, { column: 'name' }]);
+      return projectIds ? q.whereIn('project_id', projectIds as string[]) : q;
+    });
+    return mountsByService(rows);
   }
 
   return {
     async list(projectIds) {
-      const q = knex('services')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'id' }]);
-      if (projectIds) q.whereIn('project_id', projectIds as string[]);
-      const [rows, mounts] = await Promise.all([q, mountsOf(projectIds)]);
-      return (rows as Row[]).map((r) => toRecord(r, mounts));
+      const [rows, mounts] = await Promise.all([
+        readPaged<Row>(knex, (db) => {
+          const q = db('services')
+            .select('*')
+            .orderBy([{ column: 'created_at' }, { column: 'id' }]);
+          return projectIds ? q.whereIn('project_id', projectIds as string[]) : q;
+        }),
+        mountsOf(projectIds),
+      ]);
+      const share = stringSharer();
+      return rows.map((r) => toRecord(r, mounts, share));
     },
     async get(id) {
       const row = (await knex('services').where({ id }).first()) as Row | undefined;
@@ -195,9 +231,11 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
       return row ? { label: row.label, projectId: row.project_id, createdAt: row.created_at } : null;
     },
     async generatedNames() {
-      const rows = (await knex('generated_names')
-        .select('*')
-        .orderBy([{ column: 'created_at' }, { column: 'label' }])) as { label: string; project_id: string; created_at: string }[];
+      const rows = await readPaged<{ label: string; project_id: string; created_at: string }>(knex, (db) =>
+        db('generated_names')
+          .select('*')
+          .orderBy([{ column: 'created_at' }, { column: 'label' }]),
+      );
       return rows.map((r) => ({ label: r.label, projectId: r.project_id, createdAt: r.created_at }));
     },
     async assignGeneratedLabel(serviceId, projectId, label, at) {

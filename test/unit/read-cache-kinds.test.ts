@@ -51,6 +51,14 @@ describe('read cache: every repository method declared read or write', () => {
     expect(await store.settings.get('x')).to.equal('y');
   });
 
+  it('a read with and without a trailing undefined argument is one memoised read (one copy of its rows)', async () => {
+    await store.settings.set('reset', 'x', systemClock.now());
+    const a = await store.services.list();
+    const b = await store.services.list(undefined);
+    expect(b).to.equal(a);
+    expect(store.cachedReads()).to.equal(1);
+  });
+
   it('a fresh read (listByStatus) is never memoised and drops nothing', async () => {
     await store.projects.list();
     const before = store.version();
