@@ -37,11 +37,10 @@ export async function newGeneratedLabel(store: Store, projectId: string, project
     .toLowerCase()
     .slice(0, MAX_LABEL - 6)
     .replace(/-+$/, '');
-  const held = new Set((await store.services.list()).map((s) => s.generatedLabel));
   const root = await rootDomainOf(store);
   for (let n = 1; ; n++) {
     const label = n === 1 ? base : `${base}-${n}`;
-    if (held.has(label)) continue;
+    if ((await store.services.withGeneratedLabel(label)).length > 0) continue;
     const record = await store.services.generatedName(label);
     if (record && record.projectId !== projectId) continue;
     if (root) {
@@ -89,8 +88,8 @@ export class GeneratedNames {
     if (root && label.endsWith(`.${root}`)) label = label.slice(0, -root.length - 1);
     const record = await this.store.services.generatedName(label);
     if (!record) throw new NotFound(`no generated name ${label} is recorded`);
-    const holder = (await this.store.services.list()).find((s) => s.generatedLabel === label);
-    if (holder) throw new Conflict(`generated name ${label} belongs to the live service ${holder.id}; delete or move that service first`, 'hostname_taken');
+    const [holder] = await this.store.services.withGeneratedLabel(label);
+    if (holder) throw new Conflict(`generated name ${label} belongs to the live service ${holder}; delete or move that service first`, 'hostname_taken');
     await this.store.services.releaseGeneratedName(label);
     this.events.publish({ type: 'generated-name', allProjects: true, data: { label, action: 'released' } });
   }
@@ -118,14 +117,14 @@ export async function generatedOwner(store: Store, hostname: string, serviceId: 
   if (dashboard && dashboard === host) return "the server's dashboard hostname";
   const page = await store.statusPages.findByHostname(host);
   if (page && page.projectId !== projectId) return "a project's status page";
-  const services = await store.services.list();
-  if (services.some((s) => s.id !== serviceId && s.databasePublicHostname?.toLowerCase() === host)) return 'the public hostname of a database service';
+  const others = (ids: string[]): boolean => ids.some((id) => id !== serviceId);
+  if (others(await store.services.withDatabaseHostname(host))) return 'the public hostname of a database service';
   const root = await rootDomainOf(store);
   if (root && host.endsWith(`.${root}`)) {
     const label = host.slice(0, -root.length - 1);
-    const own = services.find((s) => s.id === serviceId);
+    const own = serviceId === null ? null : await store.services.get(serviceId);
     if (!label.includes('.') && own?.generatedLabel !== label) {
-      if (services.some((s) => s.id !== serviceId && s.generatedLabel === label)) return 'the generated hostname of another service';
+      if (others(await store.services.withGeneratedLabel(label))) return 'the generated hostname of another service';
       const record = await store.services.generatedName(label);
       if (record && record.projectId !== (projectId ?? own?.projectId)) return 'a generated hostname kept for the project it was generated for';
       // A service created later would get the name: the one-label names under the root domain are

@@ -18,6 +18,7 @@ import { uptimeChecks } from './migrations/023-uptime-checks.js';
 import { metricsHistory } from './migrations/024-metrics-history.js';
 import { statusPages } from './migrations/025-status-pages.js';
 import { serviceNode } from './migrations/026-service-node.js';
+import { serviceNameIndexes } from './migrations/027-service-name-indexes.js';
 import type { Migration, MigrationContext } from './migrations/migration.js';
 
 export type { MigrationContext } from './migrations/migration.js';
@@ -49,6 +50,7 @@ export function migrationSource(ctx: MigrationContext): Knex.MigrationSource<Mig
     metricsHistory,
     statusPages,
     serviceNode,
+    serviceNameIndexes,
   ];
   return {
     getMigrations: async () => migrations,

@@ -31,6 +31,8 @@ export const METHOD_KINDS: { [N in CachedRepo]: { [M in keyof Store[N]]-?: Metho
     slugsInProject: 'read',
     namesInProject: 'read',
     usedHostPorts: 'read',
+    withGeneratedLabel: 'read',
+    withDatabaseHostname: 'read',
     insert: 'write',
     generatedName: 'read',
     generatedNames: 'read',

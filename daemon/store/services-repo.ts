@@ -215,6 +215,14 @@ export function serviceRepo(knex: Knex, box: SecretBox): ServiceRepo {
       const rows = (await knex('services').select('host_port').whereNotNull('host_port')) as { host_port: number }[];
       return new Set(rows.map((r) => r.host_port));
     },
+    async withGeneratedLabel(label) {
+      const rows = (await knex('services').select('id').where({ generated_label: label })) as { id: string }[];
+      return rows.map((r) => r.id);
+    },
+    async withDatabaseHostname(hostname) {
+      const rows = (await knex('services').select('id').whereRaw('lower(database_public_hostname) = ?', [hostname.toLowerCase()])) as { id: string }[];
+      return rows.map((r) => r.id);
+    },
     async insert(service: ServiceRecord, env: readonly EnvRecord[]) {
       await knex.transaction(async (trx) => {
         await trx('services').insert(toRow(service));

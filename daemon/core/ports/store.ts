@@ -43,6 +43,10 @@ export interface ServiceRepo {
   slugsInProject(projectId: string): Promise<Set<string>>;
   namesInProject(projectId: string): Promise<Set<string>>;
   usedHostPorts(): Promise<Set<number>>;
+  /** Ids of the services whose generated label is `label` (an indexed look-up: no whole list per new service). */
+  withGeneratedLabel(label: string): Promise<string[]>;
+  /** Ids of the database services whose public hostname is `hostname`, in any case. */
+  withDatabaseHostname(hostname: string): Promise<string[]>;
   /** Inserts the service, its initial variables and the record of its generated label, atomically. */
   insert(service: ServiceRecord, env: readonly EnvRecord[]): Promise<void>;
   /** The record of a generated label (kept after its service is gone), or null. */
